@@ -1,0 +1,63 @@
+/*
+** lex.h -- Lua lexer (re2c): bytes in, tokens (kind, offset, length, lines) out.
+** Comments and whitespace never leave the lexer.  The lexer never allocates,
+** never recurses, and never reads past buf+len (NUL bytes are ordinary bytes).
+*/
+#ifndef LI_LEX_H
+#define LI_LEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Token kinds.  ORDER TOKENS: lx_kindname() in lex.re follows this order. */
+enum lx_kind {
+  LX_EOF = 0,   /* end of input (off = len, len = 0) */
+  LX_ERROR,     /* lexical error: see lx_state.errmsg / errline */
+  /* reserved words (ORDER RESERVED) */
+  LX_AND, LX_BREAK, LX_DO, LX_ELSE, LX_ELSEIF, LX_END, LX_FALSE, LX_FOR,
+  LX_FUNCTION, LX_GOTO, LX_IF, LX_IN, LX_LOCAL, LX_NIL, LX_NOT, LX_OR,
+  LX_REPEAT, LX_RETURN, LX_THEN, LX_TRUE, LX_UNTIL, LX_WHILE,
+  /* operators and punctuation */
+  LX_PLUS, LX_MINUS, LX_STAR, LX_SLASH, LX_DSLASH, LX_PERCENT, LX_CARET,
+  LX_HASH, LX_AMP, LX_TILDE, LX_PIPE, LX_SHL, LX_SHR, LX_CONCAT, LX_DOTS,
+  LX_EQ, LX_NE, LX_LE, LX_GE, LX_LT, LX_GT, LX_ASSIGN, LX_LPAREN,
+  LX_RPAREN, LX_LBRACE, LX_RBRACE, LX_LBRACKET, LX_RBRACKET, LX_DBCOLON,
+  LX_SEMI, LX_COLON, LX_COMMA, LX_DOT,
+  /* tokens with contents */
+  LX_NAME, LX_NUMBER, LX_STRING, /* short string, quotes included */
+  LX_LONGSTRING,                 /* [[...]] / [==[...]==], brackets included */
+  LX_NKINDS
+};
+
+/* One token.  line/lastline differ only for tokens that span lines. */
+typedef struct lx_token {
+  size_t off;        /* byte offset of the first byte in the buffer */
+  size_t len;        /* length in bytes */
+  uint32_t line;     /* line of the first byte (1-based, counted as Lua counts) */
+  uint32_t lastline; /* line of the last byte */
+  int kind;          /* enum lx_kind */
+} lx_token;
+
+/* Lexer state: one per buffer. */
+typedef struct lx_state {
+  const unsigned char *buf;  /* start of the buffer */
+  const unsigned char *cur;  /* next byte to scan */
+  const unsigned char *lim;  /* one past the last byte */
+  uint32_t line;             /* current line number */
+  int version;               /* 51, 52, 53 or 54: 51 makes `goto` a name */
+  const char *errmsg;        /* first error (static string), or NULL */
+  uint32_t errline;          /* line of the first error */
+} lx_state;
+
+/* Start scanning buf[start..len) at line `line` (1 for a whole chunk). */
+void lx_init(lx_state *ls, const char *buf, size_t len, size_t start,
+             uint32_t line, int version);
+
+/* Scan the next token into *tok and return its kind.  After LX_EOF or
+** LX_ERROR every further call returns the same kind again. */
+int lx_next(lx_state *ls, lx_token *tok);
+
+/* A printable name for a token kind ("end", "..", "<name>"), for messages. */
+const char *lx_kindname(int kind);
+
+#endif

@@ -1,0 +1,73 @@
+/*
+** rewrite.h -- the instrumenting rewriter: a Lua chunk in, the same chunk
+** with probe text spliced in out.  Nothing is ever removed or moved: the
+** output minus the inserted spans is the input, byte for byte.
+**
+** Probe protocol (what the runtime must provide, see README "How probes work"):
+**   line 1:  local P=(("").__luainstr or <no-op factory>)("<descriptors>");P(1);
+**   entry:   P(id);                 before the first statement of a function
+**   exit:    return P(-id, e1, ...) every return; P returns its arguments but
+**            the first, so the returned values are unchanged
+**   tail:    return f(P(-id, a...)) the call stays a tail call
+**   fall:    P(-id); end            falling off the end of a function
+** Ids are small positive integers local to the chunk: 1 is the main chunk,
+** then functions in the order their `function` keyword appears.
+*/
+#ifndef LI_REWRITE_H
+#define LI_REWRITE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Status codes of li_rewrite(). */
+enum {
+  LI_OK = 0,          /* out holds the instrumented chunk */
+  LI_PASSTHROUGH = 1, /* binary chunk (or nothing to do): out is a copy */
+  LI_ESYNTAX = 2,     /* the rewriter cannot parse it: errline/errmsg set */
+  LI_EMEM = 3,        /* out of memory */
+  LI_ETOOBIG = 4      /* input over the size the rewriter takes (4 GiB) */
+};
+
+/* What the rewriter knows of one function (index = id - 1). */
+typedef struct li_funcdesc {
+  char *name;         /* "M.a.b:m", "local f", "anonymous", "main chunk" */
+  uint32_t line;      /* line of `function` (0 for the main chunk) */
+  uint32_t lastline;  /* line of its `end` (0 for the main chunk) */
+  uint32_t parent;    /* id of the enclosing function (0 for main) */
+  int probed;         /* 1 if it carries probes; 0 if left alone (warning) */
+} li_funcdesc;
+
+typedef struct li_rewrite_opts {
+  int version;               /* 51..54: Lua dialect of the source; 0 = 54 */
+  const char *chunkname;     /* as given to lua_load ("@file.lua"), or NULL */
+  int skip_first_line;       /* 1: skip a BOM and a leading `#` line, as
+                                luaL_loadfilex does (kept in place) */
+  const unsigned char *skip; /* optional: skip[id-1] != 0 leaves that
+                                function without probes */
+  uint32_t nskip;            /* entries in skip */
+} li_rewrite_opts;
+
+typedef struct li_rewrite_result {
+  char *out;             /* instrumented chunk (malloc'd, NUL-terminated) */
+  size_t outlen;         /* its length (without the NUL) */
+  li_funcdesc *funcs;    /* descriptors, funcs[id-1] */
+  uint32_t nfuncs;       /* number of functions, main chunk included */
+  size_t *ins;           /* inserted spans: ins[2k] = offset in out,
+                            ins[2k+1] = length, ascending */
+  size_t nins;           /* number of spans */
+  char *warnings;        /* "name:line: warning: ...\n" lines, or NULL */
+  uint32_t errline;      /* LI_ESYNTAX: line of the error */
+  char errmsg[200];      /* LI_ESYNTAX: message, luac style without name */
+} li_rewrite_result;
+
+/* Rewrite src[0..len).  Always fills *r (free it with li_rewrite_free, also
+** on error).  Returns one of the status codes above. */
+int li_rewrite(const char *src, size_t len, const li_rewrite_opts *opts,
+               li_rewrite_result *r);
+
+void li_rewrite_free(li_rewrite_result *r);
+
+/* Key of the probe factory in the string table (see the protocol above). */
+#define LI_PROBE_KEY "__luainstr"
+
+#endif
