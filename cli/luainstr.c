@@ -1,0 +1,566 @@
+/*
+** luainstr.c -- the `luainstr` command: instrument one Lua chunk.
+**
+**   luainstr [-o OUT] [--chunkname NAME] [--lua VERSION] FILE|-
+**
+** The input is read whole (any bytes, NULs included), rewritten, and the
+** result goes to stdout or OUT.  Exit status: 0 done; 1 the input does not
+** compile (Lua's own message on stderr, nothing written); 2 usage, I/O or
+** memory trouble.
+*/
+#define _XOPEN_SOURCE 700  /* POSIX 2008 with XSI: realpath, mkstemp, fsync */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <lua.h>
+#include <lauxlib.h>
+
+#include "instrument.h"
+#include "rewrite.h"
+
+#ifndef LI_VERSION
+#define LI_VERSION "unknown"
+#endif
+
+#define PROGNAME "luainstr"
+
+/* Exit statuses. */
+enum {
+  ST_OK = 0,      /* output written */
+  ST_SYNTAX = 1,  /* the input does not compile (or cannot be parsed) */
+  ST_TROUBLE = 2  /* usage, I/O or memory error */
+};
+
+/* What the command line asked for. */
+typedef struct cli_opts {
+  const char *input;      /* path, or "-" for stdin */
+  const char *output;     /* -o path, or NULL for stdout */
+  const char *chunkname;  /* --chunkname, or NULL for "@FILE" / "=stdin" */
+  int version;            /* Lua dialect of the source: 51..54 */
+} cli_opts;
+
+/* A byte string owned by whoever filled it. */
+typedef struct buffer {
+  char *p;   /* the bytes (malloc'd) */
+  size_t n;  /* how many */
+} buffer;
+
+
+/* ======================================================================
+** Messages
+** ====================================================================== */
+
+static void usage(FILE *f)
+{
+  fputs("usage: " PROGNAME " [-o OUT] [--chunkname NAME] [--lua VERSION]"
+        " FILE|-\n"
+        "Instrument a Lua chunk for profiling; the result goes to stdout or"
+        " OUT.\n"
+        "  -o OUT            write the result to OUT (replaced atomically);\n"
+        "                    - is stdout\n"
+        "  --chunkname NAME  chunk name, as given to lua_load (default"
+        " \"@FILE\",\n"
+        "                    \"=stdin\" for -)\n"
+        "  --lua VERSION     Lua dialect of the source: 5.1, 5.2, 5.3 or 5.4"
+        " (default);\n"
+        "                    5.4 input is also compiled to check it\n"
+        "  --help            show this help and exit\n"
+        "  --version         show the version and exit\n", f);
+}
+
+static int usage_error(const char *what, const char *arg)
+{
+  fprintf(stderr, PROGNAME ": %s '%s'\n", what, arg);
+  usage(stderr);
+  return ST_TROUBLE;
+}
+
+/* The name Lua shows for a chunk in messages (luaO_chunkid, simplified):
+** "=name" and "@file" lose their mark, a long file name keeps its tail,
+** anything else is [string "first line..."]. */
+static void chunk_id(char *out, size_t size, const char *name)
+{
+  size_t len = strlen(name);
+  if (*name == '=') {
+    snprintf(out, size, "%.*s", (int)(size - 1), name + 1);
+  } else if (*name == '@') {
+    if (len - 1 < size)
+      snprintf(out, size, "%s", name + 1);
+    else  /* keep the end of a long path: it names the file */
+      snprintf(out, size, "...%s", name + len - (size - 4));
+  } else {
+    size_t n = strcspn(name, "\n");
+    size_t room = size - sizeof("[string \"...\"]");
+    if (n > room) n = room;
+    snprintf(out, size, "[string \"%.*s%s\"]", (int)n, name,
+             n < len ? "..." : "");
+  }
+}
+
+/* Print the rewriter's warning lines, each with the program's name; a
+** line that does not say where ("warning: ...") gets the chunk's name. */
+static void print_warnings(const char *w, const char *id)
+{
+  while (w != NULL && *w != '\0') {
+    size_t n = strcspn(w, "\n");
+    if (strncmp(w, "warning: ", 9) == 0)
+      fprintf(stderr, PROGNAME ": %s: %.*s\n", id, (int)n, w);
+    else
+      fprintf(stderr, PROGNAME ": %.*s\n", (int)n, w);
+    w += n + (w[n] == '\n');
+  }
+}
+
+
+/* ======================================================================
+** Input
+** ====================================================================== */
+
+/* Read all of f into *b.  Returns 0 or an errno value. */
+static int read_all(FILE *f, size_t hint, buffer *b)
+{
+  size_t cap = hint + 1 > 4096 ? hint + 1 : 4096;
+  b->n = 0;
+  b->p = malloc(cap);
+  if (b->p == NULL) return ENOMEM;
+  for (;;) {
+    size_t got = fread(b->p + b->n, 1, cap - b->n, f);
+    b->n += got;
+    if (b->n < cap) break;  /* short read: end of file or error */
+    if (cap > (size_t)-1 / 2) return EFBIG;
+    {
+      char *p = realloc(b->p, cap * 2);
+      if (p == NULL) return ENOMEM;
+      b->p = p;
+      cap *= 2;
+    }
+  }
+  return ferror(f) ? (errno != 0 ? errno : EIO) : 0;
+}
+
+/* Read the input file (or stdin for "-").  Returns an exit status. */
+static int read_input(const char *path, buffer *b)
+{
+  int stdin_input = strcmp(path, "-") == 0;
+  FILE *f = stdin_input ? stdin : fopen(path, "rb");
+  struct stat st;
+  size_t hint = 0;
+  int err;
+  if (f == NULL) {
+    fprintf(stderr, PROGNAME ": cannot open %s: %s\n", path, strerror(errno));
+    return ST_TROUBLE;
+  }
+  if (fstat(fileno(f), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) {
+      fprintf(stderr, PROGNAME ": cannot open %s: %s\n", path,
+              strerror(EISDIR));
+      if (!stdin_input) fclose(f);
+      return ST_TROUBLE;
+    }
+    if (S_ISREG(st.st_mode) && st.st_size > 0) hint = (size_t)st.st_size;
+  }
+  errno = 0;
+  err = read_all(f, hint, b);
+  if (!stdin_input) fclose(f);
+  if (err != 0) {
+    fprintf(stderr, PROGNAME ": cannot read %s: %s\n",
+            stdin_input ? "stdin" : path, strerror(err));
+    return ST_TROUBLE;
+  }
+  return ST_OK;
+}
+
+/* How many leading bytes luaL_loadfilex drops before compiling: a UTF-8
+** BOM, then a first line starting with '#' up to, not including, its
+** '\n'.  That '\n' stays, as luaL_loadfilex puts one back, so compiling
+** src+skip with luaL_loadbufferx is what lua5.4 does with the file, line
+** numbers included.  *binary tells whether a precompiled chunk follows. */
+static size_t loadfile_skip(const char *s, size_t len, int *binary)
+{
+  size_t i = 0;
+  if (len >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0) i = 3;
+  if (i < len && s[i] == '#') {
+    const char *nl = memchr(s + i, '\n', len - i);
+    i = nl != NULL ? (size_t)(nl - s) : len;
+    *binary = i + 1 < len && s[i + 1] == LUA_SIGNATURE[0];
+  } else {
+    *binary = i < len && s[i] == LUA_SIGNATURE[0];
+  }
+  return i;
+}
+
+
+/* ======================================================================
+** Output
+** ====================================================================== */
+
+/* Write p[0..n) to f and flush it.  Returns 0 or an errno value. */
+static int write_all(FILE *f, const char *p, size_t n)
+{
+  errno = 0;
+  if (fwrite(p, 1, n, f) != n || fflush(f) != 0 || ferror(f))
+    return errno != 0 ? errno : EIO;
+  return 0;
+}
+
+/* Write to a path that is not a regular file (/dev/null, a pipe, a
+** terminal): there is nothing to replace atomically. */
+static int write_direct(const char *path, const char *p, size_t n)
+{
+  FILE *f = fopen(path, "wb");
+  int err;
+  if (f == NULL) return errno;
+  err = write_all(f, p, n);
+  if (fclose(f) != 0 && err == 0) err = errno;
+  return err;
+}
+
+/* Replace the regular file `target` (or create it) so that it is never
+** seen half-written: write a temporary file beside it, then rename. */
+static int write_replace(const char *target, const char *p, size_t n)
+{
+  const char *slash = strrchr(target, '/');
+  size_t dirlen = slash != NULL ? (size_t)(slash - target) + 1 : 0;
+  char *tmp = malloc(strlen(target) + sizeof(".tmp.XXXXXX") + 1);
+  struct stat st;
+  mode_t mode;
+  FILE *f;
+  int fd, err;
+  if (tmp == NULL) return ENOMEM;
+  /* "dir/.base.tmp.XXXXXX": hidden, and in the same file system */
+  sprintf(tmp, "%.*s.%s.tmp.XXXXXX", (int)dirlen, target, target + dirlen);
+  if (stat(target, &st) == 0) {
+    mode = st.st_mode & 07777;  /* keep the mode of the file replaced */
+  } else {
+    mode_t mask = umask(0);
+    umask(mask);
+    mode = 0666 & ~mask;
+  }
+  fd = mkstemp(tmp);
+  if (fd < 0) { err = errno; free(tmp); return err; }
+  f = fdopen(fd, "wb");
+  if (f == NULL) {
+    err = errno;
+    close(fd);
+  } else {
+    err = write_all(f, p, n);
+    if (err == 0 && fchmod(fd, mode) != 0) err = errno;
+    if (err == 0 && fsync(fd) != 0) err = errno;
+    if (fclose(f) != 0 && err == 0) err = errno;
+  }
+  if (err == 0 && rename(tmp, target) != 0) err = errno;
+  if (err != 0) unlink(tmp);
+  free(tmp);
+  return err;
+}
+
+/* Send the result to stdout or to `path`.  Returns an exit status. */
+static int write_output(const char *path, const char *p, size_t n)
+{
+  struct stat st;
+  int err;
+  if (path == NULL) {
+    err = write_all(stdout, p, n);
+    path = "stdout";
+  } else if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    err = write_direct(path, p, n);
+  } else {
+    /* through a symbolic link, replace the file it names, not the link */
+    char *real = realpath(path, NULL);
+    err = write_replace(real != NULL ? real : path, p, n);
+    free(real);
+  }
+  if (err != 0) {
+    fprintf(stderr, PROGNAME ": cannot write %s: %s\n", path, strerror(err));
+    return ST_TROUBLE;
+  }
+  return ST_OK;
+}
+
+
+/* ======================================================================
+** Instrumenting
+** ====================================================================== */
+
+/* Everything instrument() may hold, released by release(). */
+typedef struct job {
+  const cli_opts *opts;   /* the command line */
+  const char *chunkname;  /* as given to lua_load */
+  char id[64];            /* chunkname as Lua shows it in messages */
+  buffer in;              /* the input */
+  lua_State *L;           /* for compiling (Lua 5.4 only) */
+  li_rewrite_result r1;   /* rewrite of what Lua compiles */
+  li_rewrite_result r2;   /* rewrite of the whole file, prefix kept */
+  int have_r1, have_r2;   /* whether r1, r2 were filled (need freeing) */
+  unsigned char *skip;    /* functions left without probes, by id - 1 */
+  const char *out;        /* the result: points into in, r1 or r2 */
+  size_t outlen;          /* its length */
+} job;
+
+static void release(job *j)
+{
+  if (j->have_r1) li_rewrite_free(&j->r1);
+  if (j->have_r2) li_rewrite_free(&j->r2);
+  if (j->L != NULL) lua_close(j->L);
+  free(j->skip);
+  free(j->in.p);
+}
+
+/* Give back the input unchanged, saying why (and where, if line > 0). */
+static int keep_input(job *j, uint32_t line, const char *why)
+{
+  if (why != NULL && line > 0)
+    fprintf(stderr, PROGNAME ": %s:%lu: warning: %s; output left"
+            " uninstrumented\n", j->id, (unsigned long)line, why);
+  else if (why != NULL)
+    fprintf(stderr, PROGNAME ": %s: warning: %s; output left uninstrumented\n",
+            j->id, why);
+  j->out = j->in.p;
+  j->outlen = j->in.n;
+  return ST_OK;
+}
+
+static void rewrite_opts(const job *j, li_rewrite_opts *o)
+{
+  memset(o, 0, sizeof *o);
+  o->version = j->opts->version;
+  o->chunkname = j->chunkname;
+  o->skip_first_line = 1;
+}
+
+/* Lua 5.1-5.3: no compiler for these dialects is linked in, so the
+** rewriter's own parse is the only check. */
+static int instrument_old(job *j)
+{
+  li_rewrite_opts o;
+  rewrite_opts(j, &o);
+  j->have_r1 = 1;
+  switch (li_rewrite(j->in.p, j->in.n, &o, &j->r1)) {
+  case LI_OK:
+  case LI_PASSTHROUGH:
+    print_warnings(j->r1.warnings, j->id);
+    j->out = j->r1.out;
+    j->outlen = j->r1.outlen;
+    return ST_OK;
+  case LI_ESYNTAX:
+    fprintf(stderr, PROGNAME ": %s:%lu: %s\n", j->id,
+            (unsigned long)j->r1.errline, j->r1.errmsg);
+    return ST_SYNTAX;
+  case LI_ETOOBIG:
+    fprintf(stderr, PROGNAME ": %s: too large to instrument\n", j->id);
+    return ST_TROUBLE;
+  default:
+    fprintf(stderr, PROGNAME ": not enough memory\n");
+    return ST_TROUBLE;
+  }
+}
+
+/* Does text (a whole file, prefix included) compile as lua5.4 would load
+** it?  Leaves nothing on the stack; on failure *msg is Lua's message. */
+static int compiles(job *j, const char *text, size_t len, char *msg,
+                    size_t msgsize)
+{
+  int binary;
+  size_t skip = loadfile_skip(text, len, &binary);
+  int status = luaL_loadbufferx(j->L, text + skip, len - skip, j->chunkname,
+                                "t");
+  if (status != LUA_OK)
+    snprintf(msg, msgsize, "%s", lua_tostring(j->L, -1));
+  lua_settop(j->L, 0);
+  return status == LUA_OK;
+}
+
+/* Lua 5.4.
+** Design: the CLI goes through the one loader path, li_instrument_load(),
+** so it has the guarantee every entry point has: Lua's own message when the
+** input does not compile, and output that compiles when the input does
+** (functions the compiler refuses once probed are left without probes).
+** li_instrument_load() compiles with luaL_loadbufferx(), which knows
+** nothing of a BOM or a `#` first line, so it is handed the view that
+** luaL_loadfilex() compiles: the bytes after that prefix, from the '\n'
+** that keeps line numbers in place.  Its result is the rewrite of that view,
+** but the output must be the whole file with the prefix kept.  With no
+** prefix the two are the same.  Otherwise li_rewrite() runs once more on the
+** whole file (skip_first_line = 1), leaving alone the functions that
+** li_instrument_load() settled on leaving alone (funcs[i].probed == 0); the
+** prefix holds no `function`, so ids agree.  That text is compiled once
+** more, a cheap check that keeps the guarantee. */
+static int instrument_54(job *j)
+{
+  li_rewrite_opts o;
+  int binary, instrumented = 0, status;
+  size_t skip = loadfile_skip(j->in.p, j->in.n, &binary);
+  char msg[512];
+  uint32_t i;
+
+  j->L = luaL_newstate();
+  if (j->L == NULL) {
+    fprintf(stderr, PROGNAME ": not enough memory\n");
+    return ST_TROUBLE;
+  }
+  rewrite_opts(j, &o);
+  o.skip_first_line = 0;
+  j->have_r1 = 1;
+  status = li_instrument_load(j->L, j->in.p + skip, j->in.n - skip,
+                              j->chunkname, "t", &o, &j->r1, &instrumented);
+  if (status != LUA_OK) {
+    const char *err = lua_tostring(j->L, -1);
+    fprintf(stderr, PROGNAME ": %s\n", err != NULL ? err : "error");
+    return status == LUA_ERRSYNTAX ? ST_SYNTAX : ST_TROUBLE;
+  }
+  lua_settop(j->L, 0);
+  print_warnings(j->r1.warnings, j->id);
+  if (!instrumented) {
+    if (j->r1.errmsg[0] != '\0') {  /* the rewriter could not parse it */
+      snprintf(msg, sizeof msg, "cannot instrument: %s", j->r1.errmsg);
+      return keep_input(j, j->r1.errline, msg);
+    }
+    return keep_input(j, 0,
+                      j->r1.warnings == NULL ? "not instrumented" : NULL);
+  }
+  if (skip == 0) {
+    j->out = j->r1.out;
+    j->outlen = j->r1.outlen;
+    return ST_OK;
+  }
+
+  /* the whole file, with the same functions left alone */
+  if (j->r1.nfuncs > 0) {
+    j->skip = calloc(j->r1.nfuncs, 1);
+    if (j->skip == NULL) {
+      fprintf(stderr, PROGNAME ": not enough memory\n");
+      return ST_TROUBLE;
+    }
+    for (i = 0; i < j->r1.nfuncs; i++)
+      j->skip[i] = j->r1.funcs[i].probed == 0;
+  }
+  rewrite_opts(j, &o);
+  o.skip = j->skip;
+  o.nskip = j->r1.nfuncs;
+  j->have_r2 = 1;
+  status = li_rewrite(j->in.p, j->in.n, &o, &j->r2);
+  if (status != LI_OK || j->r2.nfuncs != j->r1.nfuncs)
+    return keep_input(j, 0, "the rewrite with the first line differs");
+  if (!compiles(j, j->r2.out, j->r2.outlen, msg, sizeof msg))
+    return keep_input(j, 0, msg);
+  j->out = j->r2.out;
+  j->outlen = j->r2.outlen;
+  return ST_OK;
+}
+
+static int instrument(job *j)
+{
+  int binary;
+  loadfile_skip(j->in.p, j->in.n, &binary);
+  if (binary) return keep_input(j, 0, NULL);  /* precompiled: written through */
+  return j->opts->version == 54 ? instrument_54(j) : instrument_old(j);
+}
+
+
+/* ======================================================================
+** Main
+** ====================================================================== */
+
+static int parse_version(const char *s)
+{
+  if (strcmp(s, "5.1") == 0) return 51;
+  if (strcmp(s, "5.2") == 0) return 52;
+  if (strcmp(s, "5.3") == 0) return 53;
+  if (strcmp(s, "5.4") == 0) return 54;
+  return 0;
+}
+
+/* An option's value: "--name=VALUE", "-oVALUE" or the next argument. */
+static const char *option_value(int argc, char **argv, int *i, size_t namelen)
+{
+  const char *a = argv[*i];
+  if (a[namelen] == '=' && a[1] == '-') return a + namelen + 1;
+  if (a[namelen] != '\0' && a[1] != '-') return a + namelen;
+  if (*i + 1 < argc) return argv[++*i];
+  return NULL;
+}
+
+/* Fill *o from argv.  Returns -1 to go on, or an exit status. */
+static int parse_args(int argc, char **argv, cli_opts *o)
+{
+  int i, options = 1;
+  memset(o, 0, sizeof *o);
+  o->version = 54;
+  for (i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    const char *v;
+    if (!options || a[0] != '-' || a[1] == '\0') {
+      if (o->input != NULL) return usage_error("more than one input:", a);
+      o->input = a;
+    } else if (strcmp(a, "--") == 0) {
+      options = 0;
+    } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      usage(stdout);
+      return ST_OK;
+    } else if (strcmp(a, "--version") == 0) {
+      printf(PROGNAME " %s\n", LI_VERSION);
+      return ST_OK;
+    } else if (strncmp(a, "-o", 2) == 0) {
+      if ((v = option_value(argc, argv, &i, 2)) == NULL)
+        return usage_error("missing value after", a);
+      o->output = strcmp(v, "-") == 0 ? NULL : v;  /* "-o -": stdout */
+    } else if (strncmp(a, "--chunkname", 11) == 0 &&
+               (a[11] == '\0' || a[11] == '=')) {
+      if ((v = option_value(argc, argv, &i, 11)) == NULL)
+        return usage_error("missing value after", a);
+      o->chunkname = v;
+    } else if (strncmp(a, "--lua", 5) == 0 && (a[5] == '\0' || a[5] == '=')) {
+      if ((v = option_value(argc, argv, &i, 5)) == NULL)
+        return usage_error("missing value after", a);
+      if ((o->version = parse_version(v)) == 0)
+        return usage_error("unknown Lua version", v);
+    } else {
+      return usage_error("unknown option", a);
+    }
+  }
+  if (o->input == NULL) {
+    fprintf(stderr, PROGNAME ": no input file\n");
+    usage(stderr);
+    return ST_TROUBLE;
+  }
+  return -1;
+}
+
+int main(int argc, char **argv)
+{
+  cli_opts opts;
+  job j;
+  char *name = NULL;
+  int status = parse_args(argc, argv, &opts);
+  if (status >= 0) return status;
+
+  memset(&j, 0, sizeof j);
+  j.opts = &opts;
+  j.chunkname = opts.chunkname;
+  if (j.chunkname == NULL) {
+    if (strcmp(opts.input, "-") == 0) {
+      j.chunkname = "=stdin";
+    } else {  /* "@FILE", as lua5.4 names a file it loads */
+      name = malloc(strlen(opts.input) + 2);
+      if (name == NULL) {
+        fprintf(stderr, PROGNAME ": not enough memory\n");
+        return ST_TROUBLE;
+      }
+      sprintf(name, "@%s", opts.input);
+      j.chunkname = name;
+    }
+  }
+  chunk_id(j.id, sizeof j.id, j.chunkname);
+
+  status = read_input(opts.input, &j.in);
+  if (status == ST_OK) status = instrument(&j);
+  if (status == ST_OK) status = write_output(opts.output, j.out, j.outlen);
+  release(&j);
+  free(name);
+  return status;
+}

@@ -1,0 +1,376 @@
+/*
+** lua_grammar.y -- an LALR(1) grammar of Lua 5.4 (lemon), which also reads
+** 5.1, 5.2 and 5.3 source.  It builds no tree: its actions record what the
+** rewriter needs (function bodies, returns, tail calls, trailing labels,
+** names) and feed the scope tracker (scope.c) for the local/upvalue limits.
+** The lexer (lexer/lex.re) pushes tokens in through parse.c; comments and
+** whitespace never reach this file.
+*/
+
+%name LuaParse                     /* entry points LuaParse, LuaParseAlloc... */
+%token_prefix TK_                  /* token codes for parse.c's mapping table */
+%token_type {lx_token}             /* every terminal is a lexer token */
+%extra_argument {lp_ctx *ctx}      /* the context the actions fill */
+%stack_size 0                      /* grows on demand; capped in parse.c */
+%start_symbol chunk
+
+%include {
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+#include "parse.h"
+/* The parser stack grows through these; parse.c caps its depth so that
+** absurd nesting is an error, not unbounded memory. */
+#define malloc(n) lp_stack_malloc(n)
+#define realloc(p, n) lp_stack_realloc(p, n)
+
+/* Combine the ranges of two pieces into one expression. */
+static lp_exp span(size_t off, size_t end, const lp_ctx *ctx) {
+  lp_exp e;
+  memset(&e, 0, sizeof e);
+  e.off = off; e.end = end; e.kind = EK_OTHER;
+  (void)ctx;
+  return e;
+}
+static size_t tend(const lx_token *t) { return t->off + t->len; }
+}
+
+%syntax_error {
+  (void)yymajor; (void)yyminor;
+  lp_error(ctx, "syntax error");
+}
+%stack_overflow { lp_error(ctx, "chunk has too many syntax levels"); }
+%parse_failure { if (!ctx->error) lp_error(ctx, "syntax error"); }
+
+/* Precedence, lowest first.  LOWEST tags the rules that end a prefix
+** expression, so that `(` after one continues it as a call, as Lua does. */
+%nonassoc LOWEST.
+%left OR.
+%left AND.
+%left LT GT LE GE NE EQ.
+%left PIPE.
+%left TILDE.
+%left AMP.
+%left SHL SHR.
+%right CONCAT.
+%left PLUS MINUS.
+%left STAR SLASH DSLASH PERCENT.
+%right NOT HASH UNARY.
+%right CARET.
+%nonassoc LPAREN.
+
+%type body {lp_body}
+%type block {lp_body}
+%type statlist {lp_body}
+%type stat {lp_stat}
+%type exp {lp_exp}
+%type prefixexp {lp_exp}
+%type var {lp_exp}
+%type args {lp_exp}
+%type tablecons {lp_exp}
+%type explist {lp_explist}
+%type namelist {lp_names}
+%type attnamelist {lp_names}
+%type varlist {lp_names}
+%type funcname {lp_exp}
+%type funcbody {uint32_t}
+%type fbparams {uint32_t}
+%type fbopen {uint32_t}
+%type parlist {int}
+%type ifhead {size_t}
+%type retstat {size_t}
+
+/* chunk -> body EOF */
+chunk ::= body(B). {
+  lp_func_close(ctx, 0, &B, NULL);
+}
+
+/* body -> {stat} [retstat]   (no scope of its own) */
+body(A) ::= statlist(S). { A = S; }
+body(A) ::= statlist(S) retstat(R). {
+  A = S; A.trail_off = LP_NONE; A.ends_return = 1; A.last_end = R;
+}
+
+/* block -> body, in a scope of its own */
+block(A) ::= bopen body(B). { A = B; sc_block_close(ctx); }
+bopen ::= . { sc_block_open(ctx); }
+
+statlist(A) ::= . { A.trail_off = LP_NONE; A.ends_return = 0; A.last_end = LP_NONE; }
+statlist(A) ::= statlist(L) stat(S). { A = L; lp_body_add(&A, &S); }
+
+/* retstat -> RETURN [explist] [';'];  value: end of the statement */
+retstat(A) ::= RETURN(R). {
+  lp_explist el; memset(&el, 0, sizeof el); el.base = ctx->nexps;
+  lp_return_stat(ctx, &R, &el); A = tend(&R);
+}
+retstat(A) ::= RETURN(R) SEMI(S). {
+  lp_explist el; memset(&el, 0, sizeof el); el.base = ctx->nexps;
+  lp_return_stat(ctx, &R, &el); A = tend(&S);
+}
+retstat(A) ::= RETURN(R) explist(E). {
+  lp_return_stat(ctx, &R, &E); A = E.end; lp_pop_exps(ctx, &E);
+}
+retstat(A) ::= RETURN(R) explist(E) SEMI(S). {
+  lp_return_stat(ctx, &R, &E); A = tend(&S); lp_pop_exps(ctx, &E);
+}
+
+/* ---- statements ---------------------------------------------------- */
+
+stat(A) ::= SEMI(S). { A.off = S.off; A.end = tend(&S); A.kind = 2; }
+
+/* stat -> varlist '=' explist */
+stat(A) ::= varlist(V) ASSIGN explist(E). {
+  lp_assign_names(ctx, V, &E, 0);
+  A.off = ctx->names[V.base].off; A.end = E.end; A.kind = 0;
+  lp_pop_exps(ctx, &E); lp_pop_names(ctx, V);
+}
+
+/* stat -> functioncall  (a prefix expression that must end in a call) */
+stat(A) ::= prefixexp(P). [LOWEST] {
+  if (P.kind != EK_CALL) lp_error(ctx, "syntax error");
+  A.off = P.off; A.end = P.end; A.kind = 0;
+}
+
+/* stat -> '::' NAME '::' */
+stat(A) ::= DBCOLON(L) NAME DBCOLON(R). { A.off = L.off; A.end = tend(&R); A.kind = 1; }
+stat(A) ::= BREAK(B). { A.off = B.off; A.end = tend(&B); A.kind = 0; }
+stat(A) ::= GOTO(G) NAME(N). { A.off = G.off; A.end = tend(&N); A.kind = 0; }
+
+/* stat -> DO block END */
+stat(A) ::= DO(D) block END(E). { A.off = D.off; A.end = tend(&E); A.kind = 0; }
+
+/* stat -> WHILE exp DO block END */
+stat(A) ::= WHILE(W) exp DO block END(E). { A.off = W.off; A.end = tend(&E); A.kind = 0; }
+
+/* stat -> REPEAT body UNTIL exp  (the condition sees the body's locals) */
+%type rpthead {size_t}
+stat(A) ::= rpthead(R) body UNTIL exp(X). {
+  sc_block_close(ctx); A.off = R; A.end = X.end; A.kind = 0;
+}
+rpthead(A) ::= REPEAT(R). { sc_block_open(ctx); A = R.off; }
+
+/* stat -> IF exp THEN block {ELSEIF exp THEN block} [ELSE block] END */
+stat(A) ::= ifhead(H) END(E). { A.off = H; A.end = tend(&E); A.kind = 0; }
+stat(A) ::= ifhead(H) ELSE block END(E). { A.off = H; A.end = tend(&E); A.kind = 0; }
+ifhead(A) ::= IF(I) exp THEN block. { A = I.off; }
+ifhead(A) ::= ifhead(H) ELSEIF exp THEN block. { A = H; }
+
+/* stat -> FOR NAME '=' exp ',' exp [',' exp] DO block END */
+stat(A) ::= fornum(F) block END(E). { sc_block_close(ctx); A.off = F; A.end = tend(&E); A.kind = 0; }
+stat(A) ::= forin(F) block END(E). { sc_block_close(ctx); A.off = F; A.end = tend(&E); A.kind = 0; }
+%type fornum {size_t}
+%type forin {size_t}
+fornum(A) ::= FOR(F) NAME(N) ASSIGN exp COMMA exp DO. {
+  sc_block_open(ctx); sc_declare_hidden(ctx, 3); sc_declare(ctx, N.off, N.len, 0); A = F.off;
+}
+fornum(A) ::= FOR(F) NAME(N) ASSIGN exp COMMA exp COMMA exp DO. {
+  sc_block_open(ctx); sc_declare_hidden(ctx, 3); sc_declare(ctx, N.off, N.len, 0); A = F.off;
+}
+/* stat -> FOR namelist IN explist DO block END */
+forin(A) ::= FOR(F) namelist(L) IN explist(E) DO. {
+  lp_pop_exps(ctx, &E);
+  sc_block_open(ctx); sc_declare_hidden(ctx, ctx->version >= 54 ? 4 : 3);
+  sc_declare_names(ctx, L); lp_pop_names(ctx, L); A = F.off;
+}
+
+/* stat -> FUNCTION funcname funcbody */
+stat(A) ::= FUNCTION(F) funcname funcbody(B). {
+  A.off = F.off; A.end = ctx->funcs[B].end_off + 3; A.kind = 0;
+}
+/* funcname -> NAME {'.' NAME} [':' NAME]; the first NAME is a variable use */
+funcname(A) ::= NAME(N). {
+  sc_use(ctx, N.off, N.len);
+  A = span(N.off, tend(&N), ctx);
+  lp_set_pending_name(ctx, A.off, A.end - A.off, NULL);
+}
+funcname(A) ::= funcname(B) DOT NAME(N). {
+  A = B; A.end = tend(&N); lp_set_pending_name(ctx, A.off, A.end - A.off, NULL);
+}
+funcname(A) ::= funcname(B) COLON NAME(N). {
+  A = B; A.end = tend(&N); lp_set_pending_name(ctx, A.off, A.end - A.off, NULL);
+  ctx->pending_self = 1;
+}
+
+/* stat -> LOCAL FUNCTION NAME funcbody  (the name is in scope in the body) */
+stat(A) ::= lfhead(H) funcbody(B). {
+  A.off = H; A.end = ctx->funcs[B].end_off + 3; A.kind = 0;
+}
+%type lfhead {size_t}
+lfhead(A) ::= LOCAL(L) FUNCTION NAME(N). {
+  sc_declare(ctx, N.off, N.len, 0);
+  lp_set_pending_name(ctx, N.off, N.len, "local ");
+  A = L.off;
+}
+
+/* stat -> LOCAL attnamelist ['=' explist] */
+stat(A) ::= LOCAL(L) attnamelist(N). {
+  sc_declare_names(ctx, N);
+  A.off = L.off; A.end = ctx->names[N.base + N.n - 1].off + ctx->names[N.base + N.n - 1].len;
+  A.kind = 0; lp_pop_names(ctx, N);
+}
+stat(A) ::= LOCAL(L) attnamelist(N) ASSIGN explist(E). {
+  lp_assign_names(ctx, N, &E, 1);
+  sc_declare_names(ctx, N);
+  A.off = L.off; A.end = E.end; A.kind = 0;
+  lp_pop_exps(ctx, &E); lp_pop_names(ctx, N);
+}
+attnamelist(A) ::= NAME(N). {
+  A.base = ctx->nnames; A.n = 1; lp_push_name(ctx, &N, 0, 1, tend(&N));
+}
+attnamelist(A) ::= NAME(N) LT NAME(T) GT(G). {
+  A.base = ctx->nnames; A.n = 1; lp_push_name(ctx, &N, lp_attrib(ctx, &T), 1, tend(&G));
+}
+attnamelist(A) ::= attnamelist(L) COMMA NAME(N). {
+  A = L; A.n++; lp_push_name(ctx, &N, 0, 1, tend(&N));
+}
+attnamelist(A) ::= attnamelist(L) COMMA NAME(N) LT NAME(T) GT(G). {
+  A = L; A.n++; lp_push_name(ctx, &N, lp_attrib(ctx, &T), 1, tend(&G));
+}
+
+namelist(A) ::= NAME(N). { A.base = ctx->nnames; A.n = 1; lp_push_name(ctx, &N, 0, 1, tend(&N)); }
+namelist(A) ::= namelist(L) COMMA NAME(N). { A = L; A.n++; lp_push_name(ctx, &N, 0, 1, tend(&N)); }
+
+/* varlist -> var {',' var}: the var texts name assigned functions */
+varlist(A) ::= var(V). {
+  lx_token t; t.off = V.off; t.len = V.end - V.off; t.line = 0; t.lastline = 0; t.kind = 0;
+  A.base = ctx->nnames; A.n = 1; lp_push_name(ctx, &t, 0, V.oneline, V.end);
+}
+varlist(A) ::= varlist(L) COMMA var(V). {
+  lx_token t; t.off = V.off; t.len = V.end - V.off; t.line = 0; t.lastline = 0; t.kind = 0;
+  A = L; A.n++; lp_push_name(ctx, &t, 0, V.oneline, V.end);
+}
+
+/* ---- functions ----------------------------------------------------- */
+
+/* funcbody -> '(' parlist ')' body END */
+funcbody(A) ::= fbparams(F) body(B) END(E). {
+  lp_func_close(ctx, F, &B, &E); A = F;
+}
+fbparams(A) ::= fbopen(F) parlist(V) RPAREN(R). {
+  /* lemon may reduce this while `)` is still the token being fed: the
+  ** driver stamps the offset of the token after it */
+  (void)V; A = F; ctx->pending_body = F + 1; ctx->pending_after = tend(&R);
+}
+fbopen(A) ::= LPAREN. { A = lp_func_open(ctx); }
+
+parlist(A) ::= . { lp_names n = {ctx->nnames, 0}; lp_func_params_done(ctx, n, 0); A = 0; }
+parlist(A) ::= namelist(N). { lp_func_params_done(ctx, N, 0); lp_pop_names(ctx, N); A = 0; }
+parlist(A) ::= namelist(N) COMMA DOTS. { lp_func_params_done(ctx, N, 1); lp_pop_names(ctx, N); A = 1; }
+parlist(A) ::= DOTS. { lp_names n = {ctx->nnames, 0}; lp_func_params_done(ctx, n, 1); A = 1; }
+
+/* ---- expressions --------------------------------------------------- */
+
+exp(A) ::= NIL(T). { A = span(T.off, tend(&T), ctx); A.oneline = 1; }
+exp(A) ::= FALSE(T). { A = span(T.off, tend(&T), ctx); A.oneline = 1; }
+exp(A) ::= TRUE(T). { A = span(T.off, tend(&T), ctx); A.oneline = 1; }
+exp(A) ::= NUMBER(T). { A = span(T.off, tend(&T), ctx); A.oneline = 1; }
+exp(A) ::= STRING(T). { A = span(T.off, tend(&T), ctx); A.oneline = T.line == T.lastline; }
+exp(A) ::= LONGSTRING(T). { A = span(T.off, tend(&T), ctx); A.oneline = T.line == T.lastline; }
+exp(A) ::= DOTS(T). { A = span(T.off, tend(&T), ctx); A.kind = EK_VARARG; A.oneline = 1; }
+exp(A) ::= FUNCTION(T) funcbody(B). {
+  A = span(T.off, ctx->funcs[B].end_off + 3, ctx); A.kind = EK_FUNC; A.func = B;
+}
+exp(A) ::= prefixexp(P). [LOWEST] { A = P; }
+exp(A) ::= tablecons(T). { A = T; }
+
+exp(A) ::= exp(L) OR exp(R). { A = span(L.off, R.end, ctx); }
+exp(A) ::= exp(L) AND exp(R). { A = span(L.off, R.end, ctx); }
+exp(A) ::= exp(L) LT exp(R). { A = span(L.off, R.end, ctx); }
+exp(A) ::= exp(L) GT exp(R). { A = span(L.off, R.end, ctx); }
+exp(A) ::= exp(L) LE exp(R). { A = span(L.off, R.end, ctx); }
+exp(A) ::= exp(L) GE exp(R). { A = span(L.off, R.end, ctx); }
+exp(A) ::= exp(L) NE exp(R). { A = span(L.off, R.end, ctx); }
+exp(A) ::= exp(L) EQ exp(R). { A = span(L.off, R.end, ctx); }
+exp(A) ::= exp(L) PIPE exp(R). { A = span(L.off, R.end, ctx); }
+exp(A) ::= exp(L) TILDE exp(R). { A = span(L.off, R.end, ctx); }
+exp(A) ::= exp(L) AMP exp(R). { A = span(L.off, R.end, ctx); }
+exp(A) ::= exp(L) SHL exp(R). { A = span(L.off, R.end, ctx); }
+exp(A) ::= exp(L) SHR exp(R). { A = span(L.off, R.end, ctx); }
+exp(A) ::= exp(L) CONCAT exp(R). { A = span(L.off, R.end, ctx); }
+exp(A) ::= exp(L) PLUS exp(R). { A = span(L.off, R.end, ctx); }
+exp(A) ::= exp(L) MINUS exp(R). { A = span(L.off, R.end, ctx); }
+exp(A) ::= exp(L) STAR exp(R). { A = span(L.off, R.end, ctx); }
+exp(A) ::= exp(L) SLASH exp(R). { A = span(L.off, R.end, ctx); }
+exp(A) ::= exp(L) DSLASH exp(R). { A = span(L.off, R.end, ctx); }
+exp(A) ::= exp(L) PERCENT exp(R). { A = span(L.off, R.end, ctx); }
+exp(A) ::= exp(L) CARET exp(R). { A = span(L.off, R.end, ctx); }
+exp(A) ::= NOT(T) exp(R). { A = span(T.off, R.end, ctx); }
+exp(A) ::= HASH(T) exp(R). { A = span(T.off, R.end, ctx); }
+exp(A) ::= MINUS(T) exp(R). [UNARY] { A = span(T.off, R.end, ctx); }
+exp(A) ::= TILDE(T) exp(R). [UNARY] { A = span(T.off, R.end, ctx); }
+
+/* prefixexp -> var | prefixexp args | prefixexp ':' NAME args | '(' exp ')' */
+prefixexp(A) ::= var(V). { A = V; }
+prefixexp(A) ::= prefixexp(P) args(G). {
+  A = G; A.off = P.off; A.kind = EK_CALL; A.oneline = P.oneline && G.oneline;
+}
+prefixexp(A) ::= prefixexp(P) COLON NAME args(G). {
+  A = G; A.off = P.off; A.kind = EK_CALL; A.oneline = 0;
+}
+prefixexp(A) ::= LPAREN(L) exp(E) RPAREN(R). {
+  A = span(L.off, tend(&R), ctx); A.kind = EK_PAREN; A.oneline = E.oneline && L.line == R.line;
+}
+
+var(A) ::= NAME(N). {
+  sc_use(ctx, N.off, N.len);
+  A = span(N.off, tend(&N), ctx); A.kind = EK_VAR; A.oneline = 1;
+}
+var(A) ::= prefixexp(P) LBRACKET exp(E) RBRACKET(R). {
+  A = span(P.off, tend(&R), ctx); A.kind = EK_VAR;
+  A.oneline = P.oneline && E.oneline && R.line == R.lastline && 0;
+}
+var(A) ::= prefixexp(P) DOT NAME(N). {
+  A = span(P.off, tend(&N), ctx); A.kind = EK_VAR;
+  A.oneline = P.kind == EK_VAR && P.oneline;   /* a plain dotted chain */
+}
+
+/* args -> '(' [explist] ')' | tablecons | STRING;  the result carries the
+** argument range in args_off/args_end */
+args(A) ::= LPAREN(L) RPAREN(R). {
+  A = span(L.off, tend(&R), ctx);
+  A.args_off = L.off; A.args_end = tend(&R); A.args_kind = '('; A.args_empty = 1; A.oneline = 0;
+}
+args(A) ::= LPAREN(L) explist(E) RPAREN(R). {
+  A = span(L.off, tend(&R), ctx);
+  A.args_off = L.off; A.args_end = tend(&R); A.args_kind = '('; A.args_empty = 0; A.oneline = 0;
+  lp_pop_exps(ctx, &E);
+}
+args(A) ::= tablecons(T). {
+  A = T; A.args_off = T.off; A.args_end = T.end; A.args_kind = '{'; A.oneline = 0;
+}
+args(A) ::= STRING(S). {
+  A = span(S.off, tend(&S), ctx);
+  A.args_off = S.off; A.args_end = tend(&S); A.args_kind = 's'; A.oneline = 0;
+}
+args(A) ::= LONGSTRING(S). {
+  A = span(S.off, tend(&S), ctx);
+  A.args_off = S.off; A.args_end = tend(&S); A.args_kind = 's'; A.oneline = 0;
+}
+
+/* explist -> exp {',' exp} */
+explist(A) ::= exp(E). {
+  A.off = E.off; A.end = E.end; A.n = 1; A.base = ctx->nexps; A.last = E;
+  lp_push_exp(ctx, &E);
+}
+explist(A) ::= explist(L) COMMA exp(E). {
+  A = L; A.end = E.end; A.n++; A.last = E; lp_push_exp(ctx, &E);
+}
+
+/* tablecons -> '{' [fieldlist [fieldsep]] '}' */
+tablecons(A) ::= LBRACE(L) RBRACE(R). { A = span(L.off, tend(&R), ctx); A.kind = EK_TABLE; }
+tablecons(A) ::= LBRACE(L) fieldlist RBRACE(R). { A = span(L.off, tend(&R), ctx); A.kind = EK_TABLE; }
+tablecons(A) ::= LBRACE(L) fieldlist fieldsep RBRACE(R). { A = span(L.off, tend(&R), ctx); A.kind = EK_TABLE; }
+fieldlist ::= field.
+fieldlist ::= fieldlist fieldsep field.
+fieldsep ::= COMMA.
+fieldsep ::= SEMI.
+/* field -> '[' exp ']' '=' exp | NAME '=' exp | exp; a function value is
+** named after its key */
+field ::= LBRACKET(L) exp RBRACKET(R) ASSIGN exp(V). {
+  if (V.kind == EK_FUNC && L.line == R.lastline)
+    lp_name_func(ctx, V.func, NULL, L.off, tend(&R) - L.off);
+}
+field ::= NAME(N) ASSIGN exp(V). {
+  if (V.kind == EK_FUNC) lp_name_func(ctx, V.func, NULL, N.off, N.len);
+}
+field ::= exp.

@@ -1,0 +1,344 @@
+/*
+** parse.c -- drives the lexer and the lemon parser over one chunk, and
+** holds the helpers the grammar actions call to record functions, returns
+** and names.  No recursion anywhere: nesting depth lives on lemon's stack,
+** which is capped here.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+#include "lua_grammar.h"
+
+/* lemon's entry points (generated, %name LuaParse) */
+void *LuaParseAlloc(void *(*mallocProc)(size_t));
+void LuaParseFree(void *p, void (*freeProc)(void *));
+void LuaParse(void *p, int major, lx_token minor, lp_ctx *ctx);
+
+/* Most bytes lemon's stack may take: far beyond any chunk Lua accepts
+** (Lua stops at 200 nested levels), small enough that 100,000 nested
+** parentheses end in an error instead of a big allocation. */
+#define LP_STACK_MAX ((size_t)2 << 20)
+
+void *lp_stack_malloc(size_t n) {
+  return n > LP_STACK_MAX ? NULL : malloc(n);
+}
+
+void *lp_stack_realloc(void *p, size_t n) {
+  return n > LP_STACK_MAX ? NULL : realloc(p, n);
+}
+
+/* Lexer kinds to lemon token codes.  ORDER TOKENS (lex.h). */
+static const unsigned char tokmap[LX_NKINDS] = {
+  0, 0,
+  TK_AND, TK_BREAK, TK_DO, TK_ELSE, TK_ELSEIF, TK_END, TK_FALSE, TK_FOR,
+  TK_FUNCTION, TK_GOTO, TK_IF, TK_IN, TK_LOCAL, TK_NIL, TK_NOT, TK_OR,
+  TK_REPEAT, TK_RETURN, TK_THEN, TK_TRUE, TK_UNTIL, TK_WHILE,
+  TK_PLUS, TK_MINUS, TK_STAR, TK_SLASH, TK_DSLASH, TK_PERCENT, TK_CARET,
+  TK_HASH, TK_AMP, TK_TILDE, TK_PIPE, TK_SHL, TK_SHR, TK_CONCAT, TK_DOTS,
+  TK_EQ, TK_NE, TK_LE, TK_GE, TK_LT, TK_GT, TK_ASSIGN, TK_LPAREN,
+  TK_RPAREN, TK_LBRACE, TK_RBRACE, TK_LBRACKET, TK_RBRACKET, TK_DBCOLON,
+  TK_SEMI, TK_COLON, TK_COMMA, TK_DOT,
+  TK_NAME, TK_NUMBER, TK_STRING, TK_LONGSTRING
+};
+
+/* ---- growable arrays -------------------------------------------------- */
+
+/* Make room for one more element of size `sz` in *arr (count n, cap *cap). */
+static int grow(lp_ctx *ctx, void **arr, uint32_t n, uint32_t *cap, size_t sz) {
+  if (n < *cap) return 1;
+  uint32_t nc = *cap ? *cap * 2 : 16;
+  void *p = realloc(*arr, (size_t)nc * sz);
+  if (p == NULL) { lp_oom(ctx); return 0; }
+  *arr = p; *cap = nc;
+  return 1;
+}
+#define GROW(ctx, a, n, cap) grow(ctx, (void **)&(a), n, &(cap), sizeof *(a))
+
+/* Append bytes to the name buffer; returns their offset or LP_NONE. */
+static size_t addstr(lp_ctx *ctx, const char *prefix, const char *s, size_t len) {
+  size_t plen = prefix ? strlen(prefix) : 0;
+  size_t need = ctx->nstr + plen + len;
+  if (need > ctx->capstr) {
+    size_t nc = ctx->capstr ? ctx->capstr * 2 : 1024;
+    while (nc < need) nc *= 2;
+    char *p = realloc(ctx->strbuf, nc);
+    if (p == NULL) { lp_oom(ctx); return LP_NONE; }
+    ctx->strbuf = p; ctx->capstr = nc;
+  }
+  size_t at = ctx->nstr;
+  if (plen) memcpy(ctx->strbuf + at, prefix, plen);
+  memcpy(ctx->strbuf + at + plen, s, len);
+  ctx->nstr = need;
+  return at;
+}
+
+/* ---- errors ------------------------------------------------------------ */
+
+void lp_error(lp_ctx *ctx, const char *msg) {
+  if (ctx->error) return;
+  ctx->error = 1;
+  ctx->errline = ctx->la.line;
+  if (ctx->la.kind == LX_EOF)
+    snprintf(ctx->errmsg, sizeof ctx->errmsg, "%s near <eof>", msg);
+  else {
+    int n = ctx->la.len > 24 ? 24 : (int)ctx->la.len;
+    snprintf(ctx->errmsg, sizeof ctx->errmsg, "%s near '%.*s'", msg, n,
+             ctx->src + ctx->la.off);
+  }
+}
+
+void lp_oom(lp_ctx *ctx) {
+  if (ctx->error == 2) return;
+  ctx->error = 2;
+  ctx->errline = ctx->la.line;
+  snprintf(ctx->errmsg, sizeof ctx->errmsg, "not enough memory");
+}
+
+/* ---- functions --------------------------------------------------------- */
+
+static uint32_t new_func(lp_ctx *ctx) {
+  if (!GROW(ctx, ctx->funcs, ctx->nfuncs, ctx->capfuncs)) return 0;
+  if (!GROW(ctx, ctx->fstack, ctx->nfstack, ctx->capfstack)) return 0;
+  uint32_t f = ctx->nfuncs++;
+  lp_func *fn = &ctx->funcs[f];
+  memset(fn, 0, sizeof *fn);
+  fn->parent = ctx->nfstack ? ctx->fstack[ctx->nfstack - 1] : 0;
+  fn->body_off = fn->end_off = fn->trail_off = LP_NONE;
+  fn->name_off = LP_NONE;
+  ctx->fstack[ctx->nfstack++] = f;
+  return f;
+}
+
+/* fbopen -> '(' : a function body starts; its `function` keyword was the
+** last one seen, and a pending name (funcname, local function) is its. */
+uint32_t lp_func_open(lp_ctx *ctx) {
+  uint32_t f = new_func(ctx);
+  if (ctx->error) return 0;
+  lp_func *fn = &ctx->funcs[f];
+  fn->line = ctx->last_function.line;
+  if (ctx->pending_name != LP_NONE) {
+    fn->name_off = ctx->pending_name;
+    fn->name_len = ctx->pending_len;
+    ctx->pending_name = LP_NONE;
+  }
+  sc_func_open(ctx, f);
+  return f;
+}
+
+/* parlist reduced: declare `self` for methods, then the parameters. */
+void lp_func_params_done(lp_ctx *ctx, lp_names params, int vararg) {
+  (void)vararg;
+  if (ctx->pending_self) {
+    sc_declare(ctx, LP_NONE, 4, 0);
+    ctx->pending_self = 0;
+  }
+  sc_declare_names(ctx, params);
+}
+
+/* funcbody (or the chunk) reduced: record where the body ends. */
+void lp_func_close(lp_ctx *ctx, uint32_t f, const lp_body *b, const lx_token *end) {
+  if (ctx->error) return;
+  lp_func *fn = &ctx->funcs[f];
+  if (end) {
+    fn->end_off = end->off;
+    fn->lastline = end->line;
+  } else {                                  /* main chunk: up to EOF */
+    fn->end_off = ctx->seen_token ? ctx->last_end : fn->body_off;
+  }
+  fn->trail_off = b->trail_off;
+  fn->ends_return = b->ends_return;
+  sc_func_close(ctx, f);
+  if (ctx->nfstack) ctx->nfstack--;
+}
+
+void lp_set_pending_name(lp_ctx *ctx, size_t off, size_t len, const char *prefix) {
+  ctx->pending_name = addstr(ctx, prefix, ctx->src + off, len);
+  ctx->pending_len = (uint32_t)(len + (prefix ? strlen(prefix) : 0));
+}
+
+/* Name function f after source text, unless it has a name already. */
+void lp_name_func(lp_ctx *ctx, uint32_t f, const char *prefix, size_t off, size_t len) {
+  if (ctx->error || f >= ctx->nfuncs || ctx->funcs[f].name_off != LP_NONE) return;
+  if (len > 80) return;                     /* too long to be a name */
+  size_t at = addstr(ctx, prefix, ctx->src + off, len);
+  if (at == LP_NONE) return;
+  ctx->funcs[f].name_off = at;
+  ctx->funcs[f].name_len = (uint32_t)(len + (prefix ? strlen(prefix) : 0));
+}
+
+/* ---- name and expression stacks ----------------------------------------- */
+
+void lp_push_name(lp_ctx *ctx, const lx_token *t, int attrib, int simple, size_t end) {
+  (void)end;
+  if (!GROW(ctx, ctx->names, ctx->nnames, ctx->capnames)) return;
+  lp_name *n = &ctx->names[ctx->nnames++];
+  n->off = t->off; n->len = t->len; n->line = t->line;
+  n->attrib = (uint8_t)attrib; n->simple = (uint8_t)simple;
+}
+
+void lp_pop_names(lp_ctx *ctx, lp_names n) {
+  if (n.base <= ctx->nnames) ctx->nnames = n.base;
+}
+
+void lp_push_exp(lp_ctx *ctx, const lp_exp *e) {
+  if (!GROW(ctx, ctx->exps, ctx->nexps, ctx->capexps)) return;
+  ctx->exps[ctx->nexps++] = *e;
+}
+
+void lp_pop_exps(lp_ctx *ctx, const lp_explist *el) {
+  if (el->base <= ctx->nexps) ctx->nexps = el->base;
+}
+
+/* `<const>` or `<close>` (5.4); anything else is an error as in Lua. */
+int lp_attrib(lp_ctx *ctx, const lx_token *t) {
+  const char *s = ctx->src + t->off;
+  if (t->len == 5 && memcmp(s, "const", 5) == 0) return 'c';
+  if (t->len == 5 && memcmp(s, "close", 5) == 0) return 'x';
+  lp_error(ctx, "unknown attribute");
+  return 0;
+}
+
+/* Name the functions of `a, b = function..., function...`. */
+void lp_assign_names(lp_ctx *ctx, lp_names vars, const lp_explist *el, int local) {
+  uint32_t n = vars.n < el->n ? vars.n : el->n;
+  if (ctx->error) return;
+  for (uint32_t i = 0; i < n; i++) {
+    const lp_exp *e = &ctx->exps[el->base + i];
+    const lp_name *v = &ctx->names[vars.base + i];
+    if (e->kind != EK_FUNC || !v->simple) continue;
+    lp_name_func(ctx, e->func, local ? "local " : NULL, v->off, v->len);
+  }
+}
+
+/* ---- statements -------------------------------------------------------- */
+
+void lp_body_add(lp_body *b, const lp_stat *s) {
+  if (s->kind == 1) {                       /* label: may start a trailing run */
+    if (b->trail_off == LP_NONE) b->trail_off = s->off;
+  } else if (s->kind != 2) {                /* `;` keeps a run going */
+    b->trail_off = LP_NONE;
+  }
+  b->last_end = s->end;
+}
+
+/* Registers a probed return needs beyond the original: the probe function
+** and the id.  Leave headroom for the temporaries Lua's code generator
+** may use on top (MAXREGS is 255). */
+#define LP_REG_LIMIT 255
+#define LP_REG_HEADROOM 4
+
+void lp_return_stat(lp_ctx *ctx, const lx_token *ret, const lp_explist *el) {
+  if (ctx->error || ctx->nfstack == 0) return;
+  if (!GROW(ctx, ctx->rets, ctx->nrets, ctx->caprets)) return;
+  uint32_t f = ctx->fstack[ctx->nfstack - 1];
+  lp_return *r = &ctx->rets[ctx->nrets++];
+  memset(r, 0, sizeof *r);
+  r->func = f;
+  r->ret_end = ret->off + ret->len;
+  r->n = el->n;
+  r->exp_off = el->off;
+  r->exp_end = el->end;
+  /* `return f(x)` is a tail call unless a <close> variable is active
+  ** (Lua 5.4 then compiles it as an ordinary call). */
+  if (el->n == 1 && el->last.kind == EK_CALL && !sc_close_active(ctx)) {
+    r->tail = 1;
+    r->args_off = el->last.args_off;
+    r->args_end = el->last.args_end;
+    r->args_kind = el->last.args_kind;
+    r->args_empty = el->last.args_empty;
+  }
+  if (sc_active(ctx) + el->n + 2 + LP_REG_HEADROOM > LP_REG_LIMIT) {
+    ctx->funcs[f].noprobe = 1;
+    ctx->funcs[f].reason = "a probed return would need too many registers";
+  }
+}
+
+/* ---- the driver -------------------------------------------------------- */
+
+/* Note names that could collide with the probe's local (__LI, __LI<k>). */
+static void note_name(lp_ctx *ctx, const lx_token *t) {
+  const char *s = ctx->src + t->off;
+  if (t->len < 4 || t->len > 6 || memcmp(s, "__LI", 4) != 0) return;
+  if (t->len == 4) { ctx->li_used |= 1; return; }
+  unsigned k = 0;
+  for (size_t i = 4; i < t->len; i++) {
+    if (s[i] < '0' || s[i] > '9') return;
+    k = k * 10 + (unsigned)(s[i] - '0');
+  }
+  if (k < 64 && !(t->len > 5 && s[4] == '0')) ctx->li_used |= (uint64_t)1 << k;
+}
+
+/* A body's first token: lemon reduces the parameter list either when `)`
+** is fed (shift-reduce) or when the token after it is; either way the body
+** starts at the first token past the `)`. */
+static void stamp_body(lp_ctx *ctx, const lx_token *tok) {
+  if (ctx->pending_body && tok->off >= ctx->pending_after) {
+    ctx->funcs[ctx->pending_body - 1].body_off = tok->off;
+    ctx->pending_body = 0;
+  }
+}
+
+int lp_parse(lp_ctx *ctx, const char *src, size_t len, size_t start,
+             uint32_t line, int version) {
+  memset(ctx, 0, sizeof *ctx);
+  ctx->src = src;
+  ctx->srclen = len;
+  ctx->version = version ? version : 54;
+  ctx->pending_name = LP_NONE;
+  ctx->la.off = start;
+  ctx->la.line = line;
+  if (sc_init(ctx)) { lp_oom(ctx); return ctx->error; }
+  uint32_t main = new_func(ctx);            /* index 0: the main chunk */
+  if (ctx->error) return ctx->error;
+  ctx->funcs[main].body_off = start;
+  sc_func_open(ctx, main);
+
+  void *p = LuaParseAlloc(malloc);
+  if (p == NULL) { lp_oom(ctx); return ctx->error; }
+  lx_state ls;
+  lx_init(&ls, src, len, start, line, ctx->version);
+  lx_token tok;
+  for (;;) {
+    int k = lx_next(&ls, &tok);
+    ctx->la = tok;
+    if (k == LX_ERROR) {
+      if (!ctx->error) {
+        ctx->error = 1;
+        ctx->errline = ls.errline;
+        snprintf(ctx->errmsg, sizeof ctx->errmsg, "%s",
+                 ls.errmsg ? ls.errmsg : "lexical error");
+      }
+      break;
+    }
+    stamp_body(ctx, &tok);
+    if (k == LX_EOF) {
+      LuaParse(p, 0, tok, ctx);
+      break;
+    }
+    if (!ctx->seen_token) {
+      ctx->seen_token = 1;
+      ctx->funcs[0].body_off = tok.off;
+    }
+    if (k == LX_FUNCTION) ctx->last_function = tok;
+    else if (k == LX_NAME) note_name(ctx, &tok);
+    LuaParse(p, tokmap[k], tok, ctx);
+    stamp_body(ctx, &tok);
+    if (ctx->error) break;
+    ctx->last_end = tok.off + tok.len;
+  }
+  LuaParseFree(p, free);
+  return ctx->error;
+}
+
+void lp_free(lp_ctx *ctx) {
+  sc_free(ctx);
+  free(ctx->funcs);
+  free(ctx->fstack);
+  free(ctx->rets);
+  free(ctx->names);
+  free(ctx->exps);
+  free(ctx->strbuf);
+  memset(ctx, 0, sizeof *ctx);
+}

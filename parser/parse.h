@@ -1,0 +1,162 @@
+/*
+** parse.h -- what the parser learns about a chunk, for the rewriter.
+** The lemon grammar (lua_grammar.y) fills an lp_ctx through the helpers
+** declared here; parse.c drives the lexer and the parser.
+*/
+#ifndef LI_PARSE_H
+#define LI_PARSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "lex.h"
+
+#define LP_NONE ((size_t)-1)
+
+/* Kinds of expression the rewriter cares about. */
+enum { EK_OTHER = 0, EK_CALL, EK_PAREN, EK_VAR, EK_FUNC, EK_VARARG, EK_TABLE };
+
+/* What an expression looks like from outside. */
+typedef struct lp_exp {
+  size_t off, end;      /* byte range [off, end) in the source */
+  size_t args_off;      /* EK_CALL: offset of `(`, of the string or of `{` */
+  size_t args_end;      /* EK_CALL: one past `)`, the string or `}` */
+  uint32_t func;        /* EK_FUNC: function index; EK_TABLE: first field
+                           name slot (see lp_ctx.fields) */
+  uint8_t kind;         /* EK_* */
+  uint8_t args_kind;    /* EK_CALL: '(' , 's' (string) or '{' */
+  uint8_t args_empty;   /* EK_CALL with '(': 1 if `()` */
+  uint8_t oneline;      /* 1 if the whole expression is on one line */
+} lp_exp;
+
+/* A list of expressions; their kinds and function indexes sit on
+** lp_ctx.exps from index `base`. */
+typedef struct lp_explist {
+  size_t off, end;      /* range of the whole list */
+  uint32_t n;           /* number of expressions */
+  uint32_t base;        /* index of the first on lp_ctx.exps */
+  lp_exp last;          /* the last expression */
+} lp_explist;
+
+/* A run of names (namelist, attnamelist, varlist) on lp_ctx.names. */
+typedef struct lp_names {
+  uint32_t base, n;
+} lp_names;
+
+/* What a block ends with. */
+typedef struct lp_body {
+  size_t trail_off;     /* start of trailing labels/`;` run, or LP_NONE */
+  int ends_return;      /* last statement is a return */
+  size_t last_end;      /* end of the last statement (or LP_NONE) */
+} lp_body;
+
+/* One statement, as seen by the block that holds it. */
+typedef struct lp_stat {
+  size_t off, end;
+  int kind;             /* 0 other, 1 label, 2 `;` */
+} lp_stat;
+
+/* A name on the name stack (or a var text for assignments). */
+typedef struct lp_name {
+  size_t off, len;
+  uint32_t line;
+  uint8_t attrib;       /* 0, 'c' const, 'x' close */
+  uint8_t simple;       /* var: 1 if the text is a plain dotted name chain */
+} lp_name;
+
+/* One function (index 0 is the main chunk). */
+typedef struct lp_func {
+  uint32_t parent;      /* index of the enclosing function (main: 0) */
+  uint32_t line;        /* line of `function` (main: 0) */
+  uint32_t lastline;    /* line of `end` (main: 0) */
+  size_t body_off;      /* where the body's first token starts */
+  size_t end_off;       /* main: end of the last token; else offset of `end` */
+  size_t trail_off;     /* trailing labels of the body, or LP_NONE */
+  int ends_return;      /* body ends with a return statement */
+  size_t name_off;      /* name text: offset in lp_ctx.strbuf, or LP_NONE */
+  uint32_t name_len;
+  uint32_t nups;        /* upvalues the function has before probing */
+  uint16_t maxactive;   /* most local variables active at once */
+  uint8_t noprobe;      /* 1: leave this function without probes */
+  uint8_t noprobe_tree; /* 1: ... and every function inside it */
+  const char *reason;   /* why it is left alone (static) */
+} lp_func;
+
+/* One return statement. */
+typedef struct lp_return {
+  uint32_t func;        /* index of the function it leaves */
+  size_t ret_end;       /* one past the `return` keyword */
+  size_t exp_off, exp_end; /* range of its expressions (n > 0) */
+  uint32_t n;           /* number of expressions */
+  int tail;             /* 1 if it is a tail call */
+  size_t args_off, args_end; /* tail: the call's arguments */
+  uint8_t args_kind;    /* tail: '(' 's' '{' */
+  uint8_t args_empty;   /* tail: `()` */
+} lp_return;
+
+typedef struct lp_scope lp_scope;   /* scope.c */
+
+/* Parser context: everything the grammar actions write. */
+typedef struct lp_ctx {
+  const char *src;      /* the source buffer */
+  size_t srclen;
+  int version;          /* 51..54 */
+  lx_token la;          /* the token being fed to the parser (lookahead) */
+  lx_token last_function; /* the last `function` keyword seen */
+  lp_func *funcs; uint32_t nfuncs, capfuncs;
+  uint32_t *fstack; uint32_t nfstack, capfstack; /* open functions */
+  lp_return *rets; uint32_t nrets, caprets;
+  lp_name *names; uint32_t nnames, capnames;     /* name stack */
+  lp_exp *exps; uint32_t nexps, capexps;         /* expression stack */
+  char *strbuf; size_t nstr, capstr;             /* function names */
+  size_t pending_name; uint32_t pending_len;     /* name for the next function */
+  int pending_self;     /* next function is a method: declare `self` */
+  size_t last_end;      /* end of the last token fed to the parser */
+  int seen_token;       /* a token has been fed */
+  uint32_t pending_body; /* function index + 1 whose body starts next */
+  size_t pending_after; /* ... at the first token at or after this offset */
+  uint64_t li_used;     /* bit k: the name __LI<k> (k=0: __LI) occurs */
+  lp_scope *scope;      /* name resolution (scope.c) */
+  int error;            /* 0 ok; 1 syntax error; 2 out of memory; 3 too deep */
+  uint32_t errline;
+  char errmsg[160];
+} lp_ctx;
+
+/* Parse src[start..len); fills ctx (free with lp_free). Returns ctx->error. */
+int lp_parse(lp_ctx *ctx, const char *src, size_t len, size_t start,
+             uint32_t line, int version);
+void lp_free(lp_ctx *ctx);
+
+/* --- helpers called by grammar actions (parse.c) ---------------------- */
+void *lp_stack_malloc(size_t n);          /* lemon's stack, capped */
+void *lp_stack_realloc(void *p, size_t n);
+void lp_error(lp_ctx *ctx, const char *msg);
+void lp_oom(lp_ctx *ctx);
+uint32_t lp_func_open(lp_ctx *ctx);               /* at the `(` of a body */
+void lp_func_params_done(lp_ctx *ctx, lp_names params, int vararg);
+void lp_func_close(lp_ctx *ctx, uint32_t f, const lp_body *b, const lx_token *end);
+void lp_set_pending_name(lp_ctx *ctx, size_t off, size_t len, const char *prefix);
+void lp_name_func(lp_ctx *ctx, uint32_t f, const char *prefix, size_t off, size_t len);
+void lp_push_name(lp_ctx *ctx, const lx_token *t, int attrib, int simple, size_t end);
+void lp_push_exp(lp_ctx *ctx, const lp_exp *e);
+void lp_return_stat(lp_ctx *ctx, const lx_token *ret, const lp_explist *el);
+void lp_assign_names(lp_ctx *ctx, lp_names vars, const lp_explist *el, int local);
+void lp_pop_names(lp_ctx *ctx, lp_names n);
+void lp_pop_exps(lp_ctx *ctx, const lp_explist *el);
+void lp_body_add(lp_body *b, const lp_stat *s);
+int lp_attrib(lp_ctx *ctx, const lx_token *t);
+
+/* --- scope.c: name resolution, for the local/upvalue limits ----------- */
+int sc_init(lp_ctx *ctx);
+void sc_free(lp_ctx *ctx);
+void sc_func_open(lp_ctx *ctx, uint32_t f);
+void sc_func_close(lp_ctx *ctx, uint32_t f);
+void sc_block_open(lp_ctx *ctx);
+void sc_block_close(lp_ctx *ctx);
+void sc_declare(lp_ctx *ctx, size_t off, size_t len, int attrib);
+void sc_declare_hidden(lp_ctx *ctx, int n);
+void sc_declare_names(lp_ctx *ctx, lp_names n);   /* from the name stack */
+void sc_use(lp_ctx *ctx, size_t off, size_t len);
+uint32_t sc_active(lp_ctx *ctx);                  /* locals active now */
+int sc_close_active(lp_ctx *ctx);                 /* a <close> is active */
+
+#endif

@@ -1,0 +1,298 @@
+/*
+** scope.c -- name resolution, as Lua's compiler does it, for one purpose:
+** to know before compiling how many locals and upvalues each function has,
+** so that a probe (one more upvalue per function, one more local in the
+** main chunk) never pushes a function over Lua's limits.
+**
+** Names are interned in an open-addressing table whose entries point at the
+** innermost active declaration of that name; declarations form a stack
+** that blocks and functions pop.  Each open function keeps the list of
+** declarations it captures; capture propagates outward, so a lookup stops
+** at the first function that already holds the variable.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+
+#define SC_MAXVARS 200           /* Lua's limit of active locals */
+
+typedef struct sc_entry {
+  const char *p;                 /* name bytes (in the source), NULL = free */
+  uint32_t len;
+  uint32_t hash;
+  int32_t top;                   /* innermost active declaration, or -1 */
+} sc_entry;
+
+typedef struct sc_decl {
+  int32_t entry;                 /* its name's entry, -1 for hidden locals */
+  int32_t prev;                  /* declaration it shadows, or -1 */
+  uint32_t level;                /* function level (0 = main chunk) */
+  uint8_t close;                 /* a <close> variable */
+} sc_decl;
+
+typedef struct sc_frame {
+  uint32_t func;                 /* function index */
+  uint32_t decl_base;            /* first declaration of this function */
+  uint32_t nclose;               /* active <close> variables */
+  uint32_t nups;                 /* upvalues so far */
+  int has_env;                   /* captures the chunk's _ENV */
+  int32_t *caps; uint32_t ncaps, capcaps; /* captured declarations */
+} sc_frame;
+
+struct lp_scope {
+  sc_entry *tab; uint32_t tabsize, tabused;
+  sc_decl *decls; uint32_t ndecls, capdecls;
+  uint32_t *marks; uint32_t nmarks, capmarks;   /* block starts */
+  sc_frame *frames; uint32_t nframes, capframes;
+  int32_t env_entry;             /* entry of "_ENV" */
+};
+
+static uint32_t hash_name(const char *p, size_t len) {
+  uint32_t h = 2166136261u;
+  for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)p[i]) * 16777619u;
+  return h;
+}
+
+static int rehash(lp_scope *s) {
+  uint32_t nsize = s->tabsize ? s->tabsize * 2 : 256;
+  sc_entry *nt = calloc(nsize, sizeof *nt);
+  if (nt == NULL) return 0;
+  for (uint32_t i = 0; i < s->tabsize; i++) {
+    if (s->tab[i].p == NULL) continue;
+    uint32_t j = s->tab[i].hash & (nsize - 1);
+    while (nt[j].p) j = (j + 1) & (nsize - 1);
+    nt[j] = s->tab[i];
+  }
+  /* declarations refer to entries by index: renumber them */
+  for (uint32_t d = 0; d < s->ndecls; d++) {
+    int32_t e = s->decls[d].entry;
+    if (e < 0) continue;
+    uint32_t j = s->tab[e].hash & (nsize - 1);
+    while (nt[j].p != s->tab[e].p || nt[j].len != s->tab[e].len)
+      j = (j + 1) & (nsize - 1);
+    s->decls[d].entry = (int32_t)j;
+  }
+  if (s->env_entry >= 0) {
+    sc_entry *old = &s->tab[s->env_entry];
+    uint32_t j = old->hash & (nsize - 1);
+    while (nt[j].p != old->p || nt[j].len != old->len) j = (j + 1) & (nsize - 1);
+    s->env_entry = (int32_t)j;
+  }
+  free(s->tab);
+  s->tab = nt;
+  s->tabsize = nsize;
+  return 1;
+}
+
+/* The entry of a name, created if new; -1 when out of memory. */
+static int32_t intern(lp_scope *s, const char *p, size_t len) {
+  if ((s->tabused + 1) * 4 > s->tabsize * 3 && !rehash(s)) return -1;
+  uint32_t h = hash_name(p, len);
+  uint32_t j = h & (s->tabsize - 1);
+  while (s->tab[j].p) {
+    if (s->tab[j].hash == h && s->tab[j].len == len && memcmp(s->tab[j].p, p, len) == 0)
+      return (int32_t)j;
+    j = (j + 1) & (s->tabsize - 1);
+  }
+  s->tab[j].p = p; s->tab[j].len = (uint32_t)len; s->tab[j].hash = h; s->tab[j].top = -1;
+  s->tabused++;
+  return (int32_t)j;
+}
+
+int sc_init(lp_ctx *ctx) {
+  lp_scope *s = calloc(1, sizeof *s);
+  if (s == NULL) return 1;
+  ctx->scope = s;
+  s->env_entry = -1;
+  if (!rehash(s)) return 1;
+  s->env_entry = intern(s, "_ENV", 4);
+  return s->env_entry < 0;
+}
+
+void sc_free(lp_ctx *ctx) {
+  lp_scope *s = ctx->scope;
+  if (s == NULL) return;
+  for (uint32_t i = 0; i < s->capframes; i++) free(s->frames[i].caps);
+  free(s->tab); free(s->decls); free(s->marks); free(s->frames);
+  free(s);
+  ctx->scope = NULL;
+}
+
+static sc_frame *cur_frame(lp_scope *s) {
+  return s->nframes ? &s->frames[s->nframes - 1] : NULL;
+}
+
+void sc_func_open(lp_ctx *ctx, uint32_t f) {
+  lp_scope *s = ctx->scope;
+  if (ctx->error) return;
+  if (s->nframes == s->capframes) {
+    uint32_t nc = s->capframes ? s->capframes * 2 : 16;
+    sc_frame *p = realloc(s->frames, nc * sizeof *p);
+    if (p == NULL) { lp_oom(ctx); return; }
+    memset(p + s->capframes, 0, (nc - s->capframes) * sizeof *p);
+    s->frames = p; s->capframes = nc;
+  }
+  sc_frame *fr = &s->frames[s->nframes++];
+  fr->func = f; fr->decl_base = s->ndecls; fr->nclose = 0;
+  fr->nups = 0; fr->has_env = 0; fr->ncaps = 0;
+}
+
+/* Pop declarations down to `to`, restoring the names they shadowed. */
+static void pop_decls(lp_scope *s, uint32_t to) {
+  while (s->ndecls > to) {
+    sc_decl *d = &s->decls[--s->ndecls];
+    if (d->entry >= 0) s->tab[d->entry].top = d->prev;
+    if (d->close) {
+      sc_frame *fr = cur_frame(s);
+      if (fr && fr->nclose) fr->nclose--;
+    }
+  }
+}
+
+void sc_func_close(lp_ctx *ctx, uint32_t f) {
+  lp_scope *s = ctx->scope;
+  sc_frame *fr = cur_frame(s);
+  if (ctx->error || fr == NULL || fr->func != f) return;
+  lp_func *fn = &ctx->funcs[f];
+  uint32_t maxup = ctx->version <= 51 ? 60 : 255;   /* LuaJIT/5.1: 60 */
+  fn->nups = fr->nups;
+  if (f == 0) {
+    if (fn->maxactive + 1 > SC_MAXVARS) {
+      fn->noprobe_tree = 1;
+      fn->reason = "the probe's local would exceed the 200-locals limit";
+    }
+  } else if (fr->nups + 1 > maxup) {
+    fn->noprobe_tree = 1;
+    fn->reason = "the probe's upvalue would exceed the upvalue limit";
+  }
+  pop_decls(s, fr->decl_base);
+  s->nframes--;
+}
+
+void sc_block_open(lp_ctx *ctx) {
+  lp_scope *s = ctx->scope;
+  if (ctx->error) return;
+  if (s->nmarks == s->capmarks) {
+    uint32_t nc = s->capmarks ? s->capmarks * 2 : 32;
+    uint32_t *p = realloc(s->marks, nc * sizeof *p);
+    if (p == NULL) { lp_oom(ctx); return; }
+    s->marks = p; s->capmarks = nc;
+  }
+  s->marks[s->nmarks++] = s->ndecls;
+}
+
+void sc_block_close(lp_ctx *ctx) {
+  lp_scope *s = ctx->scope;
+  if (ctx->error || s->nmarks == 0) return;
+  pop_decls(s, s->marks[--s->nmarks]);
+}
+
+static void push_decl(lp_ctx *ctx, int32_t entry, int attrib) {
+  lp_scope *s = ctx->scope;
+  sc_frame *fr = cur_frame(s);
+  if (ctx->error || fr == NULL) return;
+  if (s->ndecls == s->capdecls) {
+    uint32_t nc = s->capdecls ? s->capdecls * 2 : 64;
+    sc_decl *p = realloc(s->decls, nc * sizeof *p);
+    if (p == NULL) { lp_oom(ctx); return; }
+    s->decls = p; s->capdecls = nc;
+  }
+  sc_decl *d = &s->decls[s->ndecls];
+  d->entry = entry;
+  d->prev = entry >= 0 ? s->tab[entry].top : -1;
+  d->level = s->nframes - 1;
+  d->close = attrib == 'x';
+  if (entry >= 0) s->tab[entry].top = (int32_t)s->ndecls;
+  s->ndecls++;
+  if (d->close) fr->nclose++;
+  lp_func *fn = &ctx->funcs[fr->func];
+  uint32_t active = s->ndecls - fr->decl_base;
+  if (active > fn->maxactive) fn->maxactive = (uint16_t)(active > 65535 ? 65535 : active);
+}
+
+/* Declare a local; off == LP_NONE declares `self`. */
+void sc_declare(lp_ctx *ctx, size_t off, size_t len, int attrib) {
+  const char *p = off == LP_NONE ? "self" : ctx->src + off;
+  int32_t e = intern(ctx->scope, p, len);
+  if (e < 0) { lp_oom(ctx); return; }
+  push_decl(ctx, e, attrib);
+}
+
+/* Locals the compiler creates for itself (for-loop state). */
+void sc_declare_hidden(lp_ctx *ctx, int n) {
+  for (int i = 0; i < n; i++) push_decl(ctx, -1, 0);
+}
+
+void sc_declare_names(lp_ctx *ctx, lp_names n) {
+  for (uint32_t i = 0; i < n.n && !ctx->error; i++) {
+    const lp_name *nm = &ctx->names[n.base + i];
+    sc_declare(ctx, nm->off, nm->len, nm->attrib);
+  }
+}
+
+/* Does frame fr capture declaration d already? */
+static int captures(const sc_frame *fr, int32_t d) {
+  for (uint32_t i = fr->ncaps; i > 0; i--)
+    if (fr->caps[i - 1] == d) return 1;
+  return 0;
+}
+
+/* Variable d (declared at function level `level`) is used in the current
+** function: it becomes an upvalue of every function between. */
+static void capture(lp_ctx *ctx, int32_t d, uint32_t level) {
+  lp_scope *s = ctx->scope;
+  for (uint32_t lv = s->nframes - 1; lv > level; lv--) {
+    sc_frame *fr = &s->frames[lv];
+    if (captures(fr, d)) return;
+    if (fr->ncaps == fr->capcaps) {
+      uint32_t nc = fr->capcaps ? fr->capcaps * 2 : 8;
+      int32_t *p = realloc(fr->caps, nc * sizeof *p);
+      if (p == NULL) { lp_oom(ctx); return; }
+      fr->caps = p; fr->capcaps = nc;
+    }
+    fr->caps[fr->ncaps++] = d;
+    fr->nups++;
+  }
+}
+
+/* A global: from 5.2 on it is a field of _ENV, the main chunk's upvalue
+** (or a local named _ENV, which is then resolved like any other). */
+static void use_env(lp_ctx *ctx) {
+  lp_scope *s = ctx->scope;
+  int32_t d = s->tab[s->env_entry].top;
+  if (d >= 0) {
+    if (s->decls[d].level != s->nframes - 1) capture(ctx, d, s->decls[d].level);
+    return;
+  }
+  for (uint32_t lv = s->nframes; lv > 0; lv--) {
+    sc_frame *fr = &s->frames[lv - 1];
+    if (fr->has_env) return;
+    fr->has_env = 1;
+    fr->nups++;
+  }
+}
+
+void sc_use(lp_ctx *ctx, size_t off, size_t len) {
+  lp_scope *s = ctx->scope;
+  if (ctx->error) return;
+  int32_t e = intern(s, ctx->src + off, len);
+  if (e < 0) { lp_oom(ctx); return; }
+  int32_t d = s->tab[e].top;
+  if (d >= 0) {
+    if (s->decls[d].level != s->nframes - 1) capture(ctx, d, s->decls[d].level);
+  } else if (ctx->version >= 52) {
+    use_env(ctx);
+  }
+}
+
+uint32_t sc_active(lp_ctx *ctx) {
+  lp_scope *s = ctx->scope;
+  sc_frame *fr = cur_frame(s);
+  return fr ? s->ndecls - fr->decl_base : 0;
+}
+
+int sc_close_active(lp_ctx *ctx) {
+  sc_frame *fr = cur_frame(ctx->scope);
+  return fr && fr->nclose > 0;
+}

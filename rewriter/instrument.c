@@ -1,0 +1,121 @@
+/*
+** instrument.c -- the one loader path (see instrument.h).
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+#include "instrument.h"
+
+#define LI_MAX_RETRIES 16
+
+/* The line number in a Lua error message "chunkid:LINE: message", or 0. */
+static uint32_t error_line(const char *msg) {
+  for (const char *p = msg ? strchr(msg, ':') : NULL; p; p = strchr(p + 1, ':')) {
+    const char *q = p + 1;
+    uint32_t line = 0;
+    while (*q >= '0' && *q <= '9') line = line * 10 + (uint32_t)(*q++ - '0');
+    if (q > p + 1 && *q == ':') return line;
+  }
+  return 0;
+}
+
+/* The innermost probed function whose lines hold `line` (0: main chunk). */
+static uint32_t function_at(const li_rewrite_result *r, uint32_t line) {
+  uint32_t best = 0;
+  for (uint32_t f = 1; f < r->nfuncs; f++) {
+    const li_funcdesc *d = &r->funcs[f];
+    if (d->probed && d->line <= line && line <= d->lastline &&
+        (best == 0 || d->line >= r->funcs[best].line))
+      best = f;
+  }
+  return best;
+}
+
+static char *copy_str(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *c = malloc(n);
+  if (c) memcpy(c, s, n);
+  return c;
+}
+
+/* Append a line to the result's warnings. */
+static void warn(li_rewrite_result *r, const char *prefix, const char *msg) {
+  size_t old = r->warnings ? strlen(r->warnings) : 0;
+  size_t add = strlen(prefix) + strlen(msg) + 2;
+  char *w = realloc(r->warnings, old + add);
+  if (w == NULL) return;
+  memcpy(w + old, prefix, strlen(prefix));
+  memcpy(w + old + strlen(prefix), msg, strlen(msg));
+  w[old + add - 2] = '\n';
+  w[old + add - 1] = '\0';
+  r->warnings = w;
+}
+
+int li_instrument_load(lua_State *L, const char *src, size_t len,
+                       const char *name, const char *mode,
+                       const li_rewrite_opts *opts, li_rewrite_result *r,
+                       int *instrumented) {
+  li_rewrite_opts o;
+  if (opts) o = *opts; else memset(&o, 0, sizeof o);
+  if (o.chunkname == NULL) o.chunkname = name;
+  *instrumented = 0;
+  memset(r, 0, sizeof *r);
+  if (mode && strchr(mode, 't') == NULL)     /* text not allowed: Lua says so */
+    return luaL_loadbufferx(L, src, len, name, mode);
+  if (li_rewrite(src, len, &o, r) != LI_OK || r->nins == 0)
+    return luaL_loadbufferx(L, src, len, name, mode);
+
+  unsigned char *skip = NULL;
+  char *carried = NULL;          /* warnings of earlier attempts */
+  int status;
+  for (int attempt = 0;; attempt++) {
+    status = luaL_loadbufferx(L, r->out, r->outlen, name, mode);
+    if (status == LUA_OK) { *instrumented = 1; break; }
+    if (status != LUA_ERRSYNTAX) break;      /* out of memory: as Lua says */
+    uint32_t line = error_line(lua_tostring(L, -1));
+    char *why = copy_str(lua_tostring(L, -1) ? lua_tostring(L, -1) : "?");
+    if (why == NULL) break;
+    lua_pop(L, 1);
+    status = luaL_loadbufferx(L, src, len, name, mode);
+    if (status != LUA_OK) { free(why); break; }   /* Lua rejects the original */
+    /* The original compiles, the instrumented text does not: a limit the
+    ** rewriter did not foresee.  Leave the function at that line alone. */
+    uint32_t f = function_at(r, line);
+    if (skip == NULL) skip = calloc(r->nfuncs ? r->nfuncs : 1, 1);
+    if (skip == NULL || f == 0 || skip[f] || attempt >= LI_MAX_RETRIES) {
+      warn(r, "warning: chunk left without probes: Lua rejected the instrumented text: ", why);
+      free(why);
+      break;                                /* the original stays loaded */
+    }
+    skip[f] = 1;
+    lua_pop(L, 1);
+    char msg[400];
+    snprintf(msg, sizeof msg, "function '%s' (line %u) left without probes: Lua rejected it instrumented: %s",
+             r->funcs[f].name, (unsigned)r->funcs[f].line, why);
+    free(why);
+    li_rewrite_result next;
+    o.skip = skip; o.nskip = r->nfuncs;
+    {
+      li_rewrite_result tmp = *r;
+      carried = tmp.warnings; tmp.warnings = NULL;
+      li_rewrite_free(&tmp);
+    }
+    int st = li_rewrite(src, len, &o, &next);
+    *r = next;
+    if (carried) {
+      size_t n = strlen(carried);
+      if (n && carried[n - 1] == '\n') carried[n - 1] = '\0';
+      warn(r, "", carried);
+      free(carried);
+      carried = NULL;
+    }
+    warn(r, "warning: ", msg);
+    if (st != LI_OK || r->nins == 0) {
+      status = luaL_loadbufferx(L, src, len, name, mode);
+      break;
+    }
+  }
+  free(skip);
+  return status;
+}

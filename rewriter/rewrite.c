@@ -1,0 +1,432 @@
+/*
+** rewrite.c -- splice probe text into a Lua chunk.
+**
+** The parser (parser/) says where functions start and end and where every
+** return is; this file decides what text goes where, then copies the source
+** with those insertions.  Every insertion goes on the line of an existing
+** token and contains no line break, so no line moves; nothing of the
+** source is removed.  See rewrite.h for the probe protocol.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rewrite.h"
+#include "parse.h"
+
+#define LI_MAX_INPUT ((size_t)0xFFFFFFFFu)   /* offsets must fit the model */
+#define LI_CHUNKNAME_MAX 256                 /* bytes of chunk name kept */
+
+/* One piece of text to insert before source byte `off`. */
+typedef struct ins {
+  size_t off;            /* where, in the source */
+  size_t text;           /* offset of the text in the text buffer */
+  uint32_t len;          /* its length */
+  uint32_t seq;          /* creation order: ties keep it */
+} ins;
+
+/* A growable byte buffer. */
+typedef struct buf {
+  char *p;
+  size_t n, cap;
+  int oom;
+} buf;
+
+static void buf_add(buf *b, const void *s, size_t n) {
+  if (b->oom) return;
+  if (b->n + n + 1 > b->cap) {
+    size_t nc = b->cap ? b->cap : 256;
+    while (nc < b->n + n + 1) nc *= 2;
+    char *p = realloc(b->p, nc);
+    if (p == NULL) { b->oom = 1; return; }
+    b->p = p; b->cap = nc;
+  }
+  memcpy(b->p + b->n, s, n);
+  b->n += n;
+  b->p[b->n] = '\0';
+}
+
+static void buf_str(buf *b, const char *s) { buf_add(b, s, strlen(s)); }
+
+static void buf_fmt(buf *b, const char *fmt, long v) {
+  char tmp[64];
+  int n = snprintf(tmp, sizeof tmp, fmt, v);
+  if (n > 0) buf_add(b, tmp, (size_t)n);
+}
+
+/* Append bytes as the body of a Lua short string literal ("..."). */
+static void buf_quoted(buf *b, const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    char esc[8];
+    if (c == '"' || c == '\\') { esc[0] = '\\'; esc[1] = (char)c; buf_add(b, esc, 2); }
+    else if (c < 32 || c == 127) { snprintf(esc, sizeof esc, "\\%03u", c); buf_add(b, esc, 4); }
+    else buf_add(b, &s[i], 1);
+  }
+}
+
+/* ---- the insertion plan ----------------------------------------------- */
+
+typedef struct plan {
+  const char *src;
+  size_t len;
+  ins *v; size_t n, cap;
+  buf text;               /* all inserted texts */
+  char probe[8];          /* the probe's local name: __LI or __LI<k> */
+  int oom;
+} plan;
+
+static int is_ident(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+         (c >= '0' && c <= '9') || c == '_' || c >= 0x80;
+}
+
+/* Start an insertion at source offset `off`; text is then appended with
+** the plan_* helpers and closed by plan_end(). */
+static void plan_begin(plan *pl, size_t off) {
+  if (pl->n == pl->cap) {
+    size_t nc = pl->cap ? pl->cap * 2 : 64;
+    ins *p = realloc(pl->v, nc * sizeof *p);
+    if (p == NULL) { pl->oom = 1; return; }
+    pl->v = p; pl->cap = nc;
+  }
+  if (pl->oom) return;
+  ins *in = &pl->v[pl->n];
+  in->off = off;
+  in->text = pl->text.n;
+  in->seq = (uint32_t)pl->n;
+}
+
+static void plan_end(plan *pl) {
+  if (pl->oom || pl->text.oom) { pl->oom = 1; return; }
+  ins *in = &pl->v[pl->n];
+  /* keep an inserted name from gluing to a name or number just before it */
+  if (pl->text.n > in->text && in->off > 0 &&
+      is_ident((unsigned char)pl->src[in->off - 1]) &&
+      is_ident((unsigned char)pl->text.p[in->text])) {
+    buf_add(&pl->text, " ", 1);
+    if (pl->text.oom) { pl->oom = 1; return; }
+    memmove(pl->text.p + in->text + 1, pl->text.p + in->text, pl->text.n - in->text - 1);
+    pl->text.p[in->text] = ' ';
+  }
+  in->len = (uint32_t)(pl->text.n - in->text);
+  pl->n++;
+}
+
+/* "__LI(id" or "__LI(-id" */
+static void plan_call(plan *pl, long id) {
+  buf_str(&pl->text, pl->probe);
+  buf_fmt(&pl->text, "(%ld", id);
+}
+
+static int cmp_ins(const void *a, const void *b) {
+  const ins *x = a, *y = b;
+  if (x->off != y->off) return x->off < y->off ? -1 : 1;
+  return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* ---- names and descriptors ---------------------------------------------- */
+
+/* The chunk name as Lua shows it: "@f.lua" -> "f.lua", "=x" -> "x",
+** otherwise [string "first line..."]. */
+static void chunk_display(buf *b, const char *chunkname) {
+  if (chunkname == NULL) { buf_str(b, "?"); return; }
+  size_t n = strlen(chunkname);
+  if (chunkname[0] == '@' || chunkname[0] == '=') {
+    n--; if (n > LI_CHUNKNAME_MAX) n = LI_CHUNKNAME_MAX;
+    buf_add(b, chunkname + 1, n);
+    return;
+  }
+  size_t line = strcspn(chunkname, "\r\n");
+  int cut = line < n;
+  if (line > 40) { line = 40; cut = 1; }
+  buf_str(b, "[string \"");
+  buf_add(b, chunkname, line);
+  if (cut) buf_str(b, "...");
+  buf_str(b, "\"]");
+}
+
+/* The name of function f for reports. */
+static void func_name(buf *b, const lp_ctx *ctx, uint32_t f, const char *chunkname) {
+  const lp_func *fn = &ctx->funcs[f];
+  if (f == 0) { buf_str(b, "main chunk"); (void)chunkname; return; }
+  if (fn->name_off != LP_NONE) {
+    /* names come from source text: fold any line break to a space */
+    for (uint32_t i = 0; i < fn->name_len; i++) {
+      char c = ctx->strbuf[fn->name_off + i];
+      if (c == '\n' || c == '\r') c = ' ';
+      buf_add(b, &c, 1);
+    }
+    return;
+  }
+  buf_str(b, "anonymous");
+}
+
+/* The descriptor string of the prologue, as the runtime decodes it:
+**   "LI1" NUL chunkname NUL nfuncs NUL { name NUL line NUL lastline NUL }
+** for every function in id order (id 1 = main chunk). */
+static void descriptors(buf *d, const lp_ctx *ctx, const char *chunkname) {
+  static const char nul = '\0';
+  buf_str(d, "LI1"); buf_add(d, &nul, 1);
+  if (chunkname) {
+    size_t n = strlen(chunkname);
+    buf_add(d, chunkname, n > LI_CHUNKNAME_MAX ? LI_CHUNKNAME_MAX : n);
+  }
+  buf_add(d, &nul, 1);
+  buf_fmt(d, "%ld", (long)ctx->nfuncs); buf_add(d, &nul, 1);
+  for (uint32_t f = 0; f < ctx->nfuncs; f++) {
+    func_name(d, ctx, f, chunkname); buf_add(d, &nul, 1);
+    buf_fmt(d, "%ld", (long)ctx->funcs[f].line); buf_add(d, &nul, 1);
+    buf_fmt(d, "%ld", (long)ctx->funcs[f].lastline); buf_add(d, &nul, 1);
+  }
+}
+
+/* ---- deciding what goes where ------------------------------------------- */
+
+/* prologue: local P=(("").__luainstr or <no-op factory>)("<descriptors>"); */
+static void plan_prologue(plan *pl, const lp_ctx *ctx, const char *chunkname) {
+  buf d = {0};
+  descriptors(&d, ctx, chunkname);
+  if (d.oom) { pl->oom = 1; free(d.p); return; }
+  buf_str(&pl->text, "local ");
+  buf_str(&pl->text, pl->probe);
+  buf_str(&pl->text, "=((\"\")." LI_PROBE_KEY
+                     " or function()return function(_,...)return ... end end)(\"");
+  buf_quoted(&pl->text, d.p, d.n);
+  buf_str(&pl->text, "\");");
+  free(d.p);
+}
+
+/* Probes of one function: entry, fall-off exit, do-wrap for trailing labels. */
+static void plan_function(plan *pl, const lp_ctx *ctx, uint32_t f, int with_prologue,
+                          size_t prologue_off, const char *chunkname, int probed) {
+  const lp_func *fn = &ctx->funcs[f];
+  long id = (long)f + 1;
+  int wrap = fn->trail_off != LP_NONE;   /* a trailing label must stay last */
+  plan_begin(pl, with_prologue ? prologue_off : fn->body_off);
+  if (with_prologue) plan_prologue(pl, ctx, chunkname);
+  if (probed) {
+    plan_call(pl, id); buf_str(&pl->text, ");");
+    if (wrap) buf_str(&pl->text, " do ");
+  }
+  plan_end(pl);
+  if (!probed || fn->ends_return) return;
+  plan_begin(pl, fn->end_off);
+  if (wrap) buf_str(&pl->text, " end ");
+  plan_call(pl, -id); buf_str(&pl->text, f == 0 ? ");" : "); ");
+  plan_end(pl);
+}
+
+/* Exit probe of one return statement. */
+static void plan_return(plan *pl, const lp_return *r) {
+  long id = -((long)r->func + 1);
+  if (r->n == 0) {                          /* return  ->  return P(-id) */
+    plan_begin(pl, r->ret_end);
+    plan_call(pl, id); buf_str(&pl->text, ")");
+    plan_end(pl);
+  } else if (r->tail && r->args_kind == '(') {   /* f(a)  ->  f(P(-id,a)) */
+    plan_begin(pl, r->args_off + 1);
+    plan_call(pl, id); buf_str(&pl->text, r->args_empty ? "" : ",");
+    plan_end(pl);
+    plan_begin(pl, r->args_end - 1);
+    buf_str(&pl->text, ")");
+    plan_end(pl);
+  } else if (r->tail) {                     /* f"s", f{}  ->  f(P(-id,"s")) */
+    plan_begin(pl, r->args_off);
+    buf_str(&pl->text, "("); plan_call(pl, id); buf_str(&pl->text, ",");
+    plan_end(pl);
+    plan_begin(pl, r->args_end);
+    buf_str(&pl->text, "))");
+    plan_end(pl);
+  } else {                                  /* return e  ->  return P(-id,e) */
+    plan_begin(pl, r->exp_off);
+    plan_call(pl, id); buf_str(&pl->text, ",");
+    plan_end(pl);
+    plan_begin(pl, r->exp_end);
+    buf_str(&pl->text, ")");
+    plan_end(pl);
+  }
+}
+
+/* ---- output ------------------------------------------------------------- */
+
+static int emit(plan *pl, li_rewrite_result *r) {
+  qsort(pl->v, pl->n, sizeof *pl->v, cmp_ins);
+  size_t total = pl->len + pl->text.n;
+  r->out = malloc(total + 1);
+  r->ins = malloc((pl->n ? pl->n : 1) * 2 * sizeof *r->ins);
+  if (r->out == NULL || r->ins == NULL) return LI_EMEM;
+  size_t o = 0, from = 0;
+  for (size_t i = 0; i < pl->n; i++) {
+    const ins *in = &pl->v[i];
+    memcpy(r->out + o, pl->src + from, in->off - from);
+    o += in->off - from;
+    from = in->off;
+    memcpy(r->out + o, pl->text.p + in->text, in->len);
+    r->ins[2 * i] = o;
+    r->ins[2 * i + 1] = in->len;
+    o += in->len;
+  }
+  memcpy(r->out + o, pl->src + from, pl->len - from);
+  o += pl->len - from;
+  r->out[o] = '\0';
+  r->outlen = o;
+  r->nins = pl->n;
+  return LI_OK;
+}
+
+/* The result is the input unchanged. */
+static int copy_through(const char *src, size_t len, li_rewrite_result *r, int status) {
+  r->out = malloc(len + 1);
+  if (r->out == NULL) return LI_EMEM;
+  memcpy(r->out, src, len);
+  r->out[len] = '\0';
+  r->outlen = len;
+  return status;
+}
+
+/* Where the chunk's text starts: after a BOM and a `#` first line, which
+** luaL_loadfilex skips (the line break stays, so lines keep their numbers). */
+static size_t text_start(const char *src, size_t len, int skip_first_line) {
+  size_t i = 0;
+  if (!skip_first_line) return 0;
+  if (len >= 3 && memcmp(src, "\xEF\xBB\xBF", 3) == 0) i = 3;
+  if (i < len && src[i] == '#') {
+    const char *nl = memchr(src + i, '\n', len - i);
+    i = nl ? (size_t)(nl - src) : len;
+  }
+  return i;
+}
+
+static void add_warning(buf *w, const char *chunkname, uint32_t line,
+                        const char *name, const char *reason) {
+  chunk_display(w, chunkname);
+  buf_fmt(w, ":%ld: warning: function '", (long)line);
+  buf_str(w, name);
+  buf_str(w, "' left without probes: ");
+  buf_str(w, reason);
+  buf_str(w, "\n");
+}
+
+/* Decide which functions carry probes; collect warnings for the rest. */
+static unsigned char *choose_probed(const lp_ctx *ctx, const li_rewrite_opts *o,
+                                    const char *chunkname, buf *warn, int *any) {
+  unsigned char *probed = malloc(ctx->nfuncs ? ctx->nfuncs : 1);
+  unsigned char *tree = malloc(ctx->nfuncs ? ctx->nfuncs : 1);  /* subtree off */
+  if (probed == NULL || tree == NULL) { free(probed); free(tree); return NULL; }
+  *any = 0;
+  for (uint32_t f = 0; f < ctx->nfuncs; f++) {
+    const lp_func *fn = &ctx->funcs[f];
+    int skipped = o && o->skip && f < o->nskip && o->skip[f];
+    tree[f] = fn->noprobe_tree || skipped || (f > 0 && tree[fn->parent]);
+    probed[f] = !tree[f] && !fn->noprobe;
+    if (probed[f]) *any = 1;
+    if ((fn->noprobe || fn->noprobe_tree) && fn->reason &&
+        !(f > 0 && tree[fn->parent])) {
+      buf nm = {0};
+      func_name(&nm, ctx, f, chunkname);
+      add_warning(warn, chunkname, f ? fn->line : 1, nm.p ? nm.p : "?", fn->reason);
+      free(nm.p);
+    }
+  }
+  free(tree);
+  return probed;
+}
+
+static int fill_descs(const lp_ctx *ctx, const unsigned char *probed,
+                      const char *chunkname, li_rewrite_result *r) {
+  r->funcs = calloc(ctx->nfuncs ? ctx->nfuncs : 1, sizeof *r->funcs);
+  if (r->funcs == NULL) return 0;
+  r->nfuncs = ctx->nfuncs;
+  for (uint32_t f = 0; f < ctx->nfuncs; f++) {
+    buf nm = {0};
+    func_name(&nm, ctx, f, chunkname);
+    if (nm.oom || nm.p == NULL) return 0;
+    r->funcs[f].name = nm.p;
+    r->funcs[f].line = ctx->funcs[f].line;
+    r->funcs[f].lastline = ctx->funcs[f].lastline;
+    r->funcs[f].parent = f ? ctx->funcs[f].parent + 1 : 0;
+    r->funcs[f].probed = probed ? probed[f] : 0;
+  }
+  return 1;
+}
+
+int li_rewrite(const char *src, size_t len, const li_rewrite_opts *o,
+               li_rewrite_result *r) {
+  memset(r, 0, sizeof *r);
+  int version = o && o->version ? o->version : 54;
+  const char *chunkname = o ? o->chunkname : NULL;
+  if (len > LI_MAX_INPUT) {
+    snprintf(r->errmsg, sizeof r->errmsg, "chunk too big to instrument");
+    return LI_ETOOBIG;
+  }
+  size_t start = text_start(src, len, o && o->skip_first_line);
+  if (start < len && src[start] == '\x1b')   /* binary chunk: never touched */
+    return copy_through(src, len, r, LI_PASSTHROUGH);
+
+  lp_ctx ctx;
+  int err = lp_parse(&ctx, src, len, start, 1, version);
+  if (err) {
+    r->errline = ctx.errline;
+    snprintf(r->errmsg, sizeof r->errmsg, "%s", ctx.errmsg);
+    lp_free(&ctx);
+    return err == 2 ? LI_EMEM : LI_ESYNTAX;
+  }
+
+  plan pl;
+  memset(&pl, 0, sizeof pl);
+  pl.src = src; pl.len = len;
+  unsigned k = 0;
+  while (k < 64 && (ctx.li_used >> k & 1)) k++;
+  if (k == 0) snprintf(pl.probe, sizeof pl.probe, "__LI");
+  else snprintf(pl.probe, sizeof pl.probe, "__LI%u", k);
+
+  buf warn = {0};
+  int any = 0, status = LI_OK;
+  unsigned char *probed = choose_probed(&ctx, o, chunkname, &warn, &any);
+  if (probed == NULL || !fill_descs(&ctx, probed, chunkname, r)) { status = LI_EMEM; goto done; }
+  if (k == 64) {                            /* absurd, but never collide */
+    any = 0;
+    add_warning(&warn, chunkname, 1, "main chunk", "every probe name is taken");
+    for (uint32_t f = 0; f < ctx.nfuncs; f++) r->funcs[f].probed = 0;
+  }
+  if (!any) {                               /* nothing to probe: unchanged */
+    status = copy_through(src, len, r, LI_OK);
+    goto done;
+  }
+
+  /* The prologue opens the main chunk: at offset 0 (line 1, where Lua puts
+  ** the main function's first instruction), or, after a skipped first line,
+  ** before the first token. */
+  size_t prologue_off = 0;
+  if (start > 0)
+    prologue_off = ctx.seen_token ? ctx.funcs[0].body_off : (start < len ? start + 1 : len);
+  if (!ctx.seen_token) ctx.funcs[0].end_off = prologue_off;
+  plan_function(&pl, &ctx, 0, 1, prologue_off, chunkname, probed[0]);
+  for (uint32_t f = 1; f < ctx.nfuncs; f++)
+    if (probed[f]) plan_function(&pl, &ctx, f, 0, 0, chunkname, 1);
+  for (uint32_t i = 0; i < ctx.nrets; i++)
+    if (probed[ctx.rets[i].func]) plan_return(&pl, &ctx.rets[i]);
+  if (pl.oom || pl.text.oom) { status = LI_EMEM; goto done; }
+  status = emit(&pl, r);
+
+done:
+  if (warn.oom) status = LI_EMEM;
+  r->warnings = warn.p;
+  free(probed);
+  free(pl.v);
+  free(pl.text.p);
+  lp_free(&ctx);
+  return status;
+}
+
+void li_rewrite_free(li_rewrite_result *r) {
+  if (r == NULL) return;
+  free(r->out);
+  if (r->funcs)
+    for (uint32_t i = 0; i < r->nfuncs; i++) free(r->funcs[i].name);
+  free(r->funcs);
+  free(r->ins);
+  free(r->warnings);
+  memset(r, 0, sizeof *r);
+}

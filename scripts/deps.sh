@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# deps.sh -- install every Debian package luainstr needs, if any is missing.
+# Idempotent and non-interactive: when everything is present it does nothing
+# (no `apt-get update`), so it is cheap to run before every build.
+set -euo pipefail
+
+packages=(
+  # build
+  cmake gcc make pkg-config re2c lemon liblua5.4-dev
+  # tests and tools
+  lua5.4 libcriterion-dev valgrind lua5.1 luajit lua5.3
+  # the real-world corpus (tests/corpus/list_corpus.sh)
+  lua-penlight luarocks lua-busted lua-ldoc lua-luassert prosody nmap-common
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [[ $status == "install ok installed" ]] || missing+=("$p")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+echo "deps.sh: installing ${missing[*]}" >&2
+sudo=()
+if [[ $(id -u) -ne 0 ]]; then
+  command -v sudo >/dev/null || { echo "deps.sh: need root or sudo" >&2; exit 1; }
+  sudo=(sudo)
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+  --no-install-recommends -o Dpkg::Use-Pty=0 "${missing[@]}" >/dev/null

@@ -1,0 +1,1 @@
+-- This file has CR-only line endings.local function f(x)  if x > 2 then    error("too big: " .. x)  end  return x * 2endprint(f(1), f(2))local s = [[onetwo]]print(#s, s == "one\ntwo")print(debug.getinfo(f, "S").linedefined, debug.getinfo(f, "S").lastlinedefined)print(debug.getinfo(1, "l").currentline)local function g() return nil + 1 endprint(pcall(g))f(3)

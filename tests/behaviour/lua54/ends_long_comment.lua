@@ -1,0 +1,6 @@
+local function f()
+  return "ends in a long comment"
+end
+print(f())
+--[[ long
+comment ]]

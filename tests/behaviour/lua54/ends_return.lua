@@ -1,0 +1,3 @@
+local function f() return "ends with return" end
+print(f())
+return

@@ -1,0 +1,10 @@
+-- os.exit(false) from a coroutine.
+local co = coroutine.wrap(function()
+  print("in coroutine")
+  coroutine.yield()
+  os.exit(false)
+end)
+co()
+print("between")
+co()
+print("not reached")

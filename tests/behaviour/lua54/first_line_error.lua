@@ -1,0 +1,1 @@
+error("the very first statement fails")

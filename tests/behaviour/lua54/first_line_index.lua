@@ -1,0 +1,1 @@
+local t = nil; print(t.x) -- fails on line 1

@@ -1,0 +1,2 @@
+local function f(...) return select('#', ...), ... end
+return f, "second", "third"

@@ -1,0 +1,5 @@
+local a = 1
+local function f()
+  return a
+end
+print(f())

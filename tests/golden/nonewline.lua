@@ -1,0 +1,1 @@
+local x = 1 -- no trailing newline, ends in a comment

@@ -1,0 +1,3 @@
+#!/usr/bin/env lua
+local function f() return 1 end
+print(f())

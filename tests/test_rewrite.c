@@ -1,0 +1,621 @@
+/*
+** test_rewrite.c -- Criterion tests of the rewriter: golden files, the
+** splice property (output minus inserted spans == input), no line break
+** added, every rule of the rewriter, limits, and instrumented chunks run in
+** a real Lua 5.4 with a recording probe.
+*/
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+#include <lualib.h>
+
+#include "instrument.h"
+#include "rewrite.h"
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static char *read_file(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (f == NULL) return NULL;
+  size_t cap = 4096, n = 0;
+  char *p = malloc(cap);
+  size_t k;
+  while ((k = fread(p + n, 1, cap - n, f)) > 0) {
+    n += k;
+    if (n == cap) p = realloc(p, cap *= 2);
+  }
+  fclose(f);
+  *len = n;
+  return p;
+}
+
+static int rewrite_str(const char *src, li_rewrite_result *r, int version) {
+  li_rewrite_opts o;
+  memset(&o, 0, sizeof o);
+  o.version = version;
+  o.chunkname = "=test";
+  return li_rewrite(src, strlen(src), &o, r);
+}
+
+/* The splice property: the output minus the inserted spans is the input,
+** and no inserted span holds a line break. */
+static void check_splice(const char *src, size_t len, const li_rewrite_result *r,
+                         const char *what) {
+  char *back = malloc(r->outlen + 1);
+  size_t n = 0, from = 0;
+  for (size_t i = 0; i < r->nins; i++) {
+    size_t off = r->ins[2 * i], l = r->ins[2 * i + 1];
+    cr_assert(off >= from && off + l <= r->outlen, "%s: span %zu out of order", what, i);
+    cr_assert(memchr(r->out + off, '\n', l) == NULL && memchr(r->out + off, '\r', l) == NULL,
+              "%s: inserted span %zu holds a line break", what, i);
+    memcpy(back + n, r->out + from, off - from);
+    n += off - from;
+    from = off + l;
+  }
+  memcpy(back + n, r->out + from, r->outlen - from);
+  n += r->outlen - from;
+  cr_assert_eq(n, len, "%s: %zu bytes back, %zu in", what, n, len);
+  cr_assert(memcmp(back, src, len) == 0, "%s: bytes differ after removing probes", what);
+  free(back);
+}
+
+/* Does the output contain this text? */
+static int has(const li_rewrite_result *r, const char *needle) {
+  return strstr(r->out, needle) != NULL;
+}
+
+/* ---- golden files --------------------------------------------------------- */
+
+Test(golden, every_file_matches_its_expected_output) {
+  char dir[1024];
+  snprintf(dir, sizeof dir, "%s/golden", LI_TEST_DIR);
+  DIR *d = opendir(dir);
+  cr_assert_not_null(d);
+  int count = 0, update = getenv("LI_UPDATE_GOLDEN") != NULL;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    size_t nl = strlen(e->d_name);
+    if (nl < 5 || strcmp(e->d_name + nl - 4, ".lua") != 0) continue;
+    char in[2048], exp[2100], name[1100];
+    snprintf(in, sizeof in, "%s/%s", dir, e->d_name);
+    snprintf(exp, sizeof exp, "%s.expected", in);
+    snprintf(name, sizeof name, "@%s", e->d_name);
+    size_t len, elen;
+    char *src = read_file(in, &len);
+    cr_assert_not_null(src);
+    li_rewrite_opts o;
+    memset(&o, 0, sizeof o);
+    o.chunkname = name;
+    o.skip_first_line = 1;
+    li_rewrite_result r;
+    int st = li_rewrite(src, len, &o, &r);
+    cr_assert_eq(st, LI_OK, "%s: status %d (%s)", e->d_name, st, r.errmsg);
+    check_splice(src, len, &r, e->d_name);
+    if (update) {
+      FILE *f = fopen(exp, "wb");
+      fwrite(r.out, 1, r.outlen, f);
+      fclose(f);
+    }
+    char *want = read_file(exp, &elen);
+    cr_assert_not_null(want, "missing %s", exp);
+    cr_assert(elen == r.outlen && memcmp(want, r.out, elen) == 0,
+              "%s differs from %s.expected:\n%s", e->d_name, e->d_name, r.out);
+    free(want);
+    free(src);
+    li_rewrite_free(&r);
+    count++;
+  }
+  closedir(d);
+  cr_assert_geq(count, 10, "only %d golden files", count);
+}
+
+/* ---- the splice property on every Lua file of the test tree --------------- */
+
+static int splice_dir(const char *dir) {
+  DIR *d = opendir(dir);
+  if (d == NULL) return 0;
+  int count = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    if (e->d_name[0] == '.') continue;
+    char path[2048];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    size_t nl = strlen(e->d_name);
+    if (nl < 5 || strcmp(e->d_name + nl - 4, ".lua") != 0) {
+      count += splice_dir(path);             /* a folder, or not Lua */
+      continue;
+    }
+    size_t len;
+    char *src = read_file(path, &len);
+    if (src == NULL) continue;
+    li_rewrite_opts o;
+    memset(&o, 0, sizeof o);
+    o.chunkname = path;
+    o.skip_first_line = 1;
+    o.version = strstr(path, "lua51") ? 51 : 54;
+    li_rewrite_result r;
+    int st = li_rewrite(src, len, &o, &r);
+    if (st == LI_OK || st == LI_PASSTHROUGH) check_splice(src, len, &r, path);
+    li_rewrite_free(&r);
+    free(src);
+    count++;
+  }
+  closedir(d);
+  return count;
+}
+
+Test(splice, removing_probes_gives_back_every_test_file) {
+  int n = splice_dir(LI_TEST_DIR);
+  cr_assert_geq(n, 20, "only %d files checked", n);
+}
+
+/* ---- rules ------------------------------------------------------------------ */
+
+Test(rules, entry_and_exit_probes) {
+  li_rewrite_result r;
+  cr_assert_eq(rewrite_str("local function f(a)\n  local b = a\n  return b\nend\n", &r, 54), LI_OK);
+  cr_assert(has(&r, "  __LI(2);local b = a\n  return __LI(-2,b)\nend"), "%s", r.out);
+  cr_assert(has(&r, "end __LI(-1);"), "main chunk exit missing: %s", r.out);
+  cr_assert_eq(r.nfuncs, 2);
+  cr_assert_str_eq(r.funcs[1].name, "local f");
+  cr_assert_eq(r.funcs[1].line, 1);
+  cr_assert_eq(r.funcs[1].lastline, 4);
+  li_rewrite_free(&r);
+}
+
+Test(rules, fall_off_the_end) {
+  li_rewrite_result r;
+  cr_assert_eq(rewrite_str("function g()\n  print(1)\nend", &r, 54), LI_OK);
+  cr_assert(has(&r, "__LI(2);print(1)\n__LI(-2); end"), "%s", r.out);
+  li_rewrite_free(&r);
+}
+
+Test(rules, tail_calls_stay_tail_calls) {
+  li_rewrite_result r;
+  cr_assert_eq(rewrite_str(
+    "local function a(f,x) return f(x) end\n"
+    "local function b(o) return o:m(1) end\n"
+    "local function c(f) return f\"s\" end\n"
+    "local function d(f) return f{1} end\n"
+    "local function e(f) return f() end\n"
+    "local function g(f) return f(1)(2) end\n", &r, 54), LI_OK);
+  cr_assert(has(&r, "return f(__LI(-2,x))"), "%s", r.out);
+  cr_assert(has(&r, "return o:m(__LI(-3,1))"), "%s", r.out);
+  cr_assert(has(&r, "return f(__LI(-4,\"s\"))"), "%s", r.out);
+  cr_assert(has(&r, "return f(__LI(-5,{1}))"), "%s", r.out);
+  cr_assert(has(&r, "return f(__LI(-6))"), "%s", r.out);
+  cr_assert(has(&r, "return f(1)(__LI(-7,2))"), "%s", r.out);
+  li_rewrite_free(&r);
+}
+
+Test(rules, non_tail_returns_pass_values_through) {
+  li_rewrite_result r;
+  cr_assert_eq(rewrite_str(
+    "local function a() return end\n"
+    "local function b(f) return (f()) end\n"
+    "local function c(...) return 1, nil, ... end\n"
+    "local function d(f) local x <close> = nil return f() end\n", &r, 54), LI_OK);
+  cr_assert(has(&r, "return __LI(-2) end"), "%s", r.out);
+  cr_assert(has(&r, "return __LI(-3,(f())) end"), "%s", r.out);
+  cr_assert(has(&r, "return __LI(-4,1, nil, ...) end"), "%s", r.out);
+  /* with a <close> variable active, Lua makes no tail call: neither do we */
+  cr_assert(has(&r, "return __LI(-5,f()) end"), "%s", r.out);
+  li_rewrite_free(&r);
+}
+
+Test(rules, return_glued_to_parenthesis_gets_a_space) {
+  li_rewrite_result r;
+  cr_assert_eq(rewrite_str("local function f(x) return(x) end", &r, 54), LI_OK);
+  cr_assert(has(&r, "return __LI(-2,(x))"), "%s", r.out);
+  li_rewrite_free(&r);
+}
+
+Test(rules, trailing_label_keeps_ending_its_block) {
+  li_rewrite_result r;
+  cr_assert_eq(rewrite_str("local function f(n)\n if n then goto done end\n local x = 1\n ::done::\nend\n",
+                           &r, 54), LI_OK);
+  cr_assert(has(&r, "__LI(2); do if n"), "%s", r.out);
+  cr_assert(has(&r, "::done::\n end __LI(-2); end"), "%s", r.out);
+  li_rewrite_free(&r);
+}
+
+Test(rules, probe_name_avoids_user_names) {
+  li_rewrite_result r;
+  cr_assert_eq(rewrite_str("local __LI, __LI1 = 1, 2\nreturn __LI + __LI1", &r, 54), LI_OK);
+  cr_assert(has(&r, "local __LI2=("), "%s", r.out);
+  cr_assert(has(&r, "__LI2(1);"), "%s", r.out);
+  li_rewrite_free(&r);
+}
+
+Test(rules, function_names) {
+  li_rewrite_result r;
+  cr_assert_eq(rewrite_str(
+    "function M.a.b:m() end\n"
+    "local function lf() end\n"
+    "local lv = function() end\n"
+    "t.field = function() end\n"
+    "local c = { key = function() end }\n"
+    "print(function() end)\n"
+    "g = function() end\n", &r, 54), LI_OK);
+  cr_assert_eq(r.nfuncs, 8);
+  cr_assert_str_eq(r.funcs[0].name, "main chunk");
+  cr_assert_str_eq(r.funcs[1].name, "M.a.b:m");
+  cr_assert_str_eq(r.funcs[2].name, "local lf");
+  cr_assert_str_eq(r.funcs[3].name, "local lv");
+  cr_assert_str_eq(r.funcs[4].name, "t.field");
+  cr_assert_str_eq(r.funcs[5].name, "key");
+  cr_assert_str_eq(r.funcs[6].name, "anonymous");
+  cr_assert_str_eq(r.funcs[7].name, "g");
+  cr_assert_eq(r.funcs[6].line, 6);
+  li_rewrite_free(&r);
+}
+
+Test(rules, descriptors_are_in_the_prologue) {
+  li_rewrite_result r;
+  cr_assert_eq(rewrite_str("local function f()\nend\n", &r, 54), LI_OK);
+  cr_assert(has(&r, "(\"LI1\\000=test\\0002\\000main chunk\\0000\\0000\\000local f\\0001\\0002\\000\");"),
+            "%s", r.out);
+  li_rewrite_free(&r);
+}
+
+Test(rules, binary_chunks_pass_through) {
+  li_rewrite_result r;
+  const char bin[] = "\x1bLua\x54\x00 whatever";
+  li_rewrite_opts o;
+  memset(&o, 0, sizeof o);
+  cr_assert_eq(li_rewrite(bin, sizeof bin - 1, &o, &r), LI_PASSTHROUGH);
+  cr_assert_eq(r.outlen, sizeof bin - 1);
+  cr_assert(memcmp(r.out, bin, r.outlen) == 0);
+  li_rewrite_free(&r);
+}
+
+Test(rules, shebang_and_bom_stay_in_place) {
+  const char src[] = "\xEF\xBB\xBF#!/usr/bin/lua\nreturn 1\n";
+  li_rewrite_opts o;
+  memset(&o, 0, sizeof o);
+  o.skip_first_line = 1;
+  li_rewrite_result r;
+  cr_assert_eq(li_rewrite(src, sizeof src - 1, &o, &r), LI_OK);
+  cr_assert(strncmp(r.out, "\xEF\xBB\xBF#!/usr/bin/lua\nlocal __LI=", 25) == 0, "%s", r.out);
+  cr_assert(has(&r, "return __LI(-1,1)\n"), "%s", r.out);
+  li_rewrite_free(&r);
+}
+
+Test(rules, syntax_errors_are_reported_not_rewritten) {
+  li_rewrite_result r;
+  cr_assert_eq(rewrite_str("local x = 1\nlocal = 2\n", &r, 54), LI_ESYNTAX);
+  cr_assert_eq(r.errline, 2);
+  cr_assert_null(r.out);
+  li_rewrite_free(&r);
+  cr_assert_eq(rewrite_str("x = 'unfinished\n", &r, 54), LI_ESYNTAX);
+  li_rewrite_free(&r);
+  cr_assert_eq(rewrite_str("f() = 1", &r, 54), LI_ESYNTAX);
+  li_rewrite_free(&r);
+  cr_assert_eq(rewrite_str("x", &r, 54), LI_ESYNTAX);
+  li_rewrite_free(&r);
+}
+
+Test(rules, goto_is_a_name_in_lua51) {
+  li_rewrite_result r;
+  cr_assert_eq(rewrite_str("local goto = 1\nreturn goto", &r, 51), LI_OK);
+  li_rewrite_free(&r);
+  cr_assert_eq(rewrite_str("local goto = 1\nreturn goto", &r, 54), LI_ESYNTAX);
+  li_rewrite_free(&r);
+}
+
+/* ---- limits --------------------------------------------------------------------- */
+
+static char *gen_locals(int n, const char *wrap_open, const char *wrap_close) {
+  size_t cap = (size_t)n * 24 + 256;
+  char *s = malloc(cap);
+  size_t k = (size_t)snprintf(s, cap, "%s", wrap_open);
+  for (int i = 0; i < n; i++) k += (size_t)snprintf(s + k, cap - k, "local v%d = %d\n", i, i);
+  snprintf(s + k, cap - k, "%s", wrap_close);
+  return s;
+}
+
+Test(limits, main_chunk_with_200_locals_is_left_alone) {
+  char *src = gen_locals(200, "", "local function f() return v1 end\nreturn f()\n");
+  li_rewrite_result r;
+  cr_assert_eq(rewrite_str(src, &r, 54), LI_OK);
+  cr_assert_eq(r.outlen, strlen(src));
+  cr_assert(memcmp(r.out, src, r.outlen) == 0);
+  cr_assert_not_null(r.warnings);
+  cr_assert(strstr(r.warnings, "200-locals") != NULL, "%s", r.warnings);
+  li_rewrite_free(&r);
+  free(src);
+  src = gen_locals(199, "", "return v1\n");
+  cr_assert_eq(rewrite_str(src, &r, 54), LI_OK);
+  cr_assert(has(&r, "__LI(1);"));
+  cr_assert_null(r.warnings);
+  li_rewrite_free(&r);
+  free(src);
+}
+
+Test(limits, function_with_200_locals_is_probed) {
+  char *src = gen_locals(200, "local function f()\n", "return v0\nend\nreturn f()\n");
+  li_rewrite_result r;
+  cr_assert_eq(rewrite_str(src, &r, 54), LI_OK);
+  cr_assert(r.funcs[1].probed);
+  lua_State *L = luaL_newstate();
+  cr_assert_eq(luaL_loadbuffer(L, r.out, r.outlen, "=t"), LUA_OK, "%s", lua_tostring(L, -1));
+  lua_close(L);
+  li_rewrite_free(&r);
+  free(src);
+}
+
+/* A function that captures n upvalues: outer locals spread over two levels. */
+static char *gen_upvalues(int n) {
+  size_t cap = (size_t)n * 64 + 512;
+  char *s = malloc(cap);
+  size_t k = 0;
+  int first = n > 150 ? 150 : n;
+  k += (size_t)snprintf(s + k, cap - k, "local function outer()\n");
+  for (int i = 0; i < first; i++) k += (size_t)snprintf(s + k, cap - k, "local a%d = %d\n", i, i);
+  k += (size_t)snprintf(s + k, cap - k, "local function mid()\n");
+  for (int i = first; i < n; i++) k += (size_t)snprintf(s + k, cap - k, "local a%d = %d\n", i, i);
+  k += (size_t)snprintf(s + k, cap - k, "local function inner()\nlocal s = 0\n");
+  for (int i = 0; i < n; i++) k += (size_t)snprintf(s + k, cap - k, "s = s + a%d\n", i);
+  k += (size_t)snprintf(s + k, cap - k, "return s\nend\nreturn inner()\nend\nreturn mid()\nend\nreturn outer()\n");
+  return s;
+}
+
+Test(limits, function_at_the_upvalue_limit_is_left_alone) {
+  /* inner captures 255 locals: Lua's limit; a probe would be one more */
+  char *src = gen_upvalues(255);
+  li_rewrite_result r;
+  cr_assert_eq(rewrite_str(src, &r, 54), LI_OK);
+  cr_assert_eq(r.nfuncs, 4);
+  cr_assert(r.funcs[0].probed && r.funcs[1].probed && r.funcs[2].probed);
+  cr_assert(!r.funcs[3].probed, "inner must be left alone");
+  cr_assert_not_null(r.warnings);
+  cr_assert(strstr(r.warnings, "'local inner'") != NULL, "%s", r.warnings);
+  lua_State *L = luaL_newstate();
+  luaL_openlibs(L);
+  cr_assert_eq(luaL_loadbuffer(L, r.out, r.outlen, "=t"), LUA_OK, "%s", lua_tostring(L, -1));
+  cr_assert_eq(lua_pcall(L, 0, 1, 0), LUA_OK, "%s", lua_tostring(L, -1));
+  cr_assert_eq(lua_tointeger(L, -1), 255 * 254 / 2);
+  lua_close(L);
+  li_rewrite_free(&r);
+  free(src);
+  /* one fewer: everything is probed and still loads */
+  src = gen_upvalues(253);
+  cr_assert_eq(rewrite_str(src, &r, 54), LI_OK);
+  cr_assert(r.funcs[3].probed);
+  cr_assert_null(r.warnings);
+  L = luaL_newstate();
+  cr_assert_eq(luaL_loadbuffer(L, r.out, r.outlen, "=t"), LUA_OK, "%s", lua_tostring(L, -1));
+  lua_close(L);
+  li_rewrite_free(&r);
+  free(src);
+}
+
+Test(limits, lua51_upvalue_limit_is_60) {
+  char *src = gen_upvalues(60);
+  li_rewrite_result r;
+  cr_assert_eq(rewrite_str(src, &r, 51), LI_OK);
+  cr_assert(!r.funcs[3].probed);
+  li_rewrite_free(&r);
+  free(src);
+}
+
+Test(limits, return_near_the_register_limit_is_left_alone) {
+  size_t cap = 8192;
+  char *s = malloc(cap);
+  size_t k = (size_t)snprintf(s, cap, "local function f(...)\nlocal a, b, c = 1, 2, 3\nreturn a");
+  for (int i = 0; i < 248; i++) k += (size_t)snprintf(s + k, cap - k, ", a");
+  snprintf(s + k, cap - k, "\nend\nreturn f\n");
+  li_rewrite_result r;
+  cr_assert_eq(rewrite_str(s, &r, 54), LI_OK);
+  cr_assert(!r.funcs[1].probed);
+  cr_assert_not_null(r.warnings);
+  lua_State *L = luaL_newstate();
+  cr_assert_eq(luaL_loadbuffer(L, r.out, r.outlen, "=t"), LUA_OK, "%s", lua_tostring(L, -1));
+  lua_close(L);
+  li_rewrite_free(&r);
+  free(s);
+}
+
+/* ---- bad input -------------------------------------------------------------------- */
+
+Test(badinput, empty_input) {
+  li_rewrite_result r;
+  cr_assert_eq(rewrite_str("", &r, 54), LI_OK);
+  cr_assert(has(&r, "\");__LI(1);__LI(-1);"), "%s", r.out);
+  check_splice("", 0, &r, "empty");
+  li_rewrite_free(&r);
+}
+
+Test(badinput, deep_nesting_is_an_error_not_a_crash) {
+  size_t n = 100000;
+  char *s = malloc(2 * n + 16);
+  size_t k = (size_t)sprintf(s, "x = ");
+  for (size_t i = 0; i < n; i++) s[k++] = '(';
+  s[k++] = '1';
+  for (size_t i = 0; i < n; i++) s[k++] = ')';
+  s[k] = '\0';
+  li_rewrite_result r;
+  cr_assert_eq(rewrite_str(s, &r, 54), LI_ESYNTAX);
+  li_rewrite_free(&r);
+  k = 0;
+  for (size_t i = 0; i < n; i++) { memcpy(s + k, "do ", 3); k += 3; if (k > 2 * n) break; }
+  s[k] = '\0';
+  cr_assert_eq(rewrite_str(s, &r, 54), LI_ESYNTAX);
+  li_rewrite_free(&r);
+  free(s);
+}
+
+Test(badinput, nul_and_random_bytes) {
+  const char src[] = "local s = 'a\0b' -- c\0d\nreturn s";
+  li_rewrite_result r;
+  li_rewrite_opts o;
+  memset(&o, 0, sizeof o);
+  cr_assert_eq(li_rewrite(src, sizeof src - 1, &o, &r), LI_OK);
+  check_splice(src, sizeof src - 1, &r, "nul");
+  li_rewrite_free(&r);
+  cr_assert_eq(li_rewrite("x = \0", 5, &o, &r), LI_ESYNTAX);
+  li_rewrite_free(&r);
+  unsigned seed = 12345;
+  for (int i = 0; i < 3000; i++) {
+    size_t len = (size_t)(i % 200) + 1;
+    char *b = malloc(len);
+    for (size_t j = 0; j < len; j++) {
+      seed = seed * 1103515245u + 12345u;
+      /* mostly Lua-ish bytes, so the parser gets far */
+      static const char alphabet[] = "local function end return ( ) { } [ ] = , . : ; \" ' \n x y 1 -- [[ ]] :: goto";
+      b[j] = (i & 1) ? (char)(seed >> 16) : alphabet[(seed >> 16) % (sizeof alphabet - 1)];
+    }
+    int st = li_rewrite(b, len, &o, &r);
+    cr_assert(st == LI_OK || st == LI_ESYNTAX || st == LI_PASSTHROUGH, "status %d", st);
+    if (st == LI_OK) check_splice(b, len, &r, "random");
+    li_rewrite_free(&r);
+    free(b);
+  }
+}
+
+Test(badinput, a_100_megabyte_chunk) {
+  const char line[] = "x = x + 1 -- padding padding padding padding padding\n";
+  size_t ll = sizeof line - 1, n = (100u << 20) / ll;
+  char *s = malloc(n * ll + 1);
+  for (size_t i = 0; i < n; i++) memcpy(s + i * ll, line, ll);
+  li_rewrite_result r;
+  li_rewrite_opts o;
+  memset(&o, 0, sizeof o);
+  cr_assert_eq(li_rewrite(s, n * ll, &o, &r), LI_OK);
+  cr_assert_eq(r.outlen, n * ll + r.ins[1] + r.ins[3]);
+  li_rewrite_free(&r);
+  free(s);
+}
+
+/* ---- running instrumented code with a recording probe ------------------------------ */
+
+/* A probe factory in Lua that logs ids: "+2 -2 ..." */
+static const char *recorder =
+  "local log, concat = {}, table.concat\n"
+  "rawset(string, '__luainstr', function(desc)\n"
+  "  assert(desc:sub(1, 4) == 'LI1\\0')\n"
+  "  return function(id, ...) log[#log + 1] = id; return ... end\n"
+  "end)\n"
+  "return function() local s = concat(log, ' '); log = {}; return s end\n";
+
+static lua_State *recording_state(void) {
+  lua_State *L = luaL_newstate();
+  luaL_openlibs(L);
+  cr_assert_eq(luaL_dostring(L, recorder), LUA_OK);
+  lua_setfield(L, LUA_REGISTRYINDEX, "li_take_log");
+  return L;
+}
+
+/* Instrument and run src; return the probe log (static buffer). */
+static const char *run_logged(lua_State *L, const char *src) {
+  static char out[4096];
+  li_rewrite_result r;
+  int instrumented;
+  int st = li_instrument_load(L, src, strlen(src), "=run", "t", NULL, &r, &instrumented);
+  cr_assert_eq(st, LUA_OK, "%s", lua_tostring(L, -1));
+  cr_assert(instrumented);
+  cr_assert_eq(lua_pcall(L, 0, 0, 0), LUA_OK, "%s", lua_tostring(L, -1));
+  li_rewrite_free(&r);
+  lua_getfield(L, LUA_REGISTRYINDEX, "li_take_log");
+  lua_call(L, 0, 1);
+  snprintf(out, sizeof out, "%s", lua_tostring(L, -1));
+  lua_pop(L, 1);
+  return out;
+}
+
+Test(run, probes_fire_in_order) {
+  lua_State *L = recording_state();
+  cr_assert_str_eq(run_logged(L,
+    "local function f(x) return x + 1 end\n"
+    "local function g() local y = f(1) end\n"
+    "g()\n"), "1 3 2 -2 -3 -1");
+  lua_close(L);
+}
+
+Test(run, tail_call_exits_before_the_callee_runs) {
+  lua_State *L = recording_state();
+  cr_assert_str_eq(run_logged(L,
+    "local function f(x) return x end\n"
+    "local function g(x) return f(x) end\n"
+    "assert(g(5) == 5)\n"), "1 3 -3 2 -2 -1");
+  lua_close(L);
+}
+
+Test(run, deep_tail_recursion_does_not_grow_the_stack) {
+  lua_State *L = luaL_newstate();
+  luaL_openlibs(L);
+  const char *src =
+    "local o = {}\n"
+    "function o:m(n) if n == 0 then return 'done' end return self:m(n - 1) end\n"
+    "local function f(n) if n == 0 then return 'done' end return f(n - 1) end\n"
+    "local t = setmetatable({}, {__call = function(self, s) return s end})\n"
+    "local function s(n) if n == 0 then return t'done' end return s(n - 1) end\n"
+    "assert(f(1000000) == 'done')\n"
+    "assert(o:m(1000000) == 'done')\n"
+    "assert(s(1000000) == 'done')\n"
+    "return 'ok'\n";
+  li_rewrite_result r;
+  int instrumented;
+  cr_assert_eq(li_instrument_load(L, src, strlen(src), "=deep", NULL, NULL, &r, &instrumented), LUA_OK);
+  cr_assert(instrumented);
+  cr_assert_eq(lua_pcall(L, 0, 1, 0), LUA_OK, "%s", lua_tostring(L, -1));
+  cr_assert_str_eq(lua_tostring(L, -1), "ok");
+  li_rewrite_free(&r);
+  lua_close(L);
+}
+
+Test(run, return_values_are_unchanged) {
+  lua_State *L = recording_state();
+  const char *src =
+    "local function n() return nil, nil end\n"
+    "local function v(...) return ... end\n"
+    "local function t(f) return (f()) end\n"
+    "assert(select('#', n()) == 2)\n"
+    "assert(select('#', v(1, nil, nil)) == 3)\n"
+    "assert(select('#', t(n)) == 1)\n"
+    "assert(select('#', v()) == 0)\n";
+  run_logged(L, src);
+  lua_close(L);
+}
+
+Test(run, works_with_no_globals_and_custom_env) {
+  lua_State *L = recording_state();
+  /* the chunk clears every global, then keeps calling its functions */
+  cr_assert_str_eq(run_logged(L,
+    "local pairs, G = pairs, _G\n"
+    "local function f() return 1 end\n"
+    "for k in pairs(G) do G[k] = nil end\n"
+    "local _ENV = {}\n"
+    "local x = f()\n"), "1 2 -2 -1");
+  lua_close(L);
+}
+
+Test(run, no_runtime_means_probes_do_nothing) {
+  lua_State *L = luaL_newstate();
+  luaL_openlibs(L);
+  const char *src = "local function f(...) return ... end\nreturn select('#', f(1, nil))\n";
+  li_rewrite_result r;
+  int instrumented;
+  cr_assert_eq(li_instrument_load(L, src, strlen(src), "=x", NULL, NULL, &r, &instrumented), LUA_OK);
+  cr_assert_eq(lua_pcall(L, 0, 1, 0), LUA_OK, "%s", lua_tostring(L, -1));
+  cr_assert_eq(lua_tointeger(L, -1), 2);
+  li_rewrite_free(&r);
+  lua_close(L);
+}
+
+Test(run, rejected_chunks_get_luas_own_message) {
+  lua_State *L = luaL_newstate();
+  const char *src = "local x = 1\nlocal y = = 2\n";
+  li_rewrite_result r;
+  int instrumented;
+  cr_assert_eq(li_instrument_load(L, src, strlen(src), "@bad.lua", NULL, NULL, &r, &instrumented),
+               LUA_ERRSYNTAX);
+  cr_assert(!instrumented);
+  cr_assert_str_eq(lua_tostring(L, -1), "bad.lua:2: unexpected symbol near '='");
+  li_rewrite_free(&r);
+  lua_close(L);
+}
