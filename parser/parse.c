@@ -340,5 +340,6 @@ void lp_free(lp_ctx *ctx) {
   free(ctx->names);
   free(ctx->exps);
   free(ctx->strbuf);
+  free(ctx->upnames);
   memset(ctx, 0, sizeof *ctx);
 }

@@ -63,6 +63,12 @@ typedef struct lp_name {
   uint8_t simple;       /* var: 1 if the text is a plain dotted name chain */
 } lp_name;
 
+/* The name of an upvalue (bytes in the source, or a literal). */
+typedef struct lp_upname {
+  const char *p;
+  uint32_t len;
+} lp_upname;
+
 /* One function (index 0 is the main chunk). */
 typedef struct lp_func {
   uint32_t parent;      /* index of the enclosing function (main: 0) */
@@ -75,6 +81,7 @@ typedef struct lp_func {
   size_t name_off;      /* name text: offset in lp_ctx.strbuf, or LP_NONE */
   uint32_t name_len;
   uint32_t nups;        /* upvalues the function has before probing */
+  uint32_t upbase, nupnames; /* their names, in Lua's order, in upnames */
   uint16_t maxactive;   /* most local variables active at once */
   uint8_t noprobe;      /* 1: leave this function without probes */
   uint8_t noprobe_tree; /* 1: ... and every function inside it */
@@ -108,6 +115,7 @@ typedef struct lp_ctx {
   lp_name *names; uint32_t nnames, capnames;     /* name stack */
   lp_exp *exps; uint32_t nexps, capexps;         /* expression stack */
   char *strbuf; size_t nstr, capstr;             /* function names */
+  lp_upname *upnames; uint32_t nupnames, capupnames; /* upvalue names */
   size_t pending_name; uint32_t pending_len;     /* name for the next function */
   int pending_self;     /* next function is a method: declare `self` */
   size_t last_end;      /* end of the last token fed to the parser */

@@ -16,6 +16,7 @@
 #include "parse.h"
 
 #define SC_MAXVARS 200           /* Lua's limit of active locals */
+#define SC_ENV_DECL (-2)         /* "declaration" of the chunk's own _ENV */
 
 typedef struct sc_entry {
   const char *p;                 /* name bytes (in the source), NULL = free */
@@ -36,7 +37,6 @@ typedef struct sc_frame {
   uint32_t decl_base;            /* first declaration of this function */
   uint32_t nclose;               /* active <close> variables */
   uint32_t nups;                 /* upvalues so far */
-  int has_env;                   /* captures the chunk's _ENV */
   int32_t *caps; uint32_t ncaps, capcaps; /* captured declarations */
 } sc_frame;
 
@@ -135,7 +135,7 @@ void sc_func_open(lp_ctx *ctx, uint32_t f) {
   }
   sc_frame *fr = &s->frames[s->nframes++];
   fr->func = f; fr->decl_base = s->ndecls; fr->nclose = 0;
-  fr->nups = 0; fr->has_env = 0; fr->ncaps = 0;
+  fr->nups = 0; fr->ncaps = 0;
 }
 
 /* Pop declarations down to `to`, restoring the names they shadowed. */
@@ -150,6 +150,29 @@ static void pop_decls(lp_scope *s, uint32_t to) {
   }
 }
 
+/* Keep the names of a function's upvalues, in the order Lua numbers them,
+** so the rewriter can make the probe's upvalue come after them. */
+static void record_upnames(lp_ctx *ctx, lp_func *fn, const sc_frame *fr) {
+  lp_scope *s = ctx->scope;
+  fn->upbase = ctx->nupnames;
+  fn->nupnames = 0;
+  for (uint32_t i = 0; i < fr->ncaps; i++) {
+    if (ctx->nupnames == ctx->capupnames) {
+      uint32_t nc = ctx->capupnames ? ctx->capupnames * 2 : 64;
+      lp_upname *p = realloc(ctx->upnames, nc * sizeof *p);
+      if (p == NULL) { lp_oom(ctx); return; }
+      ctx->upnames = p; ctx->capupnames = nc;
+    }
+    lp_upname *u = &ctx->upnames[ctx->nupnames++];
+    if (fr->caps[i] == SC_ENV_DECL) { u->p = "_ENV"; u->len = 4; }
+    else {
+      const sc_entry *e = &s->tab[s->decls[fr->caps[i]].entry];
+      u->p = e->p; u->len = e->len;
+    }
+    fn->nupnames++;
+  }
+}
+
 void sc_func_close(lp_ctx *ctx, uint32_t f) {
   lp_scope *s = ctx->scope;
   sc_frame *fr = cur_frame(s);
@@ -157,6 +180,7 @@ void sc_func_close(lp_ctx *ctx, uint32_t f) {
   lp_func *fn = &ctx->funcs[f];
   uint32_t maxup = ctx->version <= 51 ? 60 : 255;   /* LuaJIT/5.1: 60 */
   fn->nups = fr->nups;
+  record_upnames(ctx, fn, fr);
   if (f == 0) {
     if (fn->maxactive + 1 > SC_MAXVARS) {
       fn->noprobe_tree = 1;
@@ -238,11 +262,12 @@ static int captures(const sc_frame *fr, int32_t d) {
   return 0;
 }
 
-/* Variable d (declared at function level `level`) is used in the current
-** function: it becomes an upvalue of every function between. */
-static void capture(lp_ctx *ctx, int32_t d, uint32_t level) {
+/* Variable d (declared at function level `level`; SC_ENV_DECL with level
+** -1 for the chunk's _ENV) is used in the current function: it becomes an
+** upvalue of every function between, in the order Lua creates them. */
+static void capture(lp_ctx *ctx, int32_t d, int64_t level) {
   lp_scope *s = ctx->scope;
-  for (uint32_t lv = s->nframes - 1; lv > level; lv--) {
+  for (int64_t lv = (int64_t)s->nframes - 1; lv > level; lv--) {
     sc_frame *fr = &s->frames[lv];
     if (captures(fr, d)) return;
     if (fr->ncaps == fr->capcaps) {
@@ -265,12 +290,7 @@ static void use_env(lp_ctx *ctx) {
     if (s->decls[d].level != s->nframes - 1) capture(ctx, d, s->decls[d].level);
     return;
   }
-  for (uint32_t lv = s->nframes; lv > 0; lv--) {
-    sc_frame *fr = &s->frames[lv - 1];
-    if (fr->has_env) return;
-    fr->has_env = 1;
-    fr->nups++;
-  }
+  capture(ctx, SC_ENV_DECL, -1);
 }
 
 void sc_use(lp_ctx *ctx, size_t off, size_t len) {

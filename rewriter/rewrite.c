@@ -206,6 +206,19 @@ static void plan_function(plan *pl, const lp_ctx *ctx, uint32_t f, int with_prol
   plan_begin(pl, with_prologue ? prologue_off : fn->body_off);
   if (with_prologue) plan_prologue(pl, ctx, chunkname);
   if (probed) {
+    /* Lua numbers a function's upvalues in the order it first meets them;
+    ** name the original ones first in dead code (one jump at run time) so
+    ** the probe's upvalue comes last and debug.upvaluejoin(f, 1, ...)
+    ** style code still finds what it expects at each index. */
+    if (f > 0 && fn->nupnames > 0) {
+      buf_str(&pl->text, "if false then local _=");
+      for (uint32_t i = 0; i < fn->nupnames; i++) {
+        const lp_upname *u = &ctx->upnames[fn->upbase + i];
+        if (i) buf_str(&pl->text, " _=");
+        buf_add(&pl->text, u->p, u->len);
+      }
+      buf_str(&pl->text, " end ");
+    }
     plan_call(pl, id); buf_str(&pl->text, ");");
     if (wrap) buf_str(&pl->text, " do ");
   }

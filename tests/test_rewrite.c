@@ -619,3 +619,17 @@ Test(run, rejected_chunks_get_luas_own_message) {
   li_rewrite_free(&r);
   lua_close(L);
 }
+
+Test(run, probe_upvalue_comes_after_the_originals) {
+  lua_State *L = recording_state();
+  run_logged(L,
+    "local env, x = {}, 1\n"
+    "local function g() return env, x end\n"
+    "assert(debug.getupvalue(g, 1) == 'env')\n"
+    "assert(debug.getupvalue(g, 2) == 'x')\n"
+    "local f = function() return x end\n"
+    "debug.upvaluejoin(g, 1, f, 1)\n"
+    "local a, b = g()\n"
+    "assert(a == 1 and b == 1)\n");
+  lua_close(L);
+}

@@ -1,0 +1,3 @@
+local M = {}
+function M.hello() return "hello from plain" end
+return M
