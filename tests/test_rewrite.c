@@ -4,6 +4,7 @@
 ** added, every rule of the rewriter, limits, and instrumented chunks run in
 ** a real Lua 5.4 with a recording probe.
 */
+#define _POSIX_C_SOURCE 200809L  /* popen */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <stdio.h>
@@ -146,6 +147,35 @@ static int splice_dir(const char *dir) {
   }
   closedir(d);
   return count;
+}
+
+Test(splice, removing_probes_gives_back_every_corpus_file) {
+  char cmd[1200];
+  snprintf(cmd, sizeof cmd, "bash '%s/corpus/list_corpus.sh'", LI_TEST_DIR);
+  FILE *p = popen(cmd, "r");
+  cr_assert_not_null(p);
+  char path[4096];
+  int n = 0, instrumented = 0;
+  while (fgets(path, sizeof path, p)) {
+    path[strcspn(path, "\n")] = '\0';
+    size_t len;
+    char *src = read_file(path, &len);
+    if (src == NULL) continue;
+    li_rewrite_opts o;
+    memset(&o, 0, sizeof o);
+    o.chunkname = path;
+    o.skip_first_line = 1;
+    li_rewrite_result r;
+    int st = li_rewrite(src, len, &o, &r);
+    if (st == LI_OK || st == LI_PASSTHROUGH) check_splice(src, len, &r, path);
+    if (st == LI_OK && r.nins > 0) instrumented++;
+    li_rewrite_free(&r);
+    free(src);
+    n++;
+  }
+  cr_assert_eq(pclose(p), 0, "list_corpus.sh failed");
+  cr_assert_geq(n, 1000, "only %d corpus files", n);
+  cr_assert_geq(instrumented, n - 20, "only %d of %d instrumented", instrumented, n);
 }
 
 Test(splice, removing_probes_gives_back_every_test_file) {
