@@ -1,0 +1,2 @@
+/* luaprof.c -- placeholder, being written */
+int main(void) { return 0; }

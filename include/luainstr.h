@@ -1,0 +1,123 @@
+/*
+** luainstr.h -- the public API of luainstr, a source-instrumenting Lua
+** profiler.  This is the one header a host includes.
+**
+** Turning profiling on in an engine:
+**
+**     #include <lauxlib.h>
+**     #include <luainstr.h>
+**     #define luaL_loadbufferx wrap_luaL_loadbufferx   (after lauxlib.h)
+**     ...
+**     lua_State *L = luaL_newstate(); luaL_openlibs(L);
+**     luainstr_open(L);                                  (attach, start)
+**     luainstr_install_loadbufferx_hook(luainstr_loadbufferx);
+**     ... run the game ...
+**     luainstr_dump(L, "text", "profile.txt");
+**
+** Ownership: the profiler of a lua_State lives in that state's registry and
+** is freed by lua_close(); every string the API takes is copied; nothing the
+** API returns needs freeing.  Every function is safe to call in any order:
+** a call that makes no sense returns an error code and leaves a message for
+** luainstr_errmsg(), it never crashes.  Two states in two threads profile
+** independently; the only global is the loader pointer of
+** wrap_luaL_loadbufferx().
+*/
+#ifndef LUAINSTR_H
+#define LUAINSTR_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct lua_State;
+
+#define LUAINSTR_VERSION "0.1.0"
+
+#if defined(_WIN32) && defined(LUAINSTR_SHARED)
+#define LUAINSTR_API __declspec(dllexport)
+#elif defined(__GNUC__)
+#define LUAINSTR_API __attribute__((visibility("default")))
+#else
+#define LUAINSTR_API
+#endif
+
+/* Status codes of the C API. */
+enum {
+  LUAINSTR_OK = 0,      /* done */
+  LUAINSTR_EORDER = 1,  /* wrong order (stop when not running, no profiler) */
+  LUAINSTR_EARG = 2,    /* bad argument (unknown format or option) */
+  LUAINSTR_EIO = 3,     /* the report could not be written */
+  LUAINSTR_EMEM = 4     /* out of memory */
+};
+
+/* ---- the swappable loader ------------------------------------------------
+** wrap_luaL_loadbufferx() has luaL_loadbufferx's signature and calls through
+** a function pointer that defaults to the real luaL_loadbufferx.  A host
+** routes its loads through it with
+**     #define luaL_loadbufferx wrap_luaL_loadbufferx
+** and turns instrumentation on and off by swapping the pointer.  The pointer
+** is process-wide; swap it before other threads load chunks. */
+typedef int (*luainstr_loader)(struct lua_State *L, const char *buff,
+                               size_t sz, const char *name, const char *mode);
+
+LUAINSTR_API int (wrap_luaL_loadbufferx)(struct lua_State *L, const char *buff,
+                                        size_t sz, const char *name,
+                                        const char *mode);
+LUAINSTR_API void (luainstr_install_loadbufferx_hook)(luainstr_loader fn);
+LUAINSTR_API void (luainstr_uninstall_loadbufferx_hook)(void);
+
+/* The instrumenting loader: rewrites a text chunk and compiles it with the
+** real luaL_loadbufferx.  Binary chunks, chunks Lua rejects (the user sees
+** Lua's own message) and chunks excluded by the include/exclude patterns go
+** through unchanged.  Same results as luaL_loadbufferx. */
+LUAINSTR_API int (luainstr_loadbufferx)(struct lua_State *L, const char *buff,
+                                       size_t sz, const char *name,
+                                       const char *mode);
+
+/* ---- the profiler of a state ---------------------------------------------
+** luainstr_open() attaches a profiler to L (once; later calls just start
+** it), makes `require "luainstr"` return the Lua API, routes the Lua-level
+** loaders (load, loadfile, dofile, require of Lua files) through the
+** instrumenting loader, and starts collecting.  Returns LUAINSTR_OK. */
+LUAINSTR_API int (luainstr_open)(struct lua_State *L);
+
+/* Start, stop, pause (disable) and resume (enable) collection; reset clears
+** every figure.  Stop and disable close the open frames at that moment. */
+LUAINSTR_API int (luainstr_start)(struct lua_State *L);
+LUAINSTR_API int (luainstr_stop)(struct lua_State *L);
+LUAINSTR_API int (luainstr_enable)(struct lua_State *L);
+LUAINSTR_API int (luainstr_disable)(struct lua_State *L);
+LUAINSTR_API int (luainstr_reset)(struct lua_State *L);
+
+/* Options, by name (strings are copied):
+**   "include"   glob (fnmatch) on chunk names without their '@'/'=':
+**               only matching chunks are instrumented (may repeat)
+**   "exclude"   glob: matching chunks are not instrumented (may repeat)
+**   "clear_patterns"  value ignored: forget include/exclude patterns
+** Returns LUAINSTR_EARG for an unknown name. */
+LUAINSTR_API int (luainstr_set_option)(struct lua_State *L, const char *name,
+                                      const char *value);
+
+/* Write the profile in a format ("text", "csv") to path, or to stderr when
+** path is NULL.  A regular file is replaced atomically (never left half
+** written); anything else (/dev/stderr, a pipe) is written to directly. */
+LUAINSTR_API int (luainstr_dump)(struct lua_State *L, const char *format,
+                                const char *path);
+
+/* The message of the last failed call on L (or on no state: NULL), or "". */
+LUAINSTR_API const char *(luainstr_errmsg)(struct lua_State *L);
+
+/* Detach: stop collecting and give back the original Lua functions that
+** luainstr_open replaced.  The figures stay until lua_close(). */
+LUAINSTR_API int (luainstr_close)(struct lua_State *L);
+
+/* The Lua module (require "luainstr"); also the entry of luainstr.so. */
+LUAINSTR_API int (luaopen_luainstr)(struct lua_State *L);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

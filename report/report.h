@@ -1,0 +1,74 @@
+/*
+** report.h -- the one profile model every report writer reads, and the
+** writers' entry points.  A li_profile is a snapshot: plain data with times
+** in nanoseconds, already corrected for the probes' own cost.  The runtime
+** builds it (runtime/snapshot.c); writers only read it.
+*/
+#ifndef LI_REPORT_H
+#define LI_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* One function of user code (by chunk and definition). */
+typedef struct li_pfunc {
+  const char *name;     /* "M.a.b:m", "local f", "anonymous", "main chunk" */
+  const char *source;   /* chunk as Lua shows it: "f.lua", "[string \"x\"]" */
+  uint32_t line;        /* line of `function` (0: main chunk) */
+  uint32_t lastline;    /* line of its `end` (0: main chunk) */
+  uint64_t calls;       /* entries */
+  uint64_t errors;      /* exits by an error */
+  uint64_t total_ns;    /* inclusive, once per outermost activation */
+  uint64_t self_ns;     /* exclusive */
+  uint64_t min_ns;      /* shortest inclusive time of one call (0 if none) */
+  uint64_t max_ns;      /* longest */
+} li_pfunc;
+
+/* One node of the call tree: a function in one calling context.  Node 0 is
+** the root (func = UINT32_MAX); parents come before their children. */
+typedef struct li_pnode {
+  uint32_t func;        /* index in li_profile.funcs */
+  uint32_t parent;      /* index of the parent node */
+  uint64_t calls;       /* entries in this context */
+  uint64_t errors;      /* exits by an error */
+  uint64_t total_ns;    /* inclusive */
+  uint64_t self_ns;     /* exclusive */
+} li_pnode;
+
+/* The whole profile. */
+typedef struct li_profile {
+  li_pfunc *funcs;      /* functions, in no particular order */
+  uint32_t nfuncs;
+  li_pnode *nodes;      /* call tree, nodes[0] = root */
+  uint32_t nnodes;
+  uint64_t wall_ns;     /* time the profiler collected */
+  uint64_t probes;      /* probe calls counted (entries + exits) */
+  uint64_t overhead_ns; /* probe cost subtracted from the figures */
+  double probe_pair_ns; /* calibrated cost of one entry+exit pair */
+  const char *clock;    /* "tsc" or "clock_gettime(CLOCK_MONOTONIC)" */
+  uint32_t open_frames; /* frames still open at the snapshot (counted so far) */
+  const char *warnings; /* rewriter warnings, "line\n" each, or NULL */
+} li_profile;
+
+/* Is format a known report format? */
+int li_report_known(const char *format);
+
+/* The formats, comma separated, for messages. */
+const char *li_report_formats(void);
+
+/* Write p in format to f.  Returns 0, or -1 with errno set by stdio. */
+int li_report_write(const li_profile *p, const char *format, FILE *f);
+
+/* Write p in format to path: a regular file (or a new one) is written to a
+** temporary file beside it and renamed into place, so it is never left half
+** written; anything else (/dev/stderr, a pipe, a tty) is opened and written
+** directly, never replaced.  Returns 0, or -1 with a message in err. */
+int li_report_to_path(const li_profile *p, const char *format,
+                      const char *path, char *err, size_t errlen);
+
+/* Write p in format to a malloc'd string (*out, *outlen).  0 or -1. */
+int li_report_to_string(const li_profile *p, const char *format,
+                        char **out, size_t *outlen);
+
+#endif

@@ -1,0 +1,1 @@
+/* text.c -- placeholder, being written */

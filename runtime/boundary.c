@@ -1,0 +1,1 @@
+/* boundary.c -- placeholder, being written */

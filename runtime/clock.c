@@ -1,0 +1,1 @@
+/* clock.c -- placeholder, being written */

@@ -1,0 +1,1 @@
+/* lapi.c -- placeholder, being written */

@@ -1,0 +1,1 @@
+/* loaders.c -- placeholder, being written */

@@ -1,0 +1,64 @@
+/*
+** runtime.h -- what the parts of the runtime share (internal).
+**
+**   clock.c      the clock: TSC or CLOCK_MONOTONIC, ticks -> ns
+**   profiler.c   one profiler per lua_State: functions, call tree, stacks,
+**                the probe (entry/exit), calibration of the probe's cost
+**   boundary.c   pcall/xpcall/coroutine replacements: where errors are
+**                caught and coroutines switch, so frames close exactly
+**   snapshot.c   the profile model (report/report.h) from a profiler
+**   loader.c     the instrumenting loader every entry point goes through
+**   loaders.c    Lua-level load/loadfile/dofile/require through it
+**   lapi.c       the C API of include/luainstr.h and the Lua module
+*/
+#ifndef LI_RUNTIME_H
+#define LI_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <lua.h>
+#include "report.h"
+
+typedef struct li_prof li_prof;
+
+/* ---- loader.c ----------------------------------------------------------- */
+
+/* Load a chunk as luaL_loadbufferx does, instrumented (unless binary,
+** excluded by the patterns of L's profiler, or rejected by Lua).  Rewriter
+** warnings go to L's profiler (the report), never to stderr. */
+int li_load(lua_State *L, const char *buff, size_t sz, const char *name,
+            const char *mode);
+
+/* Like li_load, but for the bytes of a whole file as luaL_loadfilex reads
+** them: a UTF-8 BOM and a `#` first line are skipped (the line break stays,
+** so lines keep their numbers); a binary chunk after them loads as binary. */
+int li_load_filebytes(lua_State *L, const char *buff, size_t sz,
+                      const char *name, const char *mode);
+
+/* ---- loaders.c ---------------------------------------------------------- */
+
+/* luaL_loadfilex, instrumented: same results and messages. */
+int li_loadfilex(lua_State *L, const char *filename, const char *mode);
+
+/* Replace load, loadfile, dofile and the Lua-file searcher of `require`
+** with versions that go through li_load; the originals are kept in the
+** registry so li_restore_loaders can put them back. */
+void li_install_loaders(lua_State *L);
+void li_restore_loaders(lua_State *L);
+
+/* ---- profiler.c --------------------------------------------------------- */
+
+/* The profiler of L, or NULL. */
+li_prof *li_prof_get(lua_State *L);
+
+/* Create L's profiler if it has none (not started).  NULL: out of memory. */
+li_prof *li_prof_attach(lua_State *L);
+
+/* Should a chunk of this name be instrumented (include/exclude patterns)? */
+int li_prof_wants(li_prof *P, const char *chunkname);
+
+/* Keep a rewriter warning for the report. */
+void li_prof_warn(li_prof *P, const char *text);
+
+#endif

@@ -1,0 +1,1 @@
+/* snapshot.c -- placeholder, being written */
