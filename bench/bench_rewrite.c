@@ -10,7 +10,10 @@
 **  (b) load-time ratio: per file, luaL_loadbufferx() of the original, then
 **      li_rewrite() + luaL_loadbufferx() of its output, interleaved so both
 **      see the same caches and clock; the ratio of the two sums per pass,
-**      median of the passes, and Lua's own compile speed alongside.
+**      median of the passes, and Lua's own compile speed alongside;
+**  (c) the floor of (b): compile of the rewritten output alone over compile
+**      of the original (outputs made beforehand, the same interleaving), the
+**      part of (b) that no speed-up of the rewriter can remove.
 ** Files are compiled as lua5.4 loads a script: a BOM and a `#` first line
 ** are skipped.  Files the original does not compile are left out of (b).
 */
@@ -35,6 +38,8 @@ typedef struct bfile {
   char *chunkname;  /* "@path" */
   char *src;        /* contents (malloc'd) */
   size_t len;       /* their length */
+  char *out;        /* (c): the rewritten output, or NULL */
+  size_t outlen;    /* its length */
   int binary;       /* a precompiled chunk: left out */
   int compiles;     /* the original compiles with lua5.4 */
 } bfile;
@@ -52,6 +57,7 @@ typedef struct results {
   double rewrite_mbs[MAXPASSES];  /* (a): MB/s per pass */
   double ratio[MAXPASSES];      /* (b): (rewrite+compile) / compile */
   double compile_mbs[MAXPASSES];  /* (b): Lua's compile MB/s */
+  double floor[MAXPASSES];      /* (c): compile(output) / compile */
   size_t nok, nsyntax, nother;  /* li_rewrite outcomes, first pass */
   size_t ncompiled;             /* files in (b) */
   size_t compiled_bytes;        /* their size */
@@ -201,6 +207,7 @@ static void free_corpus(corpus *c)
     free(c->f[i].path);
     free(c->f[i].chunkname);
     free(c->f[i].src);
+    free(c->f[i].out);
   }
   free(c->f);
 }
@@ -295,6 +302,57 @@ static void load_pass(lua_State *L, const corpus *c, results *res, int p)
   res->compile_mbs[p] = (double)res->compiled_bytes / 1e6 / t_orig;
 }
 
+/* (c): keep every file's rewritten output, for compile_pass(). */
+static void keep_outputs(corpus *c)
+{
+  size_t i;
+  for (i = 0; i < c->n; i++) {
+    bfile *b = &c->f[i];
+    li_rewrite_opts o;
+    li_rewrite_result r;
+    if (!b->compiles) continue;
+    rewrite_opts(&o, b);
+    if (li_rewrite(b->src, b->len, &o, &r) == LI_OK) {
+      b->out = r.out;             /* taken over; freed with the corpus */
+      b->outlen = r.outlen;
+      r.out = NULL;
+    }
+    li_rewrite_free(&r);
+  }
+}
+
+/* (c): one pass; per file, compile the original and the kept output, in
+** the order load_pass() uses.  Fills floor for pass p. */
+static void compile_pass(lua_State *L, const corpus *c, results *res, int p)
+{
+  double t_orig = 0, t_out = 0;
+  size_t i;
+  for (i = 0; i < c->n; i++) {
+    const bfile *b = &c->f[i];
+    int out_first = (int)((i + (size_t)p) & 1);
+    double t0, t1, t2;
+    if (!b->compiles || b->out == NULL) continue;
+    t0 = now();
+    if (out_first) {
+      compile(L, b->out, b->outlen, b->chunkname);
+      t1 = now();
+      compile(L, b->src, b->len, b->chunkname);
+      t2 = now();
+      t_out += t1 - t0;
+      t_orig += t2 - t1;
+    } else {
+      compile(L, b->src, b->len, b->chunkname);
+      t1 = now();
+      compile(L, b->out, b->outlen, b->chunkname);
+      t2 = now();
+      t_orig += t1 - t0;
+      t_out += t2 - t1;
+    }
+  }
+  lua_gc(L, LUA_GCCOLLECT, 0);
+  res->floor[p] = t_out / t_orig;
+}
+
 static void run(lua_State *L, corpus *c, results *res)
 {
   size_t i;
@@ -313,6 +371,9 @@ static void run(lua_State *L, corpus *c, results *res)
     res->rewrite_mbs[p] = rewrite_pass(c, res, p == 0);
   for (p = 0; p < res->passes; p++)
     load_pass(L, c, res, p);
+  keep_outputs(c);
+  for (p = 0; p < res->passes; p++)
+    compile_pass(L, c, res, p);
 }
 
 
@@ -342,6 +403,7 @@ static void report(const corpus *c, results *res)
   if (res->ncompiled > 0) {
     row("(b) lua5.4 compile alone", res->compile_mbs, res->passes, "MB/s");
     row("(b) (rewrite+compile) / compile", res->ratio, res->passes, "x");
+    row("(c) compile of output / compile", res->floor, res->passes, "x");
   }
 }
 

@@ -9,7 +9,7 @@
 
 %name LuaParse                     /* entry points LuaParse, LuaParseAlloc... */
 %token_prefix TK_                  /* token codes for parse.c's mapping table */
-%token_type {lx_token}             /* every terminal is a lexer token */
+%token_type {lp_tok}               /* every terminal: a token's place (parse.h) */
 %extra_argument {lp_ctx *ctx}      /* the context the actions fill */
 %stack_size 0                      /* grows on demand; capped in parse.c */
 %start_symbol chunk
@@ -32,7 +32,7 @@ static lp_exp span(size_t off, size_t end, const lp_ctx *ctx) {
   (void)ctx;
   return e;
 }
-static size_t tend(const lx_token *t) { return t->off + t->len; }
+static size_t tend(const lp_tok *t) { return (size_t)t->off + t->len; }
 }
 
 %syntax_error {
@@ -215,29 +215,27 @@ stat(A) ::= LOCAL(L) attnamelist(N) ASSIGN explist(E). {
   lp_pop_exps(ctx, &E); lp_pop_names(ctx, N);
 }
 attnamelist(A) ::= NAME(N). {
-  A.base = ctx->nnames; A.n = 1; lp_push_name(ctx, &N, 0, 1, tend(&N));
+  A.base = ctx->nnames; A.n = 1; lp_push_name(ctx, N.off, N.len, N.line, 0, 1);
 }
-attnamelist(A) ::= NAME(N) LT NAME(T) GT(G). {
-  A.base = ctx->nnames; A.n = 1; lp_push_name(ctx, &N, lp_attrib(ctx, &T), 1, tend(&G));
+attnamelist(A) ::= NAME(N) LT NAME(T) GT. {
+  A.base = ctx->nnames; A.n = 1; lp_push_name(ctx, N.off, N.len, N.line, lp_attrib(ctx, &T), 1);
 }
 attnamelist(A) ::= attnamelist(L) COMMA NAME(N). {
-  A = L; A.n++; lp_push_name(ctx, &N, 0, 1, tend(&N));
+  A = L; A.n++; lp_push_name(ctx, N.off, N.len, N.line, 0, 1);
 }
-attnamelist(A) ::= attnamelist(L) COMMA NAME(N) LT NAME(T) GT(G). {
-  A = L; A.n++; lp_push_name(ctx, &N, lp_attrib(ctx, &T), 1, tend(&G));
+attnamelist(A) ::= attnamelist(L) COMMA NAME(N) LT NAME(T) GT. {
+  A = L; A.n++; lp_push_name(ctx, N.off, N.len, N.line, lp_attrib(ctx, &T), 1);
 }
 
-namelist(A) ::= NAME(N). { A.base = ctx->nnames; A.n = 1; lp_push_name(ctx, &N, 0, 1, tend(&N)); }
-namelist(A) ::= namelist(L) COMMA NAME(N). { A = L; A.n++; lp_push_name(ctx, &N, 0, 1, tend(&N)); }
+namelist(A) ::= NAME(N). { A.base = ctx->nnames; A.n = 1; lp_push_name(ctx, N.off, N.len, N.line, 0, 1); }
+namelist(A) ::= namelist(L) COMMA NAME(N). { A = L; A.n++; lp_push_name(ctx, N.off, N.len, N.line, 0, 1); }
 
 /* varlist -> var {',' var}: the var texts name assigned functions */
 varlist(A) ::= var(V). {
-  lx_token t; t.off = V.off; t.len = V.end - V.off; t.line = 0; t.lastline = 0; t.kind = 0;
-  A.base = ctx->nnames; A.n = 1; lp_push_name(ctx, &t, 0, V.oneline, V.end);
+  A.base = ctx->nnames; A.n = 1; lp_push_name(ctx, V.off, V.end - V.off, 0, 0, V.oneline);
 }
 varlist(A) ::= varlist(L) COMMA var(V). {
-  lx_token t; t.off = V.off; t.len = V.end - V.off; t.line = 0; t.lastline = 0; t.kind = 0;
-  A = L; A.n++; lp_push_name(ctx, &t, 0, V.oneline, V.end);
+  A = L; A.n++; lp_push_name(ctx, V.off, V.end - V.off, 0, 0, V.oneline);
 }
 
 /* ---- functions ----------------------------------------------------- */

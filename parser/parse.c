@@ -14,7 +14,7 @@
 /* lemon's entry points (generated, %name LuaParse) */
 void *LuaParseAlloc(void *(*mallocProc)(size_t));
 void LuaParseFree(void *p, void (*freeProc)(void *));
-void LuaParse(void *p, int major, lx_token minor, lp_ctx *ctx);
+void LuaParse(void *p, int major, lp_tok minor, lp_ctx *ctx);
 
 /* Most bytes lemon's stack may take: far beyond any chunk Lua accepts
 ** (Lua stops at 200 nested levels), small enough that 100,000 nested
@@ -117,7 +117,7 @@ uint32_t lp_func_open(lp_ctx *ctx) {
   uint32_t f = new_func(ctx);
   if (ctx->error) return 0;
   lp_func *fn = &ctx->funcs[f];
-  fn->line = ctx->last_function.line;
+  fn->line = ctx->last_function_line;
   if (ctx->pending_name != LP_NONE) {
     fn->name_off = ctx->pending_name;
     fn->name_len = ctx->pending_len;
@@ -138,7 +138,7 @@ void lp_func_params_done(lp_ctx *ctx, lp_names params, int vararg) {
 }
 
 /* funcbody (or the chunk) reduced: record where the body ends. */
-void lp_func_close(lp_ctx *ctx, uint32_t f, const lp_body *b, const lx_token *end) {
+void lp_func_close(lp_ctx *ctx, uint32_t f, const lp_body *b, const lp_tok *end) {
   if (ctx->error) return;
   lp_func *fn = &ctx->funcs[f];
   if (end) {
@@ -170,11 +170,11 @@ void lp_name_func(lp_ctx *ctx, uint32_t f, const char *prefix, size_t off, size_
 
 /* ---- name and expression stacks ----------------------------------------- */
 
-void lp_push_name(lp_ctx *ctx, const lx_token *t, int attrib, int simple, size_t end) {
-  (void)end;
+void lp_push_name(lp_ctx *ctx, size_t off, size_t len, uint32_t line, int attrib,
+                  int simple) {
   if (!GROW(ctx, ctx->names, ctx->nnames, ctx->capnames)) return;
   lp_name *n = &ctx->names[ctx->nnames++];
-  n->off = t->off; n->len = t->len; n->line = t->line;
+  n->off = off; n->len = len; n->line = line;
   n->attrib = (uint8_t)attrib; n->simple = (uint8_t)simple;
 }
 
@@ -192,7 +192,7 @@ void lp_pop_exps(lp_ctx *ctx, const lp_explist *el) {
 }
 
 /* `<const>` or `<close>` (5.4); anything else is an error as in Lua. */
-int lp_attrib(lp_ctx *ctx, const lx_token *t) {
+int lp_attrib(lp_ctx *ctx, const lp_tok *t) {
   const char *s = ctx->src + t->off;
   if (t->len == 5 && memcmp(s, "const", 5) == 0) return 'c';
   if (t->len == 5 && memcmp(s, "close", 5) == 0) return 'x';
@@ -229,7 +229,7 @@ void lp_body_add(lp_body *b, const lp_stat *s) {
 #define LP_REG_LIMIT 255
 #define LP_REG_HEADROOM 4
 
-void lp_return_stat(lp_ctx *ctx, const lx_token *ret, const lp_explist *el) {
+void lp_return_stat(lp_ctx *ctx, const lp_tok *ret, const lp_explist *el) {
   if (ctx->error || ctx->nfstack == 0) return;
   if (!GROW(ctx, ctx->rets, ctx->nrets, ctx->caprets)) return;
   uint32_t f = ctx->fstack[ctx->nfstack - 1];
@@ -258,7 +258,7 @@ void lp_return_stat(lp_ctx *ctx, const lx_token *ret, const lp_explist *el) {
 /* ---- the driver -------------------------------------------------------- */
 
 /* Note names that could collide with the probe's local (__LI, __LI<k>). */
-static void note_name(lp_ctx *ctx, const lx_token *t) {
+static void note_name(lp_ctx *ctx, const lp_tok *t) {
   const char *s = ctx->src + t->off;
   if (t->len < 4 || t->len > 6 || memcmp(s, "__LI", 4) != 0) return;
   if (t->len == 4) { ctx->li_used |= 1; return; }
@@ -273,9 +273,9 @@ static void note_name(lp_ctx *ctx, const lx_token *t) {
 /* A body's first token: lemon reduces the parameter list either when `)`
 ** is fed (shift-reduce) or when the token after it is; either way the body
 ** starts at the first token past the `)`. */
-static void stamp_body(lp_ctx *ctx, const lx_token *tok) {
-  if (ctx->pending_body && tok->off >= ctx->pending_after) {
-    ctx->funcs[ctx->pending_body - 1].body_off = tok->off;
+static void stamp_body(lp_ctx *ctx, size_t off) {
+  if (ctx->pending_body && off >= ctx->pending_after) {
+    ctx->funcs[ctx->pending_body - 1].body_off = off;
     ctx->pending_body = 0;
   }
 }
@@ -299,10 +299,13 @@ int lp_parse(lp_ctx *ctx, const char *src, size_t len, size_t start,
   if (p == NULL) { lp_oom(ctx); return ctx->error; }
   lx_state ls;
   lx_init(&ls, src, len, start, line, ctx->version);
-  lx_token tok;
+  /* The lexer writes straight into ctx->la (the lookahead lp_error
+  ** quotes); the parser gets a 16-byte copy read field by field.  Copying
+  ** the whole lx_token right after the lexer's narrow stores would stall
+  ** on store forwarding, once per token. */
+  lx_token *tok = &ctx->la;
   for (;;) {
-    int k = lx_next(&ls, &tok);
-    ctx->la = tok;
+    int k = lx_next(&ls, tok);
     if (k == LX_ERROR) {
       if (!ctx->error) {
         ctx->error = 1;
@@ -312,21 +315,26 @@ int lp_parse(lp_ctx *ctx, const char *src, size_t len, size_t start,
       }
       break;
     }
-    stamp_body(ctx, &tok);
+    lp_tok t;
+    t.off = (uint32_t)tok->off;
+    t.len = (uint32_t)tok->len;
+    t.line = tok->line;
+    t.lastline = tok->lastline;
+    stamp_body(ctx, t.off);
     if (k == LX_EOF) {
-      LuaParse(p, 0, tok, ctx);
+      LuaParse(p, 0, t, ctx);
       break;
     }
     if (!ctx->seen_token) {
       ctx->seen_token = 1;
-      ctx->funcs[0].body_off = tok.off;
+      ctx->funcs[0].body_off = t.off;
     }
-    if (k == LX_FUNCTION) ctx->last_function = tok;
-    else if (k == LX_NAME) note_name(ctx, &tok);
-    LuaParse(p, tokmap[k], tok, ctx);
-    stamp_body(ctx, &tok);
+    if (k == LX_FUNCTION) ctx->last_function_line = t.line;
+    else if (k == LX_NAME) note_name(ctx, &t);
+    LuaParse(p, tokmap[k], t, ctx);
+    stamp_body(ctx, t.off);
     if (ctx->error) break;
-    ctx->last_end = tok.off + tok.len;
+    ctx->last_end = (size_t)t.off + t.len;
   }
   LuaParseFree(p, free);
   return ctx->error;

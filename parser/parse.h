@@ -12,6 +12,17 @@
 
 #define LP_NONE ((size_t)-1)
 
+/* A token as the grammar actions see it.  Sixteen bytes, so lemon passes
+** it in two registers instead of copying a 32-byte lx_token through memory
+** for every shift and reduce; offsets fit because li_rewrite takes at most
+** 4 GiB.  The kind is lemon's major code and is not kept here. */
+typedef struct lp_tok {
+  uint32_t off;         /* byte offset of the first byte */
+  uint32_t len;         /* length in bytes */
+  uint32_t line;        /* line of the first byte */
+  uint32_t lastline;    /* line of the last byte */
+} lp_tok;
+
 /* Kinds of expression the rewriter cares about. */
 enum { EK_OTHER = 0, EK_CALL, EK_PAREN, EK_VAR, EK_FUNC, EK_VARARG, EK_TABLE };
 
@@ -108,7 +119,7 @@ typedef struct lp_ctx {
   size_t srclen;
   int version;          /* 51..54 */
   lx_token la;          /* the token being fed to the parser (lookahead) */
-  lx_token last_function; /* the last `function` keyword seen */
+  uint32_t last_function_line; /* line of the last `function` keyword seen */
   lp_func *funcs; uint32_t nfuncs, capfuncs;
   uint32_t *fstack; uint32_t nfstack, capfstack; /* open functions */
   lp_return *rets; uint32_t nrets, caprets;
@@ -141,17 +152,18 @@ void lp_error(lp_ctx *ctx, const char *msg);
 void lp_oom(lp_ctx *ctx);
 uint32_t lp_func_open(lp_ctx *ctx);               /* at the `(` of a body */
 void lp_func_params_done(lp_ctx *ctx, lp_names params, int vararg);
-void lp_func_close(lp_ctx *ctx, uint32_t f, const lp_body *b, const lx_token *end);
+void lp_func_close(lp_ctx *ctx, uint32_t f, const lp_body *b, const lp_tok *end);
 void lp_set_pending_name(lp_ctx *ctx, size_t off, size_t len, const char *prefix);
 void lp_name_func(lp_ctx *ctx, uint32_t f, const char *prefix, size_t off, size_t len);
-void lp_push_name(lp_ctx *ctx, const lx_token *t, int attrib, int simple, size_t end);
+void lp_push_name(lp_ctx *ctx, size_t off, size_t len, uint32_t line, int attrib,
+                  int simple);
 void lp_push_exp(lp_ctx *ctx, const lp_exp *e);
-void lp_return_stat(lp_ctx *ctx, const lx_token *ret, const lp_explist *el);
+void lp_return_stat(lp_ctx *ctx, const lp_tok *ret, const lp_explist *el);
 void lp_assign_names(lp_ctx *ctx, lp_names vars, const lp_explist *el, int local);
 void lp_pop_names(lp_ctx *ctx, lp_names n);
 void lp_pop_exps(lp_ctx *ctx, const lp_explist *el);
 void lp_body_add(lp_body *b, const lp_stat *s);
-int lp_attrib(lp_ctx *ctx, const lx_token *t);
+int lp_attrib(lp_ctx *ctx, const lp_tok *t);
 
 /* --- scope.c: name resolution, for the local/upvalue limits ----------- */
 int sc_init(lp_ctx *ctx);

@@ -1,1 +1,289 @@
-/* report.c -- placeholder, being written */
+/*
+** report.c -- the report formats, and writing a report to a FILE, to a
+** string or to a path.  Writing to a path never leaves a half-written report:
+** a regular file is written beside itself and renamed into place.
+*/
+#define _XOPEN_SOURCE 700          /* open_memstream, fchmod, fsync, realpath */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "report.h"
+#include "writers.h"
+
+/* ---- the formats -------------------------------------------------------- */
+
+typedef int (*li_writer)(const li_profile *p, FILE *f);
+
+typedef struct format_entry {
+  const char *name;     /* what -f/--format and the API take */
+  li_writer write;      /* its module's entry point */
+} format_entry;
+
+#define LI_FORMAT_ENTRY(name) { #name, li_write_##name },
+static const format_entry formats[] = { LI_REPORT_FORMATS(LI_FORMAT_ENTRY) };
+#undef LI_FORMAT_ENTRY
+
+/* ", text, csv": the list with a separator before every name, so the
+** public string is this one past its first separator. */
+#define LI_FORMAT_NAME(name) ", " #name
+static const char format_names[] = LI_REPORT_FORMATS(LI_FORMAT_NAME);
+#undef LI_FORMAT_NAME
+
+static const format_entry *find_format(const char *name) {
+  if (name == NULL) return NULL;
+  for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+    if (strcmp(formats[i].name, name) == 0) return &formats[i];
+  return NULL;
+}
+
+int li_report_known(const char *format) {
+  return find_format(format) != NULL;
+}
+
+const char *li_report_formats(void) {
+  return format_names + 2;
+}
+
+int li_report_write(const li_profile *p, const char *format, FILE *f) {
+  const format_entry *e = find_format(format);
+  if (e == NULL) {
+    errno = EINVAL;
+    return -1;
+  }
+  if (e->write(p, f) != 0) return -1;
+  return ferror(f) ? -1 : 0;
+}
+
+/* ---- the order every table shares -------------------------------------- */
+
+static const char *str_or_empty(const char *s) {
+  return s != NULL ? s : "";
+}
+
+/* Order of two functions: see li_report_order.  The last key, the address,
+** only makes equal rows come out the same on every qsort. */
+static int cmp_func(const void *a, const void *b) {
+  const li_pfunc *x = *(const li_pfunc *const *)a;
+  const li_pfunc *y = *(const li_pfunc *const *)b;
+  int c;
+  if (x->self_ns != y->self_ns) return x->self_ns > y->self_ns ? -1 : 1;
+  if (x->total_ns != y->total_ns) return x->total_ns > y->total_ns ? -1 : 1;
+  if ((c = strcmp(str_or_empty(x->name), str_or_empty(y->name))) != 0) return c;
+  if ((c = strcmp(str_or_empty(x->source), str_or_empty(y->source))) != 0) return c;
+  if (x->line != y->line) return x->line < y->line ? -1 : 1;
+  return x < y ? -1 : (x > y);
+}
+
+const li_pfunc **li_report_order(const li_profile *p, uint32_t *n) {
+  /* one spare slot: malloc(0) may return NULL, which means out of memory */
+  const li_pfunc **v = malloc(((size_t)p->nfuncs + 1) * sizeof *v);
+  uint32_t k = 0;
+  *n = 0;
+  if (v == NULL) {
+    errno = ENOMEM;
+    return NULL;
+  }
+  for (uint32_t i = 0; i < p->nfuncs; i++)
+    if (p->funcs[i].calls > 0) v[k++] = &p->funcs[i];
+  qsort(v, k, sizeof *v, cmp_func);
+  *n = k;
+  return v;
+}
+
+/* ---- to a string -------------------------------------------------------- */
+
+int li_report_to_string(const li_profile *p, const char *format,
+                        char **out, size_t *outlen) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f;
+  *out = NULL;
+  *outlen = 0;
+  if (!li_report_known(format)) {
+    errno = EINVAL;
+    return -1;
+  }
+  f = open_memstream(&buf, &len);
+  if (f == NULL) return -1;
+  int st = li_report_write(p, format, f);
+  if (fclose(f) != 0) st = -1;
+  if (st != 0) {
+    int e = errno;
+    free(buf);
+    errno = e;
+    return -1;
+  }
+  *out = buf;
+  *outlen = len;
+  return 0;
+}
+
+/* ---- to a path ---------------------------------------------------------- */
+
+static void set_err(char *err, size_t errlen, const char *path, int e) {
+  if (err != NULL && errlen > 0)
+    snprintf(err, errlen, "cannot write report to '%s': %s", path, strerror(e));
+}
+
+/* Write the report to an open stream and close it; errno of the first
+** failure is kept.  0 or -1. */
+static int write_and_close(const li_profile *p, const char *format, FILE *f,
+                           int sync) {
+  int st = li_report_write(p, format, f);
+  int e = errno;
+  if (st == 0 && fflush(f) != 0) st = -1, e = errno;
+  /* fsync, so that after the rename the name never points at a file whose
+  ** blocks are not on disk yet (a crash would leave it empty) */
+  if (st == 0 && sync && fsync(fileno(f)) != 0) st = -1, e = errno;
+  if (fclose(f) != 0 && st == 0) st = -1, e = errno;
+  errno = e;
+  return st;
+}
+
+/* Paths that name a stream rather than a place to keep a file: /dev/stderr
+** and /proc/self/fd/N are symlinks that stat() sees as the regular file an
+** fd was redirected to, and replacing them would swap out a system link. */
+static int is_stream_path(const char *path) {
+  return strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0;
+}
+
+/* Not a file to replace: write to it directly.  O_APPEND, so that a stream
+** already redirected to a file (/dev/stderr with 2>log) is added to, not
+** truncated; no O_CREAT, so that nothing new appears under /dev. */
+static int write_direct(const li_profile *p, const char *format,
+                        const char *path) {
+  int fd = open(path, O_WRONLY | O_APPEND | O_NOCTTY);
+  if (fd < 0) return -1;
+  FILE *f = fdopen(fd, "a");
+  if (f == NULL) {
+    int e = errno;
+    close(fd);
+    errno = e;
+    return -1;
+  }
+  return write_and_close(p, format, f, 0);
+}
+
+/* Create "<path>.XXXXXX" exclusively.  Not mkstemp: it creates the file
+** 0600, and fixing that needs the umask, which only umask() reads, by
+** setting it: a race with any other thread of a host creating files.
+** open() with a mode applies the umask itself. */
+static int create_temp(const char *path, mode_t mode, char **tmpname) {
+  static const char alnum[] =
+      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  size_t len = strlen(path);
+  char *t = malloc(len + 8);
+  struct timespec ts;
+  uint64_t seed;
+  if (t == NULL) return -1;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  seed = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^
+         ((uint64_t)getpid() << 16) ^ (uint64_t)(uintptr_t)t;
+  memcpy(t, path, len);
+  t[len] = '.';
+  t[len + 7] = '\0';
+  for (int attempt = 0; attempt < 100; attempt++) {
+    for (int i = 1; i <= 6; i++) {
+      seed = seed * 6364136223846793005u + 1442695040888963407u;  /* LCG */
+      t[len + (size_t)i] = alnum[(seed >> 33) % (sizeof alnum - 1)];
+    }
+    int fd = open(t, O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY, mode);
+    if (fd >= 0) {
+      *tmpname = t;
+      return fd;
+    }
+    if (errno != EEXIST) break;
+  }
+  int e = errno;
+  free(t);
+  errno = e;
+  return -1;
+}
+
+/* A regular file (or none yet): write "<target>.XXXXXX" and rename it onto
+** target, so readers see the old report or the whole new one. */
+static int write_replace(const li_profile *p, const char *format,
+                         const char *target, const struct stat *old) {
+  char *tmp = NULL;
+  /* permission bits only: a report never inherits set-id or sticky bits */
+  mode_t mode = old != NULL ? (old->st_mode & 0777) : 0644;
+  int fd = create_temp(target, mode, &tmp);
+  if (fd < 0) return -1;
+  /* an existing report keeps its permissions, which the umask may have
+  ** narrowed in open(); a failure here only leaves the narrower mode */
+  if (old != NULL) (void)fchmod(fd, mode);
+  FILE *f = fdopen(fd, "w");
+  int st, e;
+  if (f == NULL) {
+    e = errno;
+    close(fd);
+    st = -1;
+  } else {
+    st = write_and_close(p, format, f, 1);
+    e = errno;
+  }
+  if (st == 0 && rename(tmp, target) != 0) st = -1, e = errno;
+  if (st != 0) unlink(tmp);
+  free(tmp);
+  errno = e;
+  return st;
+}
+
+/* A symlink: a report it points to is replaced and the link kept; a link
+** to a stream is written through; a dangling link is replaced by the report. */
+static int write_via_link(const li_profile *p, const char *format,
+                          const char *path) {
+  struct stat st;
+  char *real = realpath(path, NULL);
+  int r, e;
+  if (real == NULL)
+    return errno == ENOENT ? write_replace(p, format, path, NULL) : -1;
+  if (stat(real, &st) != 0) r = -1;
+  else if (S_ISREG(st.st_mode)) r = write_replace(p, format, real, &st);
+  else r = write_direct(p, format, path);
+  e = errno;
+  free(real);
+  errno = e;
+  return r;
+}
+
+int li_report_to_path(const li_profile *p, const char *format,
+                      const char *path, char *err, size_t errlen) {
+  struct stat st;
+  int r;
+  if (!li_report_known(format)) {
+    if (err != NULL && errlen > 0)
+      snprintf(err, errlen, "unknown report format '%s' (known: %s)",
+               str_or_empty(format), li_report_formats());
+    errno = EINVAL;
+    return -1;
+  }
+  if (path == NULL || path[0] == '\0') {
+    if (err != NULL && errlen > 0)
+      snprintf(err, errlen, "cannot write report: no path given");
+    errno = ENOENT;
+    return -1;
+  }
+  if (is_stream_path(path))
+    r = write_direct(p, format, path);
+  else if (lstat(path, &st) != 0)
+    r = errno == ENOENT ? write_replace(p, format, path, NULL) : -1;
+  else if (S_ISREG(st.st_mode))
+    r = write_replace(p, format, path, &st);
+  else if (S_ISLNK(st.st_mode))
+    r = write_via_link(p, format, path);
+  else                    /* a device, a FIFO, a socket; a directory fails */
+    r = write_direct(p, format, path);
+  if (r != 0) set_err(err, errlen, path, errno);
+  return r;
+}

@@ -32,15 +32,21 @@ typedef struct buf {
   int oom;
 } buf;
 
-static void buf_add(buf *b, const void *s, size_t n) {
+/* Make room for n more bytes and the NUL; 0 when out of memory. */
+static int buf_grow(buf *b, size_t n) {
+  size_t nc = b->cap ? b->cap : 256;
+  while (nc < b->n + n + 1) nc *= 2;
+  char *p = realloc(b->p, nc);
+  if (p == NULL) { b->oom = 1; return 0; }
+  b->p = p; b->cap = nc;
+  return 1;
+}
+
+/* Every piece of inserted text goes through here, a few bytes at a time:
+** the room check stays inline and growing is out of line. */
+static inline void buf_add(buf *b, const void *s, size_t n) {
   if (b->oom) return;
-  if (b->n + n + 1 > b->cap) {
-    size_t nc = b->cap ? b->cap : 256;
-    while (nc < b->n + n + 1) nc *= 2;
-    char *p = realloc(b->p, nc);
-    if (p == NULL) { b->oom = 1; return; }
-    b->p = p; b->cap = nc;
-  }
+  if (b->n + n + 1 > b->cap && !buf_grow(b, n)) return;
   memcpy(b->p + b->n, s, n);
   b->n += n;
   b->p[b->n] = '\0';
@@ -48,20 +54,39 @@ static void buf_add(buf *b, const void *s, size_t n) {
 
 static void buf_str(buf *b, const char *s) { buf_add(b, s, strlen(s)); }
 
-static void buf_fmt(buf *b, const char *fmt, long v) {
-  char tmp[64];
-  int n = snprintf(tmp, sizeof tmp, fmt, v);
-  if (n > 0) buf_add(b, tmp, (size_t)n);
+/* Append v in decimal, as "%ld" writes it (snprintf was a tenth of the
+** rewriter's time: one call per probe and three per function). */
+static void buf_long(buf *b, long v) {
+  char tmp[24], *e = tmp + sizeof tmp, *q = e;
+  unsigned long u = v < 0 ? 0UL - (unsigned long)v : (unsigned long)v;
+  do { *--q = (char)('0' + u % 10); u /= 10; } while (u);
+  if (v < 0) *--q = '-';
+  buf_add(b, q, (size_t)(e - q));
 }
 
-/* Append bytes as the body of a Lua short string literal ("..."). */
+/* Append bytes as the body of a Lua short string literal ("..."): runs of
+** plain bytes in one copy, `"` and `\` escaped, control bytes as \ddd. */
 static void buf_quoted(buf *b, const char *s, size_t n) {
-  for (size_t i = 0; i < n; i++) {
-    unsigned char c = (unsigned char)s[i];
-    char esc[8];
-    if (c == '"' || c == '\\') { esc[0] = '\\'; esc[1] = (char)c; buf_add(b, esc, 2); }
-    else if (c < 32 || c == 127) { snprintf(esc, sizeof esc, "\\%03u", c); buf_add(b, esc, 4); }
-    else buf_add(b, &s[i], 1);
+  size_t i = 0;
+  while (i < n) {
+    size_t j = i;
+    unsigned char c = 0;
+    while (j < n) {
+      c = (unsigned char)s[j];
+      if (c == '"' || c == '\\' || c < 32 || c == 127) break;
+      j++;
+    }
+    if (j > i) buf_add(b, s + i, j - i);
+    if (j == n) return;
+    char esc[4];
+    esc[0] = '\\';
+    if (c == '"' || c == '\\') { esc[1] = (char)c; buf_add(b, esc, 2); }
+    else {
+      esc[1] = (char)('0' + c / 100); esc[2] = (char)('0' + c / 10 % 10);
+      esc[3] = (char)('0' + c % 10);
+      buf_add(b, esc, 4);
+    }
+    i = j + 1;
   }
 }
 
@@ -116,13 +141,55 @@ static void plan_end(plan *pl) {
 /* "__LI(id" or "__LI(-id" */
 static void plan_call(plan *pl, long id) {
   buf_str(&pl->text, pl->probe);
-  buf_fmt(&pl->text, "(%ld", id);
+  buf_add(&pl->text, "(", 1);
+  buf_long(&pl->text, id);
 }
 
 static int cmp_ins(const void *a, const void *b) {
   const ins *x = a, *y = b;
   if (x->off != y->off) return x->off < y->off ? -1 : 1;
   return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int ins_before(const ins *x, const ins *y) {
+  return x->off != y->off ? x->off < y->off : x->seq < y->seq;
+}
+
+/* Sort the insertions by (off, seq), as qsort with cmp_ins would: the keys
+** are unique, so any correct sort gives the same order.  A bottom-up merge
+** sort with the comparison inline; runs of 16 by insertion (the plan is
+** mostly in order already: functions by position, then the returns). */
+static void sort_ins(ins *v, size_t n) {
+  enum { RUN = 16 };
+  for (size_t lo = 0; lo < n; lo += RUN) {
+    size_t hi = lo + RUN < n ? lo + RUN : n;
+    for (size_t i = lo + 1; i < hi; i++) {
+      ins x = v[i];
+      size_t j = i;
+      while (j > lo && ins_before(&x, &v[j - 1])) { v[j] = v[j - 1]; j--; }
+      v[j] = x;
+    }
+  }
+  if (n <= RUN) return;
+  ins *tmp = malloc(n * sizeof *tmp);
+  if (tmp == NULL) { qsort(v, n, sizeof *v, cmp_ins); return; }
+  ins *from = v, *to = tmp;
+  for (size_t w = RUN; w < n; w *= 2) {
+    for (size_t lo = 0; lo < n; lo += 2 * w) {
+      size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+      size_t i = lo, j = mid, k = lo;
+      if (mid == hi || ins_before(&from[mid - 1], &from[mid])) {
+        memcpy(to + lo, from + lo, (hi - lo) * sizeof *to);   /* in order */
+        continue;
+      }
+      while (i < mid && j < hi) to[k++] = ins_before(&from[j], &from[i]) ? from[j++] : from[i++];
+      while (i < mid) to[k++] = from[i++];
+      while (j < hi) to[k++] = from[j++];
+    }
+    ins *t = from; from = to; to = t;
+  }
+  if (from != v) memcpy(v, from, n * sizeof *v);
+  free(tmp);
 }
 
 /* ---- names and descriptors ---------------------------------------------- */
@@ -152,11 +219,12 @@ static void func_name(buf *b, const lp_ctx *ctx, uint32_t f, const char *chunkna
   if (f == 0) { buf_str(b, "main chunk"); (void)chunkname; return; }
   if (fn->name_off != LP_NONE) {
     /* names come from source text: fold any line break to a space */
-    for (uint32_t i = 0; i < fn->name_len; i++) {
-      char c = ctx->strbuf[fn->name_off + i];
-      if (c == '\n' || c == '\r') c = ' ';
-      buf_add(b, &c, 1);
-    }
+    if (fn->name_len == 0) return;
+    size_t at = b->n;
+    buf_add(b, ctx->strbuf + fn->name_off, fn->name_len);
+    if (b->oom) return;
+    for (size_t i = at; i < b->n; i++)
+      if (b->p[i] == '\n' || b->p[i] == '\r') b->p[i] = ' ';
     return;
   }
   buf_str(b, "anonymous");
@@ -173,11 +241,11 @@ static void descriptors(buf *d, const lp_ctx *ctx, const char *chunkname) {
     buf_add(d, chunkname, n > LI_CHUNKNAME_MAX ? LI_CHUNKNAME_MAX : n);
   }
   buf_add(d, &nul, 1);
-  buf_fmt(d, "%ld", (long)ctx->nfuncs); buf_add(d, &nul, 1);
+  buf_long(d, (long)ctx->nfuncs); buf_add(d, &nul, 1);
   for (uint32_t f = 0; f < ctx->nfuncs; f++) {
     func_name(d, ctx, f, chunkname); buf_add(d, &nul, 1);
-    buf_fmt(d, "%ld", (long)ctx->funcs[f].line); buf_add(d, &nul, 1);
-    buf_fmt(d, "%ld", (long)ctx->funcs[f].lastline); buf_add(d, &nul, 1);
+    buf_long(d, (long)ctx->funcs[f].line); buf_add(d, &nul, 1);
+    buf_long(d, (long)ctx->funcs[f].lastline); buf_add(d, &nul, 1);
   }
 }
 
@@ -264,7 +332,7 @@ static void plan_return(plan *pl, const lp_return *r) {
 /* ---- output ------------------------------------------------------------- */
 
 static int emit(plan *pl, li_rewrite_result *r) {
-  qsort(pl->v, pl->n, sizeof *pl->v, cmp_ins);
+  sort_ins(pl->v, pl->n);
   size_t total = pl->len + pl->text.n;
   r->out = malloc(total + 1);
   r->ins = malloc((pl->n ? pl->n : 1) * 2 * sizeof *r->ins);
@@ -314,7 +382,9 @@ static size_t text_start(const char *src, size_t len, int skip_first_line) {
 static void add_warning(buf *w, const char *chunkname, uint32_t line,
                         const char *name, const char *reason) {
   chunk_display(w, chunkname);
-  buf_fmt(w, ":%ld: warning: function '", (long)line);
+  buf_add(w, ":", 1);
+  buf_long(w, (long)line);
+  buf_str(w, ": warning: function '");
   buf_str(w, name);
   buf_str(w, "' left without probes: ");
   buf_str(w, reason);
