@@ -106,6 +106,13 @@ LUAINSTR_API int (luainstr_set_option)(struct lua_State *L, const char *name,
 LUAINSTR_API int (luainstr_dump)(struct lua_State *L, const char *format,
                                 const char *path);
 
+/* lua_pcall, and when it catches an error, the frames the error unwound
+** are closed there (as exits by an error).  Without it they are closed
+** when the next probe of that thread notices, which is exact for calls made
+** from the host at the base of a thread and approximate otherwise. */
+LUAINSTR_API int (luainstr_pcall)(struct lua_State *L, int nargs,
+                                 int nresults, int msgh);
+
 /* The message of the last failed call on L (or on no state: NULL), or "". */
 LUAINSTR_API const char *(luainstr_errmsg)(struct lua_State *L);
 

@@ -1,1 +1,333 @@
-/* boundary.c -- placeholder, being written */
+/*
+** boundary.c -- the places where Lua code leaves a frame without passing
+** its exit probe, or stops running without leaving it:
+**   pcall, xpcall        an error unwound the frames above the call: they
+**                        close there, as exits by an error;
+**   coroutine.resume,    the resumer waits while the coroutine runs: that
+**   coroutine.wrap       time is the resumer's children's, not its own; a
+**                        coroutine that dies by an error closes its frames;
+**   coroutine.yield      the coroutine's frames stop while it is suspended;
+**   coroutine.close      a suspended coroutine's frames end where it
+**                        stopped.
+** Each replacement behaves as Lua 5.4's own function (same results, same
+** messages, same yieldability); only the bookkeeping is added.  The
+** originals are kept in the registry for li_restore_boundaries().
+*/
+#include <lua.h>
+#include <lauxlib.h>
+
+#include "profiler.h"
+
+#define LI_REG_ORIGINALS "luainstr.boundaries"
+
+/* The profiler, from upvalue 1, or NULL when it no longer collects. */
+static li_prof *prof_up(lua_State *L) {
+  li_prof *P = lua_touserdata(L, lua_upvalueindex(1));
+  return P != NULL && !P->closed ? P : NULL;
+}
+
+
+/* ======================================================================
+** pcall, xpcall
+** ====================================================================== */
+
+/* After the protected call: on an error, close the frames above the depth
+** the stack had at the call (ctx >> 2); ctx & 3 is the count of slots
+** below the results (1 for pcall's `true`, 2 for xpcall's handler too). */
+static int finish_pcall(lua_State *L, int status, lua_KContext ctx) {
+  if (status != LUA_OK && status != LUA_YIELD) {
+    li_prof *P = prof_up(L);
+    uint32_t depth = (uint32_t)((uintptr_t)ctx >> 2);
+    if (P != NULL && P->on) {
+      li_stack *S = li_stack_of(P, L);
+      if (S != NULL && S->n > depth)
+        li_stack_close(P, S, depth, li_clock_ticks(&P->clock), 1);
+    }
+    lua_pushboolean(L, 0);
+    lua_pushvalue(L, -2);
+    return 2;
+  }
+  return lua_gettop(L) - (int)(ctx & 3);
+}
+
+/* The depth of L's shadow stack, packed with `extra` for finish_pcall. */
+static lua_KContext pcall_ctx(lua_State *L, int extra) {
+  li_prof *P = prof_up(L);
+  uintptr_t depth = 0;
+  if (P != NULL && P->on) {
+    li_stack *S = li_stack_of(P, L);
+    if (S != NULL) depth = S->n;
+  }
+  return (lua_KContext)(depth << 2 | (uintptr_t)extra);
+}
+
+static int li_pcall(lua_State *L) {
+  lua_KContext ctx;
+  luaL_checkany(L, 1);
+  ctx = pcall_ctx(L, 1);
+  lua_pushboolean(L, 1);
+  lua_insert(L, 1);
+  return finish_pcall(L, lua_pcallk(L, lua_gettop(L) - 2, LUA_MULTRET, 0,
+                                    ctx, finish_pcall), ctx);
+}
+
+static int li_xpcall(lua_State *L) {
+  int n = lua_gettop(L);
+  lua_KContext ctx;
+  luaL_checktype(L, 2, LUA_TFUNCTION);
+  ctx = pcall_ctx(L, 2);
+  lua_pushboolean(L, 1);
+  lua_pushvalue(L, 1);
+  lua_rotate(L, 3, 2);
+  return finish_pcall(L, lua_pcallk(L, n - 2, LUA_MULTRET, 2, ctx,
+                                    finish_pcall), ctx);
+}
+
+
+/* ======================================================================
+** Coroutines
+** ====================================================================== */
+
+/* Resume co with narg values from L's top.  Returns the count of results
+** moved to L, or -1 with the error value on L's top. */
+static int resume(lua_State *L, lua_State *co, int coidx, int narg) {
+  li_prof *P = prof_up(L);
+  li_stack *R = NULL, *C = NULL;
+  uint64_t t0 = 0, pairs0 = 0;
+  int status, nres;
+  if (!lua_checkstack(co, narg)) {
+    lua_pushliteral(L, "too many arguments to resume");
+    return -1;
+  }
+  if (P != NULL && P->on) {
+    R = li_stack_of(P, L);
+    C = li_stack_of_thread(P, L, coidx);
+    /* a coroutine that starts afresh hangs under its resumer's frame */
+    if (C != NULL && C->n == 0)
+      C->root = R != NULL && R->n > 0 ? R->f[R->n - 1].node : (R ? R->root : 0);
+    pairs0 = P->entries;
+    t0 = li_clock_ticks(&P->clock);
+  }
+  lua_xmove(L, co, narg);
+  status = lua_resume(co, L, narg, &nres);
+  if (P != NULL && P->on && R != NULL && t0 != 0) {
+    uint64_t t1 = li_clock_ticks(&P->clock);
+    /* back in L: its stack is current again (the list may have changed) */
+    P->curL = NULL;
+    R = li_stack_of(P, L);
+    li_prof_charge(P, R, t1 - t0, P->entries - pairs0);
+    if (status != LUA_OK && status != LUA_YIELD) {
+      C = li_stack_of_thread(P, L, coidx);
+      if (C != NULL) li_stack_close(P, C, 0, t1, 1);
+    }
+  }
+  if (status == LUA_OK || status == LUA_YIELD) {
+    if (!lua_checkstack(L, nres + 1)) {
+      lua_pop(co, nres);
+      lua_pushliteral(L, "too many results to resume");
+      return -1;
+    }
+    lua_xmove(co, L, nres);
+    return nres;
+  }
+  lua_xmove(co, L, 1);
+  return -1;
+}
+
+static lua_State *check_co(lua_State *L) {
+  lua_State *co = lua_tothread(L, 1);
+  luaL_argexpected(L, co, 1, "thread");
+  return co;
+}
+
+static int li_resume(lua_State *L) {
+  lua_State *co = check_co(L);
+  int r = resume(L, co, 1, lua_gettop(L) - 1);
+  if (r < 0) {
+    lua_pushboolean(L, 0);
+    lua_insert(L, -2);
+    return 2;
+  }
+  lua_pushboolean(L, 1);
+  lua_insert(L, -(r + 1));
+  return r + 1;
+}
+
+/* The function coroutine.wrap returns: upvalue 1 the profiler, 2 the
+** coroutine. */
+static int wrapped(lua_State *L) {
+  lua_State *co = lua_tothread(L, lua_upvalueindex(2));
+  int r = resume(L, co, lua_upvalueindex(2), lua_gettop(L));
+  if (r < 0) {
+    int st = lua_status(co);
+    if (st != LUA_OK && st != LUA_YIELD) {   /* died: close its tbc vars */
+      st = lua_resetthread(co);
+      lua_xmove(co, L, 1);
+    }
+    if (st != LUA_ERRMEM && lua_type(L, -1) == LUA_TSTRING) {
+      luaL_where(L, 1);                        /* where the caller is */
+      lua_insert(L, -2);
+      lua_concat(L, 2);
+    }
+    return lua_error(L);
+  }
+  return r;
+}
+
+static int li_wrap(lua_State *L) {
+  lua_State *co;
+  luaL_checktype(L, 1, LUA_TFUNCTION);
+  co = lua_newthread(L);
+  lua_pushvalue(L, 1);
+  lua_xmove(L, co, 1);
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, -2);
+  lua_pushcclosure(L, wrapped, 2);
+  return 1;
+}
+
+/* Back from a yield: the coroutine runs again. */
+static int yield_done(lua_State *L, int status, lua_KContext ctx) {
+  li_prof *P = prof_up(L);
+  (void)status; (void)ctx;
+  if (P != NULL) {
+    li_stack *S = li_stack_of(P, L);
+    if (S != NULL && S->suspended) {
+      S->susp_total += li_clock_ticks(&P->clock) - S->susp_since;
+      S->suspended = 0;
+    }
+  }
+  return lua_gettop(L);
+}
+
+static int li_yield(lua_State *L) {
+  li_prof *P = prof_up(L);
+  if (P != NULL && lua_isyieldable(L)) {
+    li_stack *S = li_stack_of(P, L);
+    if (S != NULL) {
+      S->suspended = 1;
+      S->susp_since = li_clock_ticks(&P->clock);
+    }
+  }
+  return lua_yieldk(L, lua_gettop(L), 0, yield_done);
+}
+
+/* coroutine.status's view: 0 running, 1 dead, 2 suspended, 3 normal. */
+static int co_state(lua_State *L, lua_State *co) {
+  lua_Debug ar;
+  if (L == co) return 0;
+  switch (lua_status(co)) {
+  case LUA_YIELD: return 2;
+  case LUA_OK:
+    if (lua_getstack(co, 0, &ar)) return 3;
+    return lua_gettop(co) == 0 ? 1 : 2;
+  default: return 1;
+  }
+}
+
+static int li_close(lua_State *L) {
+  static const char *const names[] = {"running", "dead", "suspended", "normal"};
+  lua_State *co = check_co(L);
+  int st = co_state(L, co);
+  li_prof *P;
+  if (st != 1 && st != 2)
+    return luaL_error(L, "cannot close a %s coroutine", names[st]);
+  P = prof_up(L);
+  if (P != NULL && P->on) {           /* its frames end where it stopped */
+    li_stack *C = li_stack_of_thread(P, L, 1);
+    if (C != NULL)
+      li_stack_close(P, C, 0, C->suspended ? C->susp_since
+                                           : li_clock_ticks(&P->clock), 0);
+  }
+  st = lua_resetthread(co);
+  if (st == LUA_OK) {
+    lua_pushboolean(L, 1);
+    return 1;
+  }
+  lua_pushboolean(L, 0);
+  lua_xmove(co, L, 1);
+  return 2;
+}
+
+
+/* ======================================================================
+** Installing
+** ====================================================================== */
+
+/* Which functions are replaced: table (NULL = globals), name. */
+static const struct {
+  const char *table;      /* global holding it, or NULL for a global */
+  const char *name;       /* field */
+  lua_CFunction fn;       /* replacement */
+} replaced[] = {
+  {NULL, "pcall", li_pcall},
+  {NULL, "xpcall", li_xpcall},
+  {"coroutine", "resume", li_resume},
+  {"coroutine", "wrap", li_wrap},
+  {"coroutine", "yield", li_yield},
+  {"coroutine", "close", li_close},
+};
+
+#define NREPLACED (sizeof replaced / sizeof replaced[0])
+
+/* Push the table holding entry i (the globals or a library table from
+** package.loaded, so a cleared global does not matter); 0 if absent. */
+static int push_holder(lua_State *L, size_t i) {
+  if (replaced[i].table == NULL) {
+    lua_pushglobaltable(L);
+    return 1;
+  }
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  lua_getfield(L, -1, replaced[i].table);
+  lua_remove(L, -2);
+  if (lua_istable(L, -1)) return 1;
+  lua_pop(L, 1);
+  return 0;
+}
+
+void li_install_boundaries(lua_State *L) {
+  int top = lua_gettop(L);
+  luaL_checkstack(L, 8, "luainstr");
+  lua_getfield(L, LUA_REGISTRYINDEX, "luainstr.profiler");
+  if (lua_isnil(L, -1)) { lua_settop(L, top); return; }
+  if (lua_getfield(L, LUA_REGISTRYINDEX, LI_REG_ORIGINALS) == LUA_TTABLE) {
+    lua_settop(L, top);                /* already installed */
+    return;
+  }
+  lua_pop(L, 1);
+  lua_newtable(L);                     /* originals: "i" -> function */
+  for (size_t i = 0; i < NREPLACED; i++) {
+    if (!push_holder(L, i)) continue;
+    lua_getfield(L, -1, replaced[i].name);
+    lua_rawseti(L, -3, (lua_Integer)i + 1);
+    lua_pushvalue(L, top + 1);         /* the profiler */
+    lua_pushcclosure(L, replaced[i].fn, 1);
+    lua_setfield(L, -2, replaced[i].name);
+    lua_pop(L, 1);
+  }
+  lua_setfield(L, LUA_REGISTRYINDEX, LI_REG_ORIGINALS);
+  lua_settop(L, top);
+}
+
+void li_restore_boundaries(lua_State *L) {
+  int top = lua_gettop(L);
+  luaL_checkstack(L, 6, "luainstr");
+  if (lua_getfield(L, LUA_REGISTRYINDEX, LI_REG_ORIGINALS) != LUA_TTABLE) {
+    lua_settop(L, top);
+    return;
+  }
+  for (size_t i = 0; i < NREPLACED; i++) {
+    if (lua_rawgeti(L, top + 1, (lua_Integer)i + 1) == LUA_TNIL) {
+      lua_pop(L, 1);
+      continue;
+    }
+    if (push_holder(L, i)) {
+      lua_insert(L, -2);
+      lua_setfield(L, -2, replaced[i].name);
+    }
+    lua_settop(L, top + 1);
+  }
+  lua_pushnil(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, LI_REG_ORIGINALS);
+  lua_settop(L, top);
+}

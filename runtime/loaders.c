@@ -1,1 +1,485 @@
-/* loaders.c -- placeholder, being written */
+/*
+** loaders.c -- the Lua-level loaders (load, loadfile, dofile and the
+** Lua-file searcher of `require`) and luaL_loadfilex, routed through the
+** instrumenting loader.
+**
+** Each replacement keeps the contract of its Lua 5.4.4 original: the same
+** arguments checked in the same order, the same results and the same
+** messages.  Argument errors name the function as the original's do,
+** because luaL_argerror finds the name from the call site or by looking the
+** function up in package.loaded, where ours sit in place of the originals.
+**
+** Files are read whole into memory before they are loaded: the rewriter
+** needs the complete text anyway, and reading first lets loader.c skip a
+** BOM and a `#` line exactly where luaL_loadfilex does.
+*/
+#define _POSIX_C_SOURCE 200809L  /* fileno, fstat */
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <lua.h>
+#include <lauxlib.h>
+#include <lualib.h>
+
+#include "runtime.h"
+
+/* Registry key of the table that keeps the replaced originals. */
+#define ORIGINALS "luainstr.loaders"
+
+/* Registry key of the metatable of file buffers. */
+#define FILEBUF "luainstr.filebuf"
+
+/* What replaces '.' in a module name, as in loadlib.c. */
+#define LUA_LSUBSEP LUA_DIRSEP
+
+/* Read size when a file does not tell its size (pipes, ttys). */
+#define READCHUNK ((size_t)1 << 16)
+
+
+/*
+** {======================================================
+** Whole-file reading
+** =======================================================
+*/
+
+/* A file being read, and its bytes.  It lives in a userdata so that an
+** error raised between opening and loading (out of memory while pushing a
+** string, say) leaks neither the FILE nor the bytes: __gc releases both. */
+typedef struct FileBuf {
+  FILE *f;        /* open file to close, or NULL (closed, or stdin) */
+  char *buff;     /* bytes read so far (Lua's allocator), or NULL */
+  size_t n;       /* bytes used in buff */
+  size_t size;    /* bytes allocated for buff */
+} FileBuf;
+
+
+static void fb_release (lua_State *L, FileBuf *fb) {
+  void *ud;
+  lua_Alloc allocf = lua_getallocf(L, &ud);
+  if (fb->f != NULL) fclose(fb->f);
+  fb->f = NULL;
+  if (fb->buff != NULL) allocf(ud, fb->buff, fb->size, 0);
+  fb->buff = NULL;
+  fb->n = fb->size = 0;
+}
+
+
+static int fb_gc (lua_State *L) {
+  fb_release(L, (FileBuf *)lua_touserdata(L, 1));
+  return 0;
+}
+
+
+/* Pushes an empty FileBuf. */
+static FileBuf *fb_new (lua_State *L) {
+  FileBuf *fb = (FileBuf *)lua_newuserdatauv(L, sizeof(FileBuf), 0);
+  fb->f = NULL;
+  fb->buff = NULL;
+  fb->n = fb->size = 0;
+  if (luaL_newmetatable(L, FILEBUF)) {
+    lua_pushcfunction(L, fb_gc);
+    lua_setfield(L, -2, "__gc");
+  }
+  lua_setmetatable(L, -2);
+  return fb;
+}
+
+
+/* Grows fb->buff to at least 'want' bytes; 0 when memory runs out.  No Lua
+** error can happen here: the allocator is called directly. */
+static int fb_reserve (lua_State *L, FileBuf *fb, size_t want) {
+  void *ud;
+  lua_Alloc allocf = lua_getallocf(L, &ud);
+  size_t newsize = fb->size;
+  char *nb;
+  if (want <= fb->size) return 1;
+  if (newsize < READCHUNK) newsize = READCHUNK;
+  while (newsize < want) {
+    if (newsize > ((size_t)-1) / 2) { newsize = want; break; }
+    newsize *= 2;
+  }
+  nb = (char *)allocf(ud, fb->buff, fb->buff ? fb->size : 0, newsize);
+  if (nb == NULL) return 0;
+  fb->buff = nb;
+  fb->size = newsize;
+  return 1;
+}
+
+
+/* Size hint for a file: its length when it is a regular file (plus one
+** byte, so that the read that finds the end needs no growth). */
+static size_t size_hint (FILE *f) {
+  struct stat st;
+  if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 0
+      && (unsigned long long)st.st_size < (size_t)-1 / 2)
+    return (size_t)st.st_size + 1;
+  return READCHUNK;
+}
+
+
+/* Reads all of f into fb.  Returns 0 on success, else the errno of the
+** failed read (-1: out of memory). */
+static int read_all (lua_State *L, FileBuf *fb, FILE *f) {
+  if (!fb_reserve(L, fb, size_hint(f))) return -1;
+  for (;;) {
+    size_t room, got;
+    if (fb->n == fb->size && !fb_reserve(L, fb, fb->size + 1)) return -1;
+    room = fb->size - fb->n;
+    got = fread(fb->buff + fb->n, 1, room, f);
+    fb->n += got;
+    if (got < room) break;  /* end of file or error: do not read again */
+  }
+  if (ferror(f)) return errno != 0 ? errno : EIO;
+  return 0;
+}
+
+
+/* As lauxlib's errfile: the message names the file as the chunk name does,
+** without its '@' or '='. */
+static int file_error (lua_State *L, const char *what, int fnameindex,
+                       int err) {
+  const char *filename = lua_tostring(L, fnameindex) + 1;
+  lua_pushfstring(L, "cannot %s %s: %s", what, filename, strerror(err));
+  lua_remove(L, fnameindex);
+  return LUA_ERRFILE;
+}
+
+
+int li_loadfilex (lua_State *L, const char *filename, const char *mode) {
+  int fnameindex = lua_gettop(L) + 1;  /* chunk name, then the FileBuf */
+  FileBuf *fb;
+  FILE *f;
+  int err, status;
+  if (filename == NULL)
+    lua_pushliteral(L, "=stdin");
+  else
+    lua_pushfstring(L, "@%s", filename);
+  fb = fb_new(L);
+  if (filename == NULL)
+    f = stdin;
+  else {
+    errno = 0;
+    f = fb->f = fopen(filename, "r");
+    if (f == NULL) {
+      err = errno;
+      lua_settop(L, fnameindex);
+      return file_error(L, "open", fnameindex, err);
+    }
+  }
+  errno = 0;
+  err = read_all(L, fb, f);
+  if (fb->f != NULL) { fclose(fb->f); fb->f = NULL; }
+  if (err == -1) {
+    fb_release(L, fb);
+    lua_settop(L, fnameindex - 1);
+    lua_pushliteral(L, "not enough memory");
+    return LUA_ERRMEM;
+  }
+  if (err != 0) {
+    fb_release(L, fb);
+    lua_settop(L, fnameindex);
+    return file_error(L, "read", fnameindex, err);
+  }
+  status = li_load_filebytes(L, fb->buff != NULL ? fb->buff : "", fb->n,
+                             lua_tostring(L, fnameindex), mode);
+  fb_release(L, fb);  /* the bytes are compiled: give them back now */
+  lua_replace(L, fnameindex);  /* the function or message over the name */
+  lua_settop(L, fnameindex);
+  return status;
+}
+
+/* }====================================================== */
+
+
+/*
+** {======================================================
+** load, loadfile, dofile
+** =======================================================
+*/
+
+/* Ends load and loadfile as lbaselib's load_aux: the function, with 'env'
+** (when given, even nil) as its first upvalue; or fail and the message. */
+static int finish_load (lua_State *L, int status, int envidx) {
+  if (status != LUA_OK) {
+    luaL_pushfail(L);
+    lua_insert(L, -2);
+    return 2;
+  }
+  if (envidx != 0) {
+    lua_pushvalue(L, envidx);
+    if (!lua_setupvalue(L, -2, 1))  /* no upvalue: nothing to set */
+      lua_pop(L, 1);
+  }
+  return 1;
+}
+
+
+static int ld_loadfile (lua_State *L) {
+  const char *fname = luaL_optstring(L, 1, NULL);
+  const char *mode = luaL_optstring(L, 2, NULL);
+  int env = !lua_isnone(L, 3) ? 3 : 0;
+  return finish_load(L, li_loadfilex(L, fname, mode), env);
+}
+
+
+/* Calls the reader at index 1 until it returns nil or an empty string and
+** pushes the concatenated pieces.  Returns 0 with the error value pushed
+** when the reader fails or returns something else than a string.
+** The original reads lazily from inside lua_load; reading everything first
+** is what rewriting needs, and gives the same results for every reader
+** that ends. */
+static int read_pieces (lua_State *L) {
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  for (;;) {
+    lua_pushvalue(L, 1);
+    if (lua_pcall(L, 0, 1, 0) != LUA_OK)
+      return 0;  /* its error value is the message */
+    if (lua_isnil(L, -1)) {
+      lua_pop(L, 1);
+      break;
+    }
+    if (!lua_isstring(L, -1)) {
+      lua_pushliteral(L, "reader function must return a string");
+      return 0;
+    }
+    if (lua_rawlen(L, -1) == 0 && lua_type(L, -1) == LUA_TSTRING) {
+      lua_pop(L, 1);  /* an empty piece ends the chunk, as in lua_load */
+      break;
+    }
+    luaL_addvalue(&b);
+  }
+  luaL_pushresult(&b);
+  return 1;
+}
+
+
+static int ld_load (lua_State *L) {
+  int status;
+  size_t l;
+  const char *s = lua_tolstring(L, 1, &l);
+  const char *mode = luaL_optstring(L, 3, "bt");
+  int env = !lua_isnone(L, 4) ? 4 : 0;
+  if (s != NULL) {  /* a string (or a number) holds the chunk */
+    const char *chunkname = luaL_optstring(L, 2, s);
+    status = li_load(L, s, l, chunkname, mode);
+  }
+  else {  /* a reader function gives it in pieces */
+    const char *chunkname = luaL_optstring(L, 2, "=(load)");
+    luaL_checktype(L, 1, LUA_TFUNCTION);
+    if (read_pieces(L)) {
+      s = lua_tolstring(L, -1, &l);
+      status = li_load(L, s, l, chunkname, mode);
+    }
+    else
+      status = LUA_ERRSYNTAX;  /* any error status: only fail+msg matter */
+  }
+  return finish_load(L, status, env);
+}
+
+
+static int dofile_cont (lua_State *L, int status, lua_KContext ctx) {
+  (void)status;  (void)ctx;
+  return lua_gettop(L) - 1;  /* all results of the chunk, not the name */
+}
+
+
+static int ld_dofile (lua_State *L) {
+  const char *fname = luaL_optstring(L, 1, NULL);
+  lua_settop(L, 1);
+  if (li_loadfilex(L, fname, NULL) != LUA_OK)
+    return lua_error(L);
+  /* a continuation, so that the chunk may yield as under the original */
+  lua_callk(L, 0, LUA_MULTRET, 0, dofile_cont);
+  return dofile_cont(L, LUA_OK, 0);
+}
+
+/* }====================================================== */
+
+
+/*
+** {======================================================
+** The Lua-file searcher of require
+** =======================================================
+*/
+
+static int readable (const char *filename) {
+  FILE *f = fopen(filename, "r");
+  if (f == NULL) return 0;
+  fclose(f);
+  return 1;
+}
+
+
+/* Pushes "no file 'a'\n\tno file 'b'" for the tried names "a;b". */
+static void push_notfound (lua_State *L, const char *tried) {
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  luaL_addstring(&b, "no file '");
+  luaL_addgsub(&b, tried, LUA_PATH_SEP, "'\n\tno file '");
+  luaL_addchar(&b, '\'');
+  luaL_pushresult(&b);
+}
+
+
+/* package.searchpath(name, path, ".", LUA_LSUBSEP) of Lua 5.4: pushes the
+** first readable file name of the path (returned), or the list of names
+** tried (returns NULL).  Every ';'-separated entry is tried, empty ones
+** too, in order. */
+static const char *search_path (lua_State *L, const char *name,
+                                const char *path) {
+  const char *names, *p, *sep;
+  if (strchr(name, '.') != NULL)
+    name = luaL_gsub(L, name, ".", LUA_LSUBSEP);
+  names = luaL_gsub(L, path, LUA_PATH_MARK, name);
+  if (*names != '\0') {  /* an empty path has no entry at all */
+    for (p = names; ; p = sep + 1) {
+      const char *filename;
+      sep = strchr(p, *LUA_PATH_SEP);
+      filename = lua_pushlstring(L, p, sep ? (size_t)(sep - p) : strlen(p));
+      if (readable(filename)) return filename;
+      lua_pop(L, 1);
+      if (sep == NULL) break;
+    }
+  }
+  push_notfound(L, names);
+  return NULL;
+}
+
+
+/* searcher_Lua of loadlib.c; upvalue 1 is the package table. */
+static int ld_searcher (lua_State *L) {
+  const char *name = luaL_checkstring(L, 1);
+  const char *path, *filename;
+  lua_getfield(L, lua_upvalueindex(1), "path");
+  path = lua_tostring(L, -1);
+  if (path == NULL)
+    return luaL_error(L, "'package.%s' must be a string", "path");
+  filename = search_path(L, name, path);
+  if (filename == NULL) return 1;  /* the list of files tried */
+  if (li_loadfilex(L, filename, NULL) != LUA_OK)
+    return luaL_error(L, "error loading module '%s' from file '%s':\n\t%s",
+                      lua_tostring(L, 1), filename, lua_tostring(L, -1));
+  lua_pushstring(L, filename);  /* the 2nd argument of the module */
+  return 2;
+}
+
+/* }====================================================== */
+
+
+/*
+** {======================================================
+** Installing and restoring
+** =======================================================
+*/
+
+/* The replaced globals.  ORDER: same names in restore as in install. */
+static const luaL_Reg replaced[] = {
+  {"load", ld_load},
+  {"loadfile", ld_loadfile},
+  {"dofile", ld_dofile},
+  {NULL, NULL}
+};
+
+
+/* Pushes package.searchers (or nothing, returning 0) when the package
+** library is open; leaves the package table below it. */
+static int push_searchers (lua_State *L) {
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  lua_getfield(L, -1, LUA_LOADLIBNAME);
+  lua_remove(L, -2);
+  if (!lua_istable(L, -1)) {
+    lua_pop(L, 1);
+    return 0;
+  }
+  if (lua_getfield(L, -1, "searchers") != LUA_TTABLE) {
+    lua_pop(L, 2);
+    return 0;
+  }
+  return 1;
+}
+
+
+/* Replaces package.searchers[2], keeping the original in originals (at
+** index 'orig'), when it is a function that is not already ours. */
+static void install_searcher (lua_State *L, int orig) {
+  if (!push_searchers(L)) return;
+  lua_rawgeti(L, -1, 2);
+  if (lua_isfunction(L, -1) && lua_tocfunction(L, -1) != ld_searcher) {
+    /* the original's package table is the one it reads 'path' from */
+    const char *up = lua_getupvalue(L, -1, 1);
+    if (up != NULL && !lua_istable(L, -1)) lua_pop(L, 1);
+    if (up == NULL || !lua_istable(L, -1))
+      lua_pushvalue(L, -3);  /* the package table */
+    lua_pushcclosure(L, ld_searcher, 1);
+    lua_rawseti(L, -3, 2);
+    lua_setfield(L, orig, "searcher");
+  }
+  else
+    lua_pop(L, 1);
+  lua_pop(L, 2);  /* searchers, package */
+}
+
+
+void li_install_loaders (lua_State *L) {
+  int orig, g;
+  const luaL_Reg *r;
+  luaL_checkstack(L, 8, "installing the luainstr loaders");
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, ORIGINALS);
+  orig = lua_gettop(L);
+  lua_pushglobaltable(L);
+  g = lua_gettop(L);
+  for (r = replaced; r->name != NULL; r++) {
+    lua_getfield(L, g, r->name);
+    /* a host that removed a loader (a sandbox) keeps it removed */
+    if (lua_isfunction(L, -1) && lua_tocfunction(L, -1) != r->func) {
+      lua_setfield(L, orig, r->name);
+      lua_pushcfunction(L, r->func);
+      lua_setfield(L, g, r->name);
+    }
+    else
+      lua_pop(L, 1);
+  }
+  install_searcher(L, orig);
+  lua_settop(L, orig - 1);
+}
+
+
+/* Is the value at idx the C function f (our replacement)? */
+static int is_ours (lua_State *L, int idx, lua_CFunction f) {
+  return lua_tocfunction(L, idx) == f;
+}
+
+
+void li_restore_loaders (lua_State *L) {
+  int orig, g;
+  const luaL_Reg *r;
+  luaL_checkstack(L, 8, "restoring the Lua loaders");
+  if (lua_getfield(L, LUA_REGISTRYINDEX, ORIGINALS) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    return;
+  }
+  orig = lua_gettop(L);
+  lua_pushglobaltable(L);
+  g = lua_gettop(L);
+  for (r = replaced; r->name != NULL; r++) {
+    lua_getfield(L, g, r->name);
+    /* a function the program put there since is the program's business */
+    if (is_ours(L, -1, r->func) &&
+        lua_getfield(L, orig, r->name) == LUA_TFUNCTION)
+      lua_setfield(L, g, r->name);
+    lua_settop(L, g);
+  }
+  if (push_searchers(L)) {
+    lua_rawgeti(L, -1, 2);
+    if (is_ours(L, -1, ld_searcher) &&
+        lua_getfield(L, orig, "searcher") == LUA_TFUNCTION)
+      lua_rawseti(L, -3, 2);
+  }
+  lua_settop(L, orig - 1);
+}
+
+/* }====================================================== */

@@ -1,6 +1,822 @@
-/* profiler.c -- placeholder while the runtime is written */
-#include "runtime.h"
-li_prof *li_prof_get(lua_State *L) { (void)L; return NULL; }
-li_prof *li_prof_attach(lua_State *L) { (void)L; return NULL; }
-int li_prof_wants(li_prof *P, const char *chunkname) { (void)P; (void)chunkname; return 1; }
-void li_prof_warn(li_prof *P, const char *text) { (void)P; (void)text; }
+/*
+** profiler.c -- one profiler per lua_State: the functions, the call tree,
+** the shadow stacks, the probe, and the calibration of the probe's cost.
+**
+** The probe of a chunk is a C closure: upvalue 1 is the chunk's map from
+** its local ids to function records, upvalue 2 the profiler's userdata
+** (which keeps the profiler alive as long as instrumented code exists).
+**   probe(id)        entry of function id: push a frame
+**   probe(-id, ...)  exit: pop it, return the other arguments
+** A frame is identified by Lua's CallInfo of the activation (lua_getstack
+** level 1 from inside the probe), so an exit matches its own entry even in
+** recursion, and frames whose activation is gone (an error caught outside
+** any pcall we see) are recognised when Lua reuses their CallInfo.
+*/
+#define _POSIX_C_SOURCE 200809L
+
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lua.h>
+#include <lauxlib.h>
+
+#include "profiler.h"
+#include "rewrite.h"
+
+#define LI_REG_PROF "luainstr.profiler"    /* registry: the profiler ud */
+#define LI_MT_PROF "luainstr.profiler.mt"  /* its metatable */
+#define LI_MT_STACK "luainstr.stack.mt"    /* metatable of coroutine stacks */
+#define LI_MT_CHUNK "luainstr.chunk.mt"    /* metatable of chunk maps */
+
+/* What the probe of one chunk knows. */
+typedef struct li_chunk {
+  li_prof *P;           /* the profiler */
+  uint32_t n;           /* functions in the chunk */
+  uint32_t gid[1];      /* gid[id-1]: li_fn index of local id */
+} li_chunk;
+
+
+/* ======================================================================
+** Functions and call-tree nodes
+** ====================================================================== */
+
+static uint64_t hash_bytes(uint64_t h, const void *p, size_t n) {
+  const unsigned char *s = p;
+  for (size_t i = 0; i < n; i++) { h ^= s[i]; h *= 1099511628211u; }
+  return h;
+}
+
+static char *dup_bytes(const char *s, size_t n) {
+  char *c = malloc(n + 1);
+  if (c == NULL) return NULL;
+  memcpy(c, s, n);
+  c[n] = '\0';
+  return c;
+}
+
+/* The chunk name as Lua shows it in messages. */
+static char *display_source(const char *chunkname) {
+  size_t n = strlen(chunkname), line;
+  char *out;
+  if (chunkname[0] == '@' || chunkname[0] == '=')
+    return dup_bytes(chunkname + 1, n - 1);
+  line = strcspn(chunkname, "\r\n");
+  if (line > 40) line = 40;
+  out = malloc(line + 16);
+  if (out == NULL) return NULL;
+  memcpy(out, "[string \"", 9);
+  memcpy(out + 9, chunkname, line);
+  strcpy(out + 9 + line, line < n ? "...\"]" : "\"]");
+  return out;
+}
+
+static int grow(void **p, uint32_t *cap, uint32_t need, size_t size) {
+  uint32_t c = *cap ? *cap : 16;
+  void *np;
+  if (need <= *cap) return 1;
+  while (c < need) c *= 2;
+  np = realloc(*p, (size_t)c * size);
+  if (np == NULL) return 0;
+  *p = np;
+  *cap = c;
+  return 1;
+}
+
+/* Rebuild an open-addressing table of indexes + 1 with keys from hashes. */
+static int rehash_fns(li_prof *P) {
+  uint32_t cap = P->fnhcap ? P->fnhcap * 2 : 64;
+  uint32_t *h = calloc(cap, sizeof *h);
+  if (h == NULL) return 0;
+  for (uint32_t i = 0; i < P->nfn; i++) {
+    uint32_t k = (uint32_t)P->fn[i].hash & (cap - 1);
+    while (h[k]) k = (k + 1) & (cap - 1);
+    h[k] = i + 1;
+  }
+  free(P->fnhash);
+  P->fnhash = h;
+  P->fnhcap = cap;
+  return 1;
+}
+
+/* The record of a function, created on first sight.  LI_NONE: no memory. */
+static uint32_t fn_find(li_prof *P, const char *chunkname, uint32_t id,
+                        const char *name, size_t namelen, uint32_t line,
+                        uint32_t lastline) {
+  uint64_t h = 14695981039346656037u;
+  uint32_t k, i;
+  li_fn *f;
+  h = hash_bytes(h, chunkname, strlen(chunkname) + 1);
+  h = hash_bytes(h, name, namelen);
+  h = hash_bytes(h, &id, sizeof id);
+  h = hash_bytes(h, &line, sizeof line);
+  h = hash_bytes(h, &lastline, sizeof lastline);
+  if (P->fnhcap) {
+    for (k = (uint32_t)h & (P->fnhcap - 1); P->fnhash[k]; k = (k + 1) & (P->fnhcap - 1)) {
+      f = &P->fn[P->fnhash[k] - 1];
+      if (f->hash == h && f->id == id && f->line == line &&
+          f->lastline == lastline && strcmp(f->chunkname, chunkname) == 0 &&
+          strlen(f->name) == namelen && memcmp(f->name, name, namelen) == 0)
+        return P->fnhash[k] - 1;
+    }
+  }
+  if ((P->nfn + 1) * 2 > P->fnhcap && !rehash_fns(P)) return LI_NONE;
+  if (!grow((void **)&P->fn, &P->capfn, P->nfn + 1, sizeof *P->fn)) return LI_NONE;
+  f = &P->fn[P->nfn];
+  memset(f, 0, sizeof *f);
+  f->name = dup_bytes(name, namelen);
+  f->chunkname = dup_bytes(chunkname, strlen(chunkname));
+  f->source = display_source(chunkname);
+  if (f->name == NULL || f->chunkname == NULL || f->source == NULL) {
+    free(f->name); free(f->chunkname); free(f->source);
+    return LI_NONE;
+  }
+  f->id = id; f->line = line; f->lastline = lastline; f->hash = h;
+  f->min = UINT64_MAX;
+  i = P->nfn++;
+  for (k = (uint32_t)h & (P->fnhcap - 1); P->fnhash[k]; k = (k + 1) & (P->fnhcap - 1)) {}
+  P->fnhash[k] = i + 1;
+  return i;
+}
+
+static uint32_t node_hash(uint32_t parent, uint32_t func) {
+  uint64_t x = ((uint64_t)parent << 32 | func) * 0x9E3779B97F4A7C15u;
+  return (uint32_t)(x >> 32);
+}
+
+static int rehash_nodes(li_prof *P) {
+  uint32_t cap = P->nodehcap ? P->nodehcap * 2 : 256;
+  uint32_t *h = calloc(cap, sizeof *h);
+  if (h == NULL) return 0;
+  for (uint32_t i = 1; i < P->nnode; i++) {
+    uint32_t k = node_hash(P->node[i].parent, P->node[i].func) & (cap - 1);
+    while (h[k]) k = (k + 1) & (cap - 1);
+    h[k] = i;
+  }
+  free(P->nodehash);
+  P->nodehash = h;
+  P->nodehcap = cap;
+  return 1;
+}
+
+/* The node for func under parent, created on first sight.  LI_NONE: no
+** memory (the frame then counts under the parent's node). */
+static uint32_t node_child(li_prof *P, uint32_t parent, uint32_t func) {
+  li_node *pn = &P->node[parent];
+  uint32_t k, i;
+  if (pn->last_child != LI_NONE && P->node[pn->last_child].func == func)
+    return pn->last_child;
+  for (k = node_hash(parent, func) & (P->nodehcap - 1); P->nodehash[k];
+       k = (k + 1) & (P->nodehcap - 1)) {
+    i = P->nodehash[k];
+    if (P->node[i].parent == parent && P->node[i].func == func) {
+      P->node[parent].last_child = i;
+      return i;
+    }
+  }
+  if ((P->nnode + 1) * 2 > P->nodehcap && !rehash_nodes(P)) return LI_NONE;
+  if (!grow((void **)&P->node, &P->capnode, P->nnode + 1, sizeof *P->node))
+    return LI_NONE;
+  i = P->nnode++;
+  memset(&P->node[i], 0, sizeof P->node[i]);
+  P->node[i].func = func;
+  P->node[i].parent = parent;
+  P->node[i].last_child = LI_NONE;
+  P->node[parent].last_child = i;
+  for (k = node_hash(parent, func) & (P->nodehcap - 1); P->nodehash[k];
+       k = (k + 1) & (P->nodehcap - 1)) {}
+  P->nodehash[k] = i;
+  return i;
+}
+
+/* Node 0, the root: there is always one. */
+static int init_tree(li_prof *P) {
+  P->nnode = 0;
+  if (!grow((void **)&P->node, &P->capnode, 1, sizeof *P->node)) return 0;
+  memset(&P->node[0], 0, sizeof P->node[0]);
+  P->node[0].func = LI_NONE;
+  P->node[0].parent = LI_NONE;
+  P->node[0].last_child = LI_NONE;
+  P->nnode = 1;
+  free(P->nodehash);
+  P->nodehash = NULL;
+  P->nodehcap = 0;
+  return rehash_nodes(P);
+}
+
+
+/* ======================================================================
+** Stacks and frames
+** ====================================================================== */
+
+static void stack_init(li_stack *S, li_prof *P, lua_State *L) {
+  memset(S, 0, sizeof *S);
+  S->P = P;
+  S->L = L;
+}
+
+static void stack_link(li_prof *P, li_stack *S) {
+  S->prev = &P->main;
+  S->next = P->main.next;
+  if (P->main.next) P->main.next->prev = S;
+  P->main.next = S;
+}
+
+static void stack_unlink(li_stack *S) {
+  if (S->prev) S->prev->next = S->next;
+  if (S->next) S->next->prev = S->prev;
+  S->prev = S->next = NULL;
+}
+
+/* __gc of a coroutine's stack: the coroutine is gone.  Its open frames ran
+** until it was last suspended; they end there, not by an error. */
+static int stack_gc(lua_State *L) {
+  li_stack *S = lua_touserdata(L, 1);
+  li_prof *P = S->P;
+  if (P != NULL && !P->closed) {
+    uint64_t t = S->suspended ? S->susp_since : li_clock_ticks(&P->clock);
+    li_stack_close(P, S, 0, t, 0);
+    stack_unlink(S);
+    if (P->cur == S) { P->cur = NULL; P->curL = NULL; }
+  }
+  free(S->f);
+  S->f = NULL;
+  S->n = S->cap = 0;
+  S->P = NULL;
+  return 0;
+}
+
+/* The stack of thread T, whose thread object is at index `idx` of the
+** running thread L (idx 0: T is L).  All Lua work is done on L: T may be
+** suspended, and a GC step run on it could call finalizers there. */
+static li_stack *stack_lookup(li_prof *P, lua_State *L, int idx, lua_State *T) {
+  li_stack *S;
+  int top = lua_gettop(L);
+  if (T == P->mainL) return &P->main;
+  if (idx != 0) idx = lua_absindex(L, idx);
+  if (!lua_checkstack(L, 5)) return NULL;
+  lua_getfield(L, LUA_REGISTRYINDEX, LI_REG_PROF);
+  if (lua_touserdata(L, -1) != P || lua_getiuservalue(L, -1, 1) != LUA_TTABLE) {
+    lua_settop(L, top);
+    return NULL;
+  }
+  if (idx == 0) lua_pushthread(L); else lua_pushvalue(L, idx);
+  lua_rawget(L, -2);
+  S = lua_touserdata(L, -1);
+  if (S == NULL || S->P != P) {
+    lua_pop(L, 1);
+    S = lua_newuserdatauv(L, sizeof *S, 0);
+    stack_init(S, P, T);
+    luaL_setmetatable(L, LI_MT_STACK);
+    if (idx == 0) lua_pushthread(L); else lua_pushvalue(L, idx);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, -4);
+    stack_link(P, S);
+  }
+  lua_settop(L, top);
+  return S;
+}
+
+li_stack *li_stack_of(li_prof *P, lua_State *L) {
+  li_stack *S;
+  if (L == P->curL && P->cur != NULL) return P->cur;
+  S = stack_lookup(P, L, 0, L);
+  if (S != NULL) {
+    P->curL = L;
+    P->cur = S;
+  }
+  return S;
+}
+
+li_stack *li_stack_of_thread(li_prof *P, lua_State *L, int idx) {
+  lua_State *T = lua_tothread(L, idx);
+  if (T == NULL) return NULL;
+  if (T == P->curL && P->cur != NULL) return P->cur;
+  return stack_lookup(P, L, idx, T);
+}
+
+/* Ticks of `x` minus `sub`, never below zero. */
+static uint64_t minus(uint64_t x, uint64_t sub) {
+  return x > sub ? x - sub : 0;
+}
+
+/* Close the top frame of S at time t. */
+static void close_top(li_prof *P, li_stack *S, uint64_t t, int err) {
+  li_frame *fr = &S->f[--S->n];
+  li_fn *f = &P->fn[fr->func];
+  li_node *nd = &P->node[fr->node];
+  uint64_t raw = minus(minus(t, fr->start), S->susp_total - fr->susp);
+  uint64_t incl = minus(raw, fr->ndesc * P->pair_cost + P->inside_cost);
+  uint64_t self = minus(incl, fr->child);
+  if (f->active) f->active--;
+  if (fr->outer) f->total += incl;
+  f->self += self;
+  if (incl < f->min) f->min = incl;
+  if (incl > f->max) f->max = incl;
+  nd->total += incl;
+  nd->self += self;
+  if (err) { f->errors++; nd->errors++; }
+  if (S->n > 0) {
+    li_frame *parent = &S->f[S->n - 1];
+    parent->child += incl;
+    parent->ndesc += fr->ndesc + 1;
+  }
+}
+
+void li_stack_close(li_prof *P, li_stack *S, uint32_t to, uint64_t t, int err) {
+  while (S->n > to) close_top(P, S, t, err);
+}
+
+void li_prof_close_all(li_prof *P, uint64_t t) {
+  for (li_stack *S = &P->main; S != NULL; S = S->next)
+    li_stack_close(P, S, 0, S->suspended ? S->susp_since : t, 0);
+}
+
+void li_prof_charge(li_prof *P, li_stack *S, uint64_t ticks, uint64_t pairs) {
+  li_frame *fr;
+  if (S == NULL || S->n == 0) return;
+  fr = &S->f[S->n - 1];
+  fr->child += minus(ticks, pairs * P->pair_cost);
+  fr->ndesc += pairs;
+}
+
+/* Is there an activation of func below the top frame of S? */
+static int active_below(const li_stack *S, uint32_t func) {
+  for (uint32_t i = S->n; i-- > 0;)
+    if (S->f[i].func == func) return 1;
+  return 0;
+}
+
+
+/* ======================================================================
+** The probe
+** ====================================================================== */
+
+/* Entry of function `func` in thread L. */
+static void enter(li_prof *P, lua_State *L, uint32_t func) {
+  li_stack *S = li_stack_of(P, L);
+  lua_Debug ar;
+  const void *ci;
+  li_frame *fr;
+  li_fn *f;
+  uint32_t parent, node;
+  if (S == NULL) return;
+  ci = lua_getstack(L, 1, &ar) ? (const void *)ar.i_ci : NULL;
+  if (S->n > 0) {
+    /* Frames an error unwound past every pcall we see (to a host's
+    ** lua_pcall) are still on the shadow stack: when this call is the
+    ** first of its thread, all of them are dead; otherwise a dead frame
+    ** shows when Lua gives its CallInfo to this call. */
+    uint64_t t = li_clock_ticks(&P->clock);
+    if (!lua_getstack(L, 2, &ar))
+      li_stack_close(P, S, 0, t, 1);
+    else
+      while (S->n > 0 && S->f[S->n - 1].ci == ci) close_top(P, S, t, 1);
+  }
+  if (S->n == S->cap) {
+    uint32_t cap = S->cap ? S->cap * 2 : 64;
+    li_frame *nf = realloc(S->f, (size_t)cap * sizeof *nf);
+    if (nf == NULL) return;
+    S->f = nf;
+    S->cap = cap;
+  }
+  f = &P->fn[func];
+  parent = S->n > 0 ? S->f[S->n - 1].node : S->root;
+  node = node_child(P, parent, func);
+  if (node == LI_NONE) node = parent;
+  fr = &S->f[S->n];
+  fr->ci = ci;
+  fr->func = func;
+  fr->node = node;
+  fr->child = 0;
+  fr->ndesc = 0;
+  fr->susp = S->susp_total;
+  fr->outer = f->active == 0 || !active_below(S, func);
+  S->n++;
+  f->active++;
+  f->calls++;
+  P->node[node].calls++;
+  P->entries++;
+  fr->start = li_clock_ticks(&P->clock);
+}
+
+/* Exit of function `func` in thread L. */
+static void leave(li_prof *P, lua_State *L, uint32_t func) {
+  uint64_t t = li_clock_ticks(&P->clock);
+  li_stack *S = li_stack_of(P, L);
+  lua_Debug ar;
+  const void *ci;
+  uint32_t i;
+  if (S == NULL) return;
+  P->exits++;
+  ci = lua_getstack(L, 1, &ar) ? (const void *)ar.i_ci : NULL;
+  if (S->n > 0 && S->f[S->n - 1].ci == ci && S->f[S->n - 1].func == func) {
+    close_top(P, S, t, 0);
+    return;
+  }
+  /* Not the top frame: the frames above its own were unwound by an error
+  ** caught where we could not see it.  No frame at all: it was entered
+  ** before collection started; nothing to close. */
+  for (i = S->n; i-- > 0;) {
+    if (S->f[i].ci == ci && S->f[i].func == func) {
+      li_stack_close(P, S, i + 1, t, 1);
+      close_top(P, S, t, 0);
+      return;
+    }
+  }
+}
+
+static int probe(lua_State *L) {
+  li_chunk *c = lua_touserdata(L, lua_upvalueindex(1));
+  lua_Integer id = lua_tointegerx(L, 1, NULL);
+  li_prof *P = c->P;
+  if (id > 0) {
+    if (P->on && (lua_Unsigned)id <= c->n) enter(P, L, c->gid[id - 1]);
+    return 0;
+  }
+  if (P->on && id < 0 && (lua_Unsigned)-id <= c->n) leave(P, L, c->gid[-id - 1]);
+  return lua_gettop(L) - 1;
+}
+
+/* The probe of a chunk nobody profiles: exits return their values. */
+static int probe_nothing(lua_State *L) {
+  int n = lua_gettop(L);
+  return n > 0 ? n - 1 : 0;
+}
+
+
+/* ======================================================================
+** The factory: ("").__luainstr(descriptors) -> probe
+** ====================================================================== */
+
+/* Read one NUL-terminated field of the descriptor string. */
+static const char *field(const char **p, const char *end, size_t *len) {
+  const char *s = *p;
+  const char *z = memchr(s, '\0', (size_t)(end - s));
+  if (z == NULL) return NULL;
+  *len = (size_t)(z - s);
+  *p = z + 1;
+  return s;
+}
+
+static int field_num(const char **p, const char *end, uint32_t *v) {
+  size_t n;
+  const char *s = field(p, end, &n);
+  uint64_t x = 0;
+  if (s == NULL || n == 0 || n > 9) return 0;
+  for (size_t i = 0; i < n; i++) {
+    if (s[i] < '0' || s[i] > '9') return 0;
+    x = x * 10 + (uint64_t)(s[i] - '0');
+  }
+  *v = (uint32_t)x;
+  return 1;
+}
+
+/* Descriptor: "LI1" NUL chunkname NUL nfuncs NUL {name NUL line NUL
+** lastline NUL}.  Registers the functions; pushes the probe. */
+static int factory(lua_State *L) {
+  li_prof *P = lua_touserdata(L, lua_upvalueindex(1));
+  size_t len, n;
+  const char *d = lua_tolstring(L, 1, &len);
+  const char *p, *end, *s;
+  char chunkname[LI_CHUNKNAME_MAX + 1];
+  uint32_t nf, i;
+  li_chunk *c;
+  if (P == NULL || P->closed || d == NULL || len < 4 || memcmp(d, "LI1", 4) != 0)
+    goto nothing;
+  p = d + 4;
+  end = d + len;
+  if ((s = field(&p, end, &n)) == NULL || n > LI_CHUNKNAME_MAX) goto nothing;
+  memcpy(chunkname, s, n);
+  chunkname[n] = '\0';
+  if (!field_num(&p, end, &nf) || nf == 0 || nf > (end - p) / 3) goto nothing;
+  c = lua_newuserdatauv(L, sizeof *c + (size_t)nf * sizeof c->gid[0], 0);
+  c->P = P;
+  c->n = nf;
+  for (i = 0; i < nf; i++) {
+    uint32_t line, lastline;
+    const char *name = field(&p, end, &n);
+    if (name == NULL || !field_num(&p, end, &line) || !field_num(&p, end, &lastline))
+      goto nothing;
+    c->gid[i] = fn_find(P, chunkname, i + 1, name, n, line, lastline);
+    if (c->gid[i] == LI_NONE) goto nothing;
+  }
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_pushcclosure(L, probe, 2);
+  return 1;
+nothing:
+  lua_pushcfunction(L, probe_nothing);
+  return 1;
+}
+
+
+/* ======================================================================
+** Calibration: what one probe pair costs the caller, and how much of the
+** probes' own work falls inside a measured call.  Measured on this state
+** with the real probe, against a scratch profiler, at the first start.
+** ====================================================================== */
+
+static const char calibration_chunk[] =
+  "local P, n, probed = ...\n"
+  "local f\n"
+  "if probed then f = function() P(2); P(-2); end\n"
+  "else f = function() end end\n"
+  "for _ = 1, n do f() end\n";
+
+#define CAL_CALLS 10000
+#define CAL_ROUNDS 7
+
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Ticks of one run of the loop at index `loop` with the probe at `pr`;
+** 0 if it failed. */
+static uint64_t cal_time(li_prof *P, lua_State *L, int loop, int pr, int probed) {
+  uint64_t t0, t1;
+  lua_pushvalue(L, loop);
+  lua_pushvalue(L, pr);
+  lua_pushinteger(L, CAL_CALLS);
+  lua_pushboolean(L, probed);
+  t0 = li_clock_ticks(&P->clock);
+  if (lua_pcall(L, 3, 0, 0) != LUA_OK) { lua_pop(L, 1); return 0; }
+  t1 = li_clock_ticks(&P->clock);
+  return t1 > t0 ? t1 - t0 : 1;
+}
+
+static void prof_free_data(li_prof *P);
+
+static void calibrate(li_prof *P, lua_State *L) {
+  li_prof *Q;           /* scratch profiler: the real probe, own figures */
+  li_chunk *c;
+  uint64_t pair[CAL_ROUNDS], inside[CAL_ROUNDS];
+  int top = lua_gettop(L), r;
+  P->calibrated = 1;    /* once, whatever happens */
+  if (!lua_checkstack(L, 10)) return;
+  Q = lua_newuserdatauv(L, sizeof *Q, 0);              /* top+1 */
+  memset(Q, 0, sizeof *Q);
+  Q->clock = P->clock;
+  Q->on = 1;
+  Q->mainL = L;
+  stack_init(&Q->main, Q, L);
+  if (!init_tree(Q) || fn_find(Q, "=calibration", 1, "main", 4, 0, 0) != 0 ||
+      fn_find(Q, "=calibration", 2, "f", 1, 1, 1) != 1)
+    goto done;
+  c = lua_newuserdatauv(L, sizeof *c + sizeof c->gid[0], 0);
+  c->P = Q;
+  c->n = 2;
+  c->gid[0] = 0;
+  c->gid[1] = 1;
+  lua_pushvalue(L, top + 1);
+  lua_pushcclosure(L, probe, 2);                       /* top+2 */
+  if (luaL_loadbufferx(L, calibration_chunk, sizeof calibration_chunk - 1,
+                       "=luainstr calibration", "t") != LUA_OK)
+    goto done;                                         /* top+3 */
+  for (r = 0; r < CAL_ROUNDS; r++) {
+    uint64_t plain = cal_time(P, L, top + 3, top + 2, 0), probed;
+    Q->fn[1].total = 0;
+    probed = cal_time(P, L, top + 3, top + 2, 1);
+    if (plain == 0 || probed == 0) break;
+    pair[r] = minus(probed, plain) / CAL_CALLS;
+    inside[r] = Q->fn[1].total / CAL_CALLS;
+  }
+  if (r == CAL_ROUNDS) {
+    qsort(pair, CAL_ROUNDS, sizeof pair[0], cmp_u64);
+    qsort(inside, CAL_ROUNDS, sizeof inside[0], cmp_u64);
+    P->pair_cost = pair[CAL_ROUNDS / 2];
+    P->inside_cost = inside[CAL_ROUNDS / 2];
+    if (P->inside_cost > P->pair_cost) P->inside_cost = P->pair_cost;
+  }
+done:
+  prof_free_data(Q);
+  lua_settop(L, top);
+}
+
+
+/* ======================================================================
+** The profiler's life
+** ====================================================================== */
+
+static void free_patterns(char **v, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) free(v[i]);
+  free(v);
+}
+
+static void prof_free_data(li_prof *P) {
+  for (uint32_t i = 0; i < P->nfn; i++) {
+    free(P->fn[i].name);
+    free(P->fn[i].source);
+    free(P->fn[i].chunkname);
+  }
+  free(P->fn); P->fn = NULL; P->nfn = P->capfn = 0;
+  free(P->fnhash); P->fnhash = NULL; P->fnhcap = 0;
+  free(P->node); P->node = NULL; P->nnode = P->capnode = 0;
+  free(P->nodehash); P->nodehash = NULL; P->nodehcap = 0;
+  free(P->main.f); P->main.f = NULL; P->main.n = P->main.cap = 0;
+  free(P->warnings); P->warnings = NULL;
+  free_patterns(P->include, P->ninclude); P->include = NULL; P->ninclude = 0;
+  free_patterns(P->exclude, P->nexclude); P->exclude = NULL; P->nexclude = 0;
+}
+
+/* __gc of the profiler: the state is closing (its finalizer runs after
+** those of objects made later, so instrumented finalizers have run). */
+static int prof_gc(lua_State *L) {
+  li_prof *P = lua_touserdata(L, 1);
+  if (P->closed) return 0;
+  if (P->on_close != NULL) {
+    void (*fn)(lua_State *, void *) = P->on_close;
+    P->on_close = NULL;
+    fn(L, P->on_close_ud);
+  }
+  P->closed = 1;
+  P->on = 0;
+  /* stacks still linked belong to threads that outlive us in lua_close */
+  for (li_stack *S = P->main.next; S != NULL; S = S->next) S->P = NULL;
+  prof_free_data(P);
+  return 0;
+}
+
+li_prof *li_prof_get(lua_State *L) {
+  li_prof *P;
+  if (!lua_checkstack(L, 1)) return NULL;
+  lua_getfield(L, LUA_REGISTRYINDEX, LI_REG_PROF);
+  P = lua_touserdata(L, -1);
+  lua_pop(L, 1);
+  return P != NULL && !P->closed ? P : NULL;
+}
+
+/* Put the factory where instrumented chunks look: ("").__luainstr, i.e.
+** the __index table of the string metatable (made if there is none). */
+static void install_factory(lua_State *L, int prof) {
+  lua_pushliteral(L, "");
+  if (!lua_getmetatable(L, -1)) {
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_setmetatable(L, -3);
+  }
+  if (lua_getfield(L, -1, "__index") != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, -3, "__index");
+  }
+  lua_pushvalue(L, prof);
+  lua_pushcclosure(L, factory, 1);
+  lua_setfield(L, -2, LI_PROBE_KEY);
+  lua_pop(L, 3);
+}
+
+li_prof *li_prof_attach(lua_State *L) {
+  li_prof *P = li_prof_get(L);
+  int top = lua_gettop(L);
+  if (P != NULL) return P;
+  if (!lua_checkstack(L, 8)) return NULL;
+  P = lua_newuserdatauv(L, sizeof *P, 1);
+  memset(P, 0, sizeof *P);
+  li_clock_init(&P->clock);
+  P->enabled = 1;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
+  P->mainL = lua_tothread(L, -1);
+  lua_pop(L, 1);
+  stack_init(&P->main, P, P->mainL);
+  if (!init_tree(P)) { prof_free_data(P); lua_settop(L, top); return NULL; }
+  if (luaL_newmetatable(L, LI_MT_PROF)) {
+    lua_pushcfunction(L, prof_gc);
+    lua_setfield(L, -2, "__gc");
+  }
+  lua_setmetatable(L, -2);
+  if (luaL_newmetatable(L, LI_MT_STACK)) {
+    lua_pushcfunction(L, stack_gc);
+    lua_setfield(L, -2, "__gc");
+  }
+  lua_pop(L, 1);
+  lua_newtable(L);                      /* thread -> stack, weak keys */
+  lua_newtable(L);
+  lua_pushliteral(L, "k");
+  lua_setfield(L, -2, "__mode");
+  lua_setmetatable(L, -2);
+  lua_setiuservalue(L, -2, 1);
+  lua_pushvalue(L, -1);
+  lua_setfield(L, LUA_REGISTRYINDEX, LI_REG_PROF);
+  install_factory(L, lua_gettop(L));
+  lua_settop(L, top);
+  return P;
+}
+
+void li_prof_on_close(lua_State *L, void (*fn)(lua_State *L, void *ud), void *ud) {
+  li_prof *P = li_prof_get(L);
+  if (P == NULL) return;
+  P->on_close = fn;
+  P->on_close_ud = ud;
+}
+
+int li_prof_wants(li_prof *P, const char *chunkname) {
+  const char *name;
+  uint32_t i;
+  if (chunkname == NULL) chunkname = "?";
+  name = (chunkname[0] == '@' || chunkname[0] == '=') ? chunkname + 1 : chunkname;
+  if (P->ninclude > 0) {
+    for (i = 0; i < P->ninclude; i++)
+      if (fnmatch(P->include[i], name, 0) == 0) break;
+    if (i == P->ninclude) return 0;
+  }
+  for (i = 0; i < P->nexclude; i++)
+    if (fnmatch(P->exclude[i], name, 0) == 0) return 0;
+  return 1;
+}
+
+int li_prof_add_pattern(li_prof *P, int include, const char *pattern) {
+  char ***v = include ? &P->include : &P->exclude;
+  uint32_t *n = include ? &P->ninclude : &P->nexclude;
+  char **nv = realloc(*v, (*n + 1) * sizeof *nv);
+  char *c = dup_bytes(pattern, strlen(pattern));
+  if (nv == NULL || c == NULL) { free(c); if (nv) *v = nv; return 0; }
+  nv[(*n)++] = c;
+  *v = nv;
+  return 1;
+}
+
+void li_prof_clear_patterns(li_prof *P) {
+  free_patterns(P->include, P->ninclude); P->include = NULL; P->ninclude = 0;
+  free_patterns(P->exclude, P->nexclude); P->exclude = NULL; P->nexclude = 0;
+}
+
+void li_prof_warn(li_prof *P, const char *text) {
+  size_t old = P->warnings ? strlen(P->warnings) : 0, add = strlen(text);
+  char *w;
+  if (old + add > (1u << 20)) return;        /* enough to read */
+  w = realloc(P->warnings, old + add + 1);
+  if (w == NULL) return;
+  memcpy(w + old, text, add + 1);
+  P->warnings = w;
+}
+
+static void set_on(li_prof *P) {
+  int on = P->started && P->enabled && !P->closed;
+  uint64_t t = li_clock_ticks(&P->clock);
+  if (on && !P->on) P->wall_since = t;
+  if (!on && P->on) {
+    li_prof_close_all(P, t);
+    P->wall += t - P->wall_since;
+  }
+  P->on = on;
+}
+
+static int order_error(li_prof *P, const char *msg) {
+  snprintf(P->errmsg, sizeof P->errmsg, "%s", msg);
+  return LUAINSTR_EORDER;
+}
+
+int li_prof_start(li_prof *P, lua_State *L) {
+  if (P->started) return order_error(P, "start: the profiler is already running");
+  if (!P->calibrated) calibrate(P, L);
+  P->started = 1;
+  P->ever_started = 1;
+  set_on(P);
+  return LUAINSTR_OK;
+}
+
+int li_prof_stop(li_prof *P) {
+  if (!P->started) return order_error(P, "stop: the profiler is not running");
+  P->started = 0;
+  set_on(P);
+  return LUAINSTR_OK;
+}
+
+int li_prof_enable(li_prof *P) {
+  if (P->enabled) return order_error(P, "enable: collection is not paused");
+  P->enabled = 1;
+  set_on(P);
+  return LUAINSTR_OK;
+}
+
+int li_prof_disable(li_prof *P) {
+  if (!P->enabled) return order_error(P, "disable: collection is already paused");
+  P->enabled = 0;
+  set_on(P);
+  return LUAINSTR_OK;
+}
+
+void li_prof_clear(li_prof *P) {
+  for (li_stack *S = &P->main; S != NULL; S = S->next) {
+    S->n = 0;
+    S->root = 0;
+  }
+  for (uint32_t i = 0; i < P->nfn; i++) {
+    li_fn *f = &P->fn[i];
+    f->active = 0;
+    f->calls = f->errors = f->total = f->self = f->max = 0;
+    f->min = UINT64_MAX;
+  }
+  init_tree(P);
+  P->entries = P->exits = 0;
+  P->wall = 0;
+  P->wall_since = li_clock_ticks(&P->clock);
+}
+
+int li_prof_reset(li_prof *P) {
+  li_prof_clear(P);
+  return LUAINSTR_OK;
+}

@@ -22,6 +22,36 @@
 
 typedef struct li_prof li_prof;
 
+/* ---- clock.c ------------------------------------------------------------
+** Ticks are TSC cycles where the CPU has an invariant TSC (x86), else
+** nanoseconds of CLOCK_MONOTONIC.  The tick length is calibrated against
+** CLOCK_MONOTONIC over the whole run: base pair at init, fresh pair at each
+** conversion. */
+typedef struct li_clock {
+  int tsc;              /* 1: ticks are TSC cycles */
+  uint64_t base_ticks;  /* ticks at init */
+  uint64_t base_ns;     /* CLOCK_MONOTONIC ns at init */
+  double ns_per_tick;   /* last calibration (1.0 without TSC) */
+} li_clock;
+
+void li_clock_init(li_clock *c);
+uint64_t li_clock_mono_ns(void);
+/* Recalibrate (spinning up to 20 ms if the run is shorter than that). */
+void li_clock_calibrate(li_clock *c);
+const char *li_clock_name(const li_clock *c);
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+static inline uint64_t li_clock_ticks(const li_clock *c) {
+  return c->tsc ? (uint64_t)__rdtsc() : li_clock_mono_ns();
+}
+#else
+static inline uint64_t li_clock_ticks(const li_clock *c) {
+  (void)c;
+  return li_clock_mono_ns();
+}
+#endif
+
 /* ---- loader.c ----------------------------------------------------------- */
 
 /* Load a chunk as luaL_loadbufferx does, instrumented (unless binary,
@@ -57,6 +87,10 @@ li_prof *li_prof_attach(lua_State *L);
 
 /* Should a chunk of this name be instrumented (include/exclude patterns)? */
 int li_prof_wants(li_prof *P, const char *chunkname);
+
+/* Call fn(L, ud) when L closes, before the profiler's figures are freed
+** (luaprof writes its report there after os.exit(code, true)). */
+void li_prof_on_close(lua_State *L, void (*fn)(lua_State *L, void *ud), void *ud);
 
 /* Keep a rewriter warning for the report. */
 void li_prof_warn(li_prof *P, const char *text);

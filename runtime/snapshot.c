@@ -1,1 +1,133 @@
-/* snapshot.c -- placeholder, being written */
+/*
+** snapshot.c -- the profile model (report/report.h) from a profiler.
+** Frames still open (a dump from inside the program, suspended coroutines
+** that were never finished) count as if they ended now, or where their
+** coroutine was suspended; the profiler itself is not changed.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "profiler.h"
+
+/* Figures in ticks while the snapshot is made. */
+typedef struct tally {
+  uint64_t calls, errors, total, self, min, max;
+} tally;
+
+static uint64_t minus(uint64_t x, uint64_t sub) {
+  return x > sub ? x - sub : 0;
+}
+
+/* Close a copy of S's frames into the tallies, as close_top would. */
+static int close_virtually(const li_prof *P, const li_stack *S, uint64_t t,
+                           tally *fn, tally *nd) {
+  li_frame *f;
+  uint32_t n = S->n;
+  if (n == 0) return 1;
+  f = malloc((size_t)n * sizeof *f);
+  if (f == NULL) return 0;
+  memcpy(f, S->f, (size_t)n * sizeof *f);
+  while (n > 0) {
+    li_frame *fr = &f[--n];
+    uint64_t raw = minus(minus(t, fr->start), S->susp_total - fr->susp);
+    uint64_t incl = minus(raw, fr->ndesc * P->pair_cost + P->inside_cost);
+    uint64_t self = minus(incl, fr->child);
+    tally *a = &fn[fr->func], *b = &nd[fr->node];
+    if (fr->outer) a->total += incl;
+    a->self += self;
+    if (incl < a->min) a->min = incl;
+    if (incl > a->max) a->max = incl;
+    b->total += incl;
+    b->self += self;
+    if (n > 0) {
+      f[n - 1].child += incl;
+      f[n - 1].ndesc += fr->ndesc + 1;
+    }
+  }
+  free(f);
+  return 1;
+}
+
+static uint64_t to_ns(uint64_t ticks, double k) {
+  return (uint64_t)((double)ticks * k + 0.5);
+}
+
+int li_snapshot(li_prof *P, li_profile *out) {
+  tally *fn, *nd;
+  uint64_t now;
+  double k;
+  uint32_t i;
+  memset(out, 0, sizeof *out);
+  li_clock_calibrate(&P->clock);
+  k = P->clock.ns_per_tick;
+  now = li_clock_ticks(&P->clock);
+  fn = calloc(P->nfn ? P->nfn : 1, sizeof *fn);
+  nd = calloc(P->nnode ? P->nnode : 1, sizeof *nd);
+  out->funcs = calloc(P->nfn ? P->nfn : 1, sizeof *out->funcs);
+  out->nodes = calloc(P->nnode ? P->nnode : 1, sizeof *out->nodes);
+  if (fn == NULL || nd == NULL || out->funcs == NULL || out->nodes == NULL)
+    goto nomem;
+  for (i = 0; i < P->nfn; i++) {
+    const li_fn *f = &P->fn[i];
+    fn[i].calls = f->calls; fn[i].errors = f->errors;
+    fn[i].total = f->total; fn[i].self = f->self;
+    fn[i].min = f->min; fn[i].max = f->max;
+  }
+  for (i = 0; i < P->nnode; i++) {
+    const li_node *n = &P->node[i];
+    nd[i].calls = n->calls; nd[i].errors = n->errors;
+    nd[i].total = n->total; nd[i].self = n->self;
+  }
+  for (const li_stack *S = &P->main; S != NULL; S = S->next) {
+    if (!close_virtually(P, S, S->suspended ? S->susp_since : now, fn, nd))
+      goto nomem;
+    out->open_frames += S->n;
+  }
+  for (i = 0; i < P->nfn; i++) {
+    li_pfunc *o = &out->funcs[i];
+    const li_fn *f = &P->fn[i];
+    o->name = f->name;
+    o->source = f->source;
+    o->line = f->line;
+    o->lastline = f->lastline;
+    o->calls = fn[i].calls;
+    o->errors = fn[i].errors;
+    o->total_ns = to_ns(fn[i].total, k);
+    o->self_ns = to_ns(fn[i].self, k);
+    o->min_ns = fn[i].min == UINT64_MAX ? 0 : to_ns(fn[i].min, k);
+    o->max_ns = to_ns(fn[i].max, k);
+  }
+  out->nfuncs = P->nfn;
+  for (i = 0; i < P->nnode; i++) {
+    li_pnode *o = &out->nodes[i];
+    o->func = P->node[i].func == LI_NONE ? UINT32_MAX : P->node[i].func;
+    o->parent = P->node[i].parent == LI_NONE ? 0 : P->node[i].parent;
+    o->calls = nd[i].calls;
+    o->errors = nd[i].errors;
+    o->total_ns = to_ns(nd[i].total, k);
+    o->self_ns = to_ns(nd[i].self, k);
+  }
+  out->nnodes = P->nnode;
+  out->wall_ns = to_ns(P->wall + (P->on ? now - P->wall_since : 0), k);
+  out->probes = P->entries + P->exits;
+  out->probe_pair_ns = (double)P->pair_cost * k;
+  out->overhead_ns = to_ns(P->entries * P->pair_cost, k);
+  out->clock = li_clock_name(&P->clock);
+  out->warnings = P->warnings;
+  free(fn);
+  free(nd);
+  return 0;
+nomem:
+  free(fn);
+  free(nd);
+  li_snapshot_free(out);
+  return -1;
+}
+
+void li_snapshot_free(li_profile *p) {
+  free(p->funcs);
+  free(p->nodes);
+  p->funcs = NULL;
+  p->nodes = NULL;
+  p->nfuncs = p->nnodes = 0;
+}

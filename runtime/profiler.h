@@ -1,0 +1,158 @@
+/*
+** profiler.h -- the profiler of one lua_State (internal to runtime/).
+**
+** Model: every function of user code (by chunk and definition) has a
+** record; every calling context a call-tree node; every coroutine a shadow
+** stack of open frames.  The probe's entry pushes a frame, its exit pops
+** one; errors, coroutine switches and host-level catches close frames at
+** the places in boundary.c.  Figures are kept in clock ticks, corrected for
+** the probes' own cost as frames close; snapshot.c turns them into ns.
+*/
+#ifndef LI_PROFILER_H
+#define LI_PROFILER_H
+
+#include "luainstr.h"
+#include "runtime.h"
+
+#define LI_NONE 0xFFFFFFFFu
+
+/* One function of user code, summed over every load of its chunk. */
+typedef struct li_fn {
+  char *name;           /* as the rewriter names it (malloc'd) */
+  char *source;         /* chunk name as Lua shows it (malloc'd) */
+  char *chunkname;      /* chunk name as given to lua_load (malloc'd) */
+  uint32_t id;          /* id in its chunk (1 = main chunk) */
+  uint32_t line;        /* line of `function` (0: main chunk) */
+  uint32_t lastline;    /* line of `end` */
+  uint32_t active;      /* open activations, all stacks */
+  uint64_t hash;        /* of (chunkname, id, line, lastline, name) */
+  uint64_t calls;       /* entries */
+  uint64_t errors;      /* exits by an error */
+  uint64_t total;       /* inclusive ticks, outermost activations only */
+  uint64_t self;        /* exclusive ticks */
+  uint64_t min;         /* shortest call (UINT64_MAX: none yet) */
+  uint64_t max;         /* longest call */
+} li_fn;
+
+/* A node of the call tree: a function in one calling context. */
+typedef struct li_node {
+  uint32_t func;        /* li_fn index (LI_NONE for the root) */
+  uint32_t parent;      /* parent node (LI_NONE for the root) */
+  uint32_t last_child;  /* child found last: checked before the hash */
+  uint64_t calls;       /* entries in this context */
+  uint64_t errors;      /* exits by an error */
+  uint64_t total;       /* inclusive ticks */
+  uint64_t self;        /* exclusive ticks */
+} li_node;
+
+/* An open activation of a function. */
+typedef struct li_frame {
+  const void *ci;       /* Lua's CallInfo of the activation: its identity */
+  uint64_t start;       /* ticks at entry */
+  uint64_t susp;        /* the stack's suspended ticks at entry */
+  uint64_t child;       /* corrected inclusive ticks of its children */
+  uint64_t ndesc;       /* probe pairs run inside it (cost to subtract) */
+  uint32_t func;        /* li_fn index */
+  uint32_t node;        /* li_node index */
+  uint32_t outer;       /* 1: no other activation of func below it */
+} li_frame;
+
+typedef struct li_stack li_stack;
+
+/* The shadow stack of one coroutine (or of the main thread). */
+struct li_stack {
+  li_frame *f;          /* frames, bottom first (malloc'd) */
+  uint32_t n;           /* open frames */
+  uint32_t cap;         /* allocated frames */
+  uint32_t root;        /* node the bottom frames hang from */
+  int suspended;        /* yielded (through coroutine.yield) */
+  uint64_t susp_total;  /* ticks spent suspended so far */
+  uint64_t susp_since;  /* when it was suspended */
+  lua_State *L;         /* its thread (identity only, never dereferenced
+                           after the thread is collected) */
+  li_prof *P;           /* owner */
+  li_stack *prev;       /* list of every stack of P */
+  li_stack *next;
+};
+
+/* The profiler of one lua_State: a full userdata in the registry. */
+struct li_prof {
+  int on;               /* collecting: started && enabled && !closed */
+  int started;          /* between start and stop */
+  int enabled;          /* not paused */
+  int closed;           /* finalized: do nothing, free nothing more */
+  int ever_started;     /* started at least once (dump before start) */
+  li_clock clock;       /* ticks and their length */
+  uint64_t pair_cost;   /* ticks one entry+exit pair adds to its caller */
+  uint64_t inside_cost; /* ticks of probe work inside a measured call */
+  int calibrated;       /* pair_cost and inside_cost measured */
+  uint64_t entries;     /* entry probes counted */
+  uint64_t exits;       /* exit probes counted */
+  uint64_t wall;        /* ticks collected in earlier start..stop spans */
+  uint64_t wall_since;  /* ticks at the last start/enable */
+  li_fn *fn;            /* functions */
+  uint32_t nfn, capfn;
+  uint32_t *fnhash;     /* open addressing: li_fn index + 1, 0 = empty */
+  uint32_t fnhcap;      /* power of two */
+  li_node *node;        /* call tree, node[0] = root */
+  uint32_t nnode, capnode;
+  uint32_t *nodehash;   /* open addressing over (parent, func) */
+  uint32_t nodehcap;
+  li_stack main;        /* the main thread's stack */
+  lua_State *mainL;     /* the main thread */
+  lua_State *curL;      /* thread of the last probe */
+  li_stack *cur;        /* its stack */
+  char *warnings;       /* rewriter warnings for the report (malloc'd) */
+  char **include;       /* glob patterns (malloc'd) */
+  uint32_t ninclude;
+  char **exclude;
+  uint32_t nexclude;
+  void (*on_close)(lua_State *L, void *ud);  /* called as the state closes */
+  void *on_close_ud;    /* its argument */
+  char errmsg[512];     /* the last failed API call's message */
+};
+
+/* The stack of the running thread L (created if it has none), made the
+** current one; NULL: out of memory. */
+li_stack *li_stack_of(li_prof *P, lua_State *L);
+
+/* The stack of the thread at index idx of L (created if it has none);
+** the current stack does not change. */
+li_stack *li_stack_of_thread(li_prof *P, lua_State *L, int idx);
+
+/* Close the top frames of S down to depth `to` at time t (frames end then:
+** t already excludes nothing; suspended stacks pass their suspension time).
+** err: count them as exits by an error. */
+void li_stack_close(li_prof *P, li_stack *S, uint32_t to, uint64_t t, int err);
+
+/* Close every frame of every stack (stop, disable, reset). */
+void li_prof_close_all(li_prof *P, uint64_t t);
+
+/* Clear every figure. */
+void li_prof_clear(li_prof *P);
+
+/* Charge the time a coroutine ran to the frame of thread L that resumed
+** it: `ticks` of work and `pairs` probe pairs inside. */
+void li_prof_charge(li_prof *P, li_stack *S, uint64_t ticks, uint64_t pairs);
+
+/* Start, stop, enable, disable (status codes of luainstr.h). */
+int li_prof_start(li_prof *P, lua_State *L);
+int li_prof_stop(li_prof *P);
+int li_prof_enable(li_prof *P);
+int li_prof_disable(li_prof *P);
+int li_prof_reset(li_prof *P);
+
+/* Include/exclude patterns on chunk names (0: out of memory). */
+int li_prof_add_pattern(li_prof *P, int include, const char *pattern);
+void li_prof_clear_patterns(li_prof *P);
+
+/* boundary.c: replace pcall, xpcall and the coroutine functions of L;
+** put the originals back. */
+void li_install_boundaries(lua_State *L);
+void li_restore_boundaries(lua_State *L);
+
+/* snapshot.c: build the profile model; free it. */
+int li_snapshot(li_prof *P, li_profile *out);
+void li_snapshot_free(li_profile *p);
+
+#endif
