@@ -1,2 +1,652 @@
-/* luaprof.c -- placeholder, being written */
-int main(void) { return 0; }
+/*
+** luaprof.c -- the `luaprof` command: lua5.4 with the profiler on.
+**
+**   luaprof [-o FILE] [-f FORMAT] [--include PAT] [--exclude PAT]
+**           [lua options] [script [args]]
+**
+** After its own options luaprof is the standalone interpreter of Lua 5.4.4
+** (lua.c): same options, same `arg` table, same LUA_INIT, same messages and
+** exit status, so that a program cannot tell it from `lua5.4` except by
+** being measured.  Its interpreter name is "lua5.4" (arg[-n] and the
+** prefix of uncaught errors), so stderr matches lua5.4's byte for byte.
+** Chunks are loaded through the instrumenting loader: the script by
+** li_loadfilex, -e and LUA_INIT strings by li_load, modules and
+** load/loadfile/dofile by the replacements luainstr_open installs.
+**
+** The report is written once, when the program ends: after the script
+** returns or fails (after lua5.4's error message), from os.exit (before a
+** requested lua_close, which would free the profiler), and from an atexit
+** handler when C code calls exit().
+*/
+#define _POSIX_C_SOURCE 200809L  /* sigaction, isatty */
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <lua.h>
+#include <lauxlib.h>
+#include <lualib.h>
+
+#include "luainstr.h"
+#include "runtime.h"
+
+#ifndef LI_VERSION
+#define LI_VERSION LUAINSTR_VERSION
+#endif
+
+#define SELF "luaprof"
+
+/* lua.c's name of the init variable (LUA_INIT_5_4 is tried first). */
+#define LUA_INIT_VAR "LUA_INIT"
+
+/* The interpreter luaprof stands in for: its name is what scripts see in
+** arg and what prefixes uncaught errors. */
+#define PROGNAME "lua5.4"
+
+/* Exit status of luaprof's own usage errors (the script's are lua5.4's). */
+#define EXIT_USAGE 2
+
+/* Formats luainstr_dump writes.  ORDER: as listed in the messages. */
+static const char *const formats[] = {"text", "csv", NULL};
+
+
+/*
+** {======================================================
+** luaprof's own options
+** =======================================================
+*/
+
+/* One --include or --exclude, in command-line order. */
+typedef struct Pattern {
+  const char *option;   /* "include" or "exclude" (luainstr option name) */
+  const char *glob;     /* the pattern */
+} Pattern;
+
+/* What luaprof's own options asked for. */
+typedef struct Options {
+  const char *out;      /* -o: report path, NULL for stderr */
+  const char *format;   /* -f: report format */
+  Pattern *patterns;    /* --include/--exclude, in order */
+  int npatterns;        /* how many */
+} Options;
+
+
+static void print_help (FILE *f) {
+  fputs(
+  "usage: " SELF " [options] [lua options] [script [args]]\n"
+  "Runs a Lua 5.4 program as lua5.4 does, with every function of its Lua\n"
+  "code measured, and writes a profile when the program ends.\n"
+  "Options (before any lua option):\n"
+  "  -o FILE          write the report to FILE (default: stderr)\n"
+  "  -f FORMAT        report format: text (default) or csv\n"
+  "  --include GLOB   instrument only chunks whose name matches GLOB\n"
+  "                   (fnmatch, without the '@'; may repeat)\n"
+  "  --exclude GLOB   do not instrument chunks matching GLOB (may repeat)\n"
+  "  --help           show this help\n"
+  "  --version        show the versions of luaprof and Lua\n"
+  "Lua options, as lua5.4's:\n"
+  "  -e stat   execute string 'stat'\n"
+  "  -l mod    require library 'mod' into global 'mod'\n"
+  "  -l g=mod  require library 'mod' into global 'g'\n"
+  "  -v        show version information\n"
+  "  -E        ignore environment variables\n"
+  "  -W        turn warnings on\n"
+  "  --        stop handling options\n"
+  "  -         stop handling options and execute stdin\n"
+  "Interactive mode (-i, or no script with stdin a terminal) is not\n"
+  "supported: profile a script, or pipe a program into '-'.\n"
+  "The script sees the arg table lua5.4 would give it (arg[-n] = \"lua5.4\";\n"
+  "luaprof's own options are not in it).  Exit status: the program's\n"
+  "(as lua5.4's); 1 if the report cannot be written after a successful run;\n"
+  "2 for a usage error.\n", f);
+}
+
+
+static void usage_error (const char *fmt, const char *what) {
+  fprintf(stderr, SELF ": ");
+  fprintf(stderr, fmt, what);
+  fprintf(stderr, "\nTry '" SELF " --help' for more information.\n");
+  exit(EXIT_USAGE);
+}
+
+
+static int known_format (const char *name) {
+  int i;
+  for (i = 0; formats[i] != NULL; i++)
+    if (strcmp(formats[i], name) == 0) return 1;
+  return 0;
+}
+
+
+/* The value of option 'name' at argv[*i]: "NAME VALUE", or glued to it as
+** "-oVALUE" (short) or "--name=VALUE" (long).  NULL if argv[*i] is not this
+** option. */
+static const char *option_value (char **argv, int *i, const char *name) {
+  const char *a = argv[*i];
+  size_t n = strlen(name);
+  if (strncmp(a, name, n) != 0) return NULL;
+  if (a[n] == '\0') {
+    if (argv[*i + 1] == NULL) usage_error("option '%s' needs an argument", name);
+    return argv[++*i];
+  }
+  if (name[1] != '-') return a + n;   /* -oFILE */
+  if (a[n] == '=') return a + n + 1;  /* --name=VALUE */
+  return NULL;
+}
+
+
+static void add_pattern (Options *o, const char *option, const char *glob) {
+  o->patterns[o->npatterns].option = option;
+  o->patterns[o->npatterns].glob = glob;
+  o->npatterns++;
+}
+
+
+/* Reads luaprof's options from argv; returns the index of the first
+** argument that is not one of them (a lua option, the script, or argc). */
+static int own_options (int argc, char **argv, Options *o) {
+  int i;
+  o->out = NULL;
+  o->format = "text";
+  o->npatterns = 0;
+  o->patterns = (Pattern *)malloc(sizeof(Pattern) * (size_t)(argc + 1));
+  if (o->patterns == NULL) {
+    fprintf(stderr, SELF ": not enough memory\n");
+    exit(EXIT_FAILURE);
+  }
+  for (i = 1; i < argc; i++) {
+    const char *v;
+    if ((v = option_value(argv, &i, "-o")) != NULL)
+      o->out = v;
+    else if ((v = option_value(argv, &i, "-f")) != NULL)
+      o->format = v;
+    else if ((v = option_value(argv, &i, "--include")) != NULL)
+      add_pattern(o, "include", v);
+    else if ((v = option_value(argv, &i, "--exclude")) != NULL)
+      add_pattern(o, "exclude", v);
+    else if (strcmp(argv[i], "--help") == 0) {
+      print_help(stdout);
+      exit(EXIT_SUCCESS);
+    }
+    else if (strcmp(argv[i], "--version") == 0) {
+      printf(SELF " (luainstr) %s\n%s\n", LI_VERSION, LUA_COPYRIGHT);
+      exit(EXIT_SUCCESS);
+    }
+    else if (argv[i][0] == '-' && argv[i][1] == '-' && argv[i][2] != '\0')
+      usage_error("unrecognized option '%s'", argv[i]);
+    else
+      break;  /* the lua options, or the script, start here */
+  }
+  if (!known_format(o->format)) {
+    fprintf(stderr, SELF ": unknown format '%s' (formats: text, csv)\n",
+            o->format);
+    exit(EXIT_USAGE);
+  }
+  return i;
+}
+
+/* }====================================================== */
+
+
+/*
+** {======================================================
+** The report, written exactly once
+** =======================================================
+*/
+
+/* Where and how the report goes, and whether it went. */
+static struct {
+  lua_State *L;         /* the open state, NULL once closed */
+  const char *format;   /* -f */
+  const char *path;     /* -o, or NULL for stderr */
+  int written;          /* the report was written (or tried) */
+} report;
+
+
+/* Writes the report if not yet written.  Returns 0 if it could not be
+** written (the message is on stderr). */
+static int write_report (void) {
+  lua_State *L = report.L;
+  if (report.written || L == NULL) return 1;
+  report.written = 1;
+  fflush(stdout);  /* the program's output before a report on a terminal */
+  if (luainstr_dump(L, report.format, report.path) != LUAINSTR_OK) {
+    fprintf(stderr, SELF ": %s\n", luainstr_errmsg(L));
+    fflush(stderr);
+    return 0;
+  }
+  return 1;
+}
+
+
+/* For exit() from C code: the state is still open.  The exit status is
+** already chosen, so a failure can only be reported. */
+static void write_report_at_exit (void) {
+  write_report();
+}
+
+
+/* os.exit as loslib's, but writing the report first: a requested
+** lua_close frees the profiler, and exit() is too late to change the
+** status when the report fails. */
+static int luaprof_os_exit (lua_State *L) {
+  int status;
+  if (lua_isboolean(L, 1))
+    status = lua_toboolean(L, 1) ? EXIT_SUCCESS : EXIT_FAILURE;
+  else
+    status = (int)luaL_optinteger(L, 1, EXIT_SUCCESS);
+  if (!write_report() && status == EXIT_SUCCESS)
+    status = EXIT_FAILURE;
+  if (lua_toboolean(L, 2)) {
+    report.L = NULL;
+    lua_close(L);
+  }
+  exit(status);
+  return 0;
+}
+
+
+/* When the state closes in some other way (a C module's lua_close): the
+** last moment the profiler still holds its figures. */
+static void write_report_on_close (lua_State *L, void *ud) {
+  (void)L;  (void)ud;
+  write_report();
+  report.L = NULL;
+}
+
+
+static void replace_os_exit (lua_State *L) {
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  if (lua_getfield(L, -1, LUA_OSLIBNAME) == LUA_TTABLE) {
+    lua_pushcfunction(L, luaprof_os_exit);
+    lua_setfield(L, -2, "exit");
+  }
+  lua_pop(L, 2);
+}
+
+/* }====================================================== */
+
+
+/*
+** {======================================================
+** The standalone interpreter (lua.c of Lua 5.4.4, behaviour for
+** behaviour; loads go through the instrumenting loader)
+** =======================================================
+*/
+
+/* bits of the options that matter before any Lua code runs */
+#define has_error  1   /* bad option */
+#define has_i      2   /* -i */
+#define has_v      4   /* -v */
+#define has_e      8   /* -e */
+#define has_E      16  /* -E */
+
+/* What main hands to pmain. */
+typedef struct Run {
+  int argc;             /* Lua's arguments: "lua5.4", options, script... */
+  char **argv;          /* ... NULL-terminated */
+  int script;           /* index of the script in argv (argc: none) */
+  int args;             /* has_* bits */
+  const Options *opts;  /* luaprof's options */
+} Run;
+
+static lua_State *globalL = NULL;  /* the state, for the SIGINT handler */
+
+
+static void set_signal (int sig, void (*handler)(int)) {
+  struct sigaction sa;
+  sa.sa_handler = handler;
+  sa.sa_flags = 0;
+  sigemptyset(&sa.sa_mask);
+  sigaction(sig, &sa, NULL);
+}
+
+
+/* Hook set at SIGINT: raises the error where Lua code runs next. */
+static void lstop (lua_State *L, lua_Debug *ar) {
+  (void)ar;
+  lua_sethook(L, NULL, 0, 0);
+  luaL_error(L, "interrupted!");
+}
+
+
+/* A signal handler may not touch the state: it only sets a hook.  A second
+** SIGINT kills the process. */
+static void laction (int sig) {
+  int flag = LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE | LUA_MASKCOUNT;
+  set_signal(sig, SIG_DFL);
+  lua_sethook(globalL, lstop, flag, 1);
+}
+
+
+static void l_message (const char *pname, const char *msg) {
+  if (pname) lua_writestringerror("%s: ", pname);
+  lua_writestringerror("%s\n", msg);
+}
+
+
+/* Prints the error message on the top, if status is an error. */
+static int report_status (lua_State *L, int status) {
+  if (status != LUA_OK) {
+    l_message(PROGNAME, lua_tostring(L, -1));
+    lua_pop(L, 1);
+  }
+  return status;
+}
+
+
+/* Message handler of every chunk: a string message with a traceback. */
+static int msghandler (lua_State *L) {
+  const char *msg = lua_tostring(L, 1);
+  if (msg == NULL) {
+    if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
+      return 1;
+    msg = lua_pushfstring(L, "(error object is a %s value)",
+                          luaL_typename(L, 1));
+  }
+  luaL_traceback(L, L, msg, 1);
+  return 1;
+}
+
+
+static int docall (lua_State *L, int narg, int nres) {
+  int status;
+  int base = lua_gettop(L) - narg;
+  lua_pushcfunction(L, msghandler);
+  lua_insert(L, base);
+  globalL = L;
+  set_signal(SIGINT, laction);
+  status = lua_pcall(L, narg, nres, base);
+  set_signal(SIGINT, SIG_DFL);
+  lua_remove(L, base);
+  return status;
+}
+
+
+static void print_version (void) {
+  lua_writestring(LUA_COPYRIGHT, strlen(LUA_COPYRIGHT));
+  lua_writeline();
+}
+
+
+/* arg: the script at 0, its arguments above, the interpreter and its
+** options below (the interpreter at 0 when there is no script). */
+static void createargtable (lua_State *L, char **argv, int argc, int script) {
+  int i, narg;
+  if (script == argc) script = 0;
+  narg = argc - (script + 1);
+  lua_createtable(L, narg, script + 1);
+  for (i = 0; i < argc; i++) {
+    lua_pushstring(L, argv[i]);
+    lua_rawseti(L, -2, i - script);
+  }
+  lua_setglobal(L, "arg");
+}
+
+
+static int dochunk (lua_State *L, int status) {
+  if (status == LUA_OK) status = docall(L, 0, 0);
+  return report_status(L, status);
+}
+
+
+static int dofile (lua_State *L, const char *name) {
+  return dochunk(L, li_loadfilex(L, name, NULL));
+}
+
+
+static int dostring (lua_State *L, const char *s, const char *name) {
+  return dochunk(L, li_load(L, s, strlen(s), name, NULL));
+}
+
+
+/* -l globname[=modname]: globname = require(modname) */
+static int dolibrary (lua_State *L, char *globname) {
+  int status;
+  char *modname = strchr(globname, '=');
+  if (modname == NULL)
+    modname = globname;
+  else {
+    *modname = '\0';
+    modname++;
+  }
+  lua_getglobal(L, "require");
+  lua_pushstring(L, modname);
+  status = docall(L, 1, 1);
+  if (status == LUA_OK)
+    lua_setglobal(L, globname);
+  return report_status(L, status);
+}
+
+
+/* Pushes arg[1..#arg], read when the script starts (-e code may change
+** arg before). */
+static int pushargs (lua_State *L) {
+  int i, n;
+  if (lua_getglobal(L, "arg") != LUA_TTABLE)
+    luaL_error(L, "'arg' is not a table");
+  n = (int)luaL_len(L, -1);
+  luaL_checkstack(L, n + 3, "too many arguments to script");
+  for (i = 1; i <= n; i++)
+    lua_rawgeti(L, -i, i);
+  lua_remove(L, -i);
+  return n;
+}
+
+
+static int handle_script (lua_State *L, char **argv) {
+  int status;
+  const char *fname = argv[0];
+  if (strcmp(fname, "-") == 0 && strcmp(argv[-1], "--") != 0)
+    fname = NULL;  /* stdin */
+  status = li_loadfilex(L, fname, NULL);
+  if (status == LUA_OK) {
+    int n = pushargs(L);
+    status = docall(L, n, LUA_MULTRET);
+  }
+  return report_status(L, status);
+}
+
+
+/* lua.c's collectargs: the has_* bits; *first is the script (or argc, or
+** the bad option). */
+static int collectargs (char **argv, int *first) {
+  int args = 0;
+  int i;
+  for (i = 1; argv[i] != NULL; i++) {
+    *first = i;
+    if (argv[i][0] != '-')
+      return args;
+    switch (argv[i][1]) {
+      case '-':
+        if (argv[i][2] != '\0') return has_error;
+        *first = i + 1;
+        return args;
+      case '\0':
+        return args;
+      case 'E':
+        if (argv[i][2] != '\0') return has_error;
+        args |= has_E;
+        break;
+      case 'W':
+        if (argv[i][2] != '\0') return has_error;
+        break;
+      case 'i':
+        args |= has_i;  /* -i implies -v */
+        /* FALLTHROUGH */
+      case 'v':
+        if (argv[i][2] != '\0') return has_error;
+        args |= has_v;
+        break;
+      case 'e':
+        args |= has_e;
+        /* FALLTHROUGH */
+      case 'l':
+        if (argv[i][2] == '\0') {
+          i++;
+          if (argv[i] == NULL || argv[i][0] == '-')
+            return has_error;
+        }
+        break;
+      default:
+        return has_error;
+    }
+  }
+  *first = i;
+  return args;
+}
+
+
+/* -e, -l and -W, in order.  Returns 0 if some code failed. */
+static int runargs (lua_State *L, char **argv, int n) {
+  int i;
+  for (i = 1; i < n; i++) {
+    int option = argv[i][1];
+    switch (option) {
+      case 'e': case 'l': {
+        int status;
+        char *extra = argv[i] + 2;
+        if (*extra == '\0') extra = argv[++i];
+        status = (option == 'e')
+                 ? dostring(L, extra, "=(command line)")
+                 : dolibrary(L, extra);
+        if (status != LUA_OK) return 0;
+        break;
+      }
+      case 'W':
+        lua_warning(L, "@on", 0);
+        break;
+    }
+  }
+  return 1;
+}
+
+
+static int handle_luainit (lua_State *L) {
+  const char *name = "=" LUA_INIT_VAR LUA_VERSUFFIX;
+  const char *init = getenv(name + 1);
+  if (init == NULL) {
+    name = "=" LUA_INIT_VAR;
+    init = getenv(name + 1);
+  }
+  if (init == NULL) return LUA_OK;
+  else if (init[0] == '@')
+    return dofile(L, init + 1);
+  else
+    return dostring(L, init, name);
+}
+
+
+/* Attach and start the profiler (it installs the instrumenting loaders),
+** then give it the patterns.  Returns 0 after a message on failure. */
+static int start_profiler (lua_State *L, const Options *o) {
+  int i;
+  if (luainstr_open(L) != LUAINSTR_OK) {
+    l_message(SELF, luainstr_errmsg(L));
+    return 0;
+  }
+  for (i = 0; i < o->npatterns; i++) {
+    if (luainstr_set_option(L, o->patterns[i].option,
+                            o->patterns[i].glob) != LUAINSTR_OK) {
+      l_message(SELF, luainstr_errmsg(L));
+      return 0;
+    }
+  }
+  return 1;
+}
+
+
+static int pmain (lua_State *L) {
+  const Run *r = (const Run *)lua_touserdata(L, 1);
+  char **argv = r->argv;
+  int script = r->script;
+  luaL_checkversion(L);
+  if (r->args & has_v)
+    print_version();
+  if (r->args & has_E) {  /* libraries ignore environment variables */
+    lua_pushboolean(L, 1);
+    lua_setfield(L, LUA_REGISTRYINDEX, "LUA_NOENV");
+  }
+  luaL_openlibs(L);
+  createargtable(L, argv, r->argc, script);
+  lua_gc(L, LUA_GCGEN, 0, 0);
+  replace_os_exit(L);
+  if (!start_profiler(L, r->opts))
+    return 0;
+  li_prof_on_close(L, write_report_on_close, NULL);
+  if (!(r->args & has_E) && handle_luainit(L) != LUA_OK)
+    return 0;
+  if (!runargs(L, argv, script))
+    return 0;
+  if (script < r->argc && handle_script(L, argv + script) != LUA_OK)
+    return 0;
+  if (script == r->argc && !(r->args & (has_e | has_v)))
+    dofile(L, NULL);  /* stdin; as lua.c, its failure is not the status */
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+/* }====================================================== */
+
+
+/* lua.c's usage message, for a bad lua option, but as luaprof's usage
+** error (status 2). */
+static void bad_lua_option (const char *opt) {
+  if (opt[1] == 'e' || opt[1] == 'l')
+    usage_error("'%s' needs argument", opt);
+  usage_error("unrecognized option '%s'", opt);
+}
+
+
+int main (int argc, char **argv) {
+  Options opts;
+  Run run;
+  lua_State *L;
+  int first, status, result, reported;
+  first = own_options(argc, argv, &opts);
+  /* Lua's argv: the interpreter's name, then what follows our options */
+  run.argc = argc - first + 1;
+  run.argv = (char **)malloc(sizeof(char *) * (size_t)(run.argc + 1));
+  if (run.argv == NULL) {
+    fprintf(stderr, SELF ": not enough memory\n");
+    return EXIT_FAILURE;
+  }
+  run.argv[0] = (char *)PROGNAME;
+  memcpy(run.argv + 1, argv + first, sizeof(char *) * (size_t)(argc - first));
+  run.argv[run.argc] = NULL;
+  run.opts = &opts;
+  run.args = collectargs(run.argv, &run.script);
+  if (run.args == has_error)
+    bad_lua_option(run.argv[run.script]);
+  if ((run.args & has_i) ||
+      (run.script == run.argc && !(run.args & (has_e | has_v)) &&
+       isatty(0))) {
+    fprintf(stderr, SELF ": interactive mode is not supported; give a "
+            "script, or '-' with a program on stdin\n");
+    return EXIT_USAGE;
+  }
+  L = luaL_newstate();
+  if (L == NULL) {
+    l_message(PROGNAME, "cannot create state: not enough memory");
+    return EXIT_FAILURE;
+  }
+  report.L = L;
+  report.format = opts.format;
+  report.path = opts.out;
+  atexit(write_report_at_exit);
+  lua_pushcfunction(L, pmain);
+  lua_pushlightuserdata(L, &run);
+  status = lua_pcall(L, 1, 1, 0);
+  result = lua_toboolean(L, -1);
+  report_status(L, status);
+  reported = write_report();
+  report.L = NULL;
+  lua_close(L);
+  free(run.argv);
+  free(opts.patterns);
+  if (!(result && status == LUA_OK)) return EXIT_FAILURE;
+  return reported ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -64,7 +64,7 @@ static lua_KContext pcall_ctx(lua_State *L, int extra) {
 static int li_pcall(lua_State *L) {
   lua_KContext ctx;
   luaL_checkany(L, 1);
-  ctx = pcall_ctx(L, 1);
+  ctx = pcall_ctx(L, 0);
   lua_pushboolean(L, 1);
   lua_insert(L, 1);
   return finish_pcall(L, lua_pcallk(L, lua_gettop(L) - 2, LUA_MULTRET, 0,

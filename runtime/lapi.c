@@ -168,7 +168,10 @@ int (luainstr_pcall)(lua_State *L, int nargs, int nresults, int msgh) {
 }
 
 const char *(luainstr_errmsg)(lua_State *L) {
-  li_prof *P = li_prof_get(L);
+  li_prof *P;
+  /* the header promises NULL for no state; li_prof_get(NULL) would crash */
+  if (L == NULL) return NULL;
+  P = li_prof_get(L);
   return P != NULL ? P->errmsg : no_profiler;
 }
 

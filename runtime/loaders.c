@@ -45,11 +45,12 @@
 ** =======================================================
 */
 
-/* A file being read, and its bytes.  It lives in a userdata so that an
-** error raised between opening and loading (out of memory while pushing a
-** string, say) leaks neither the FILE nor the bytes: __gc releases both. */
+/* Bytes being gathered: a file being read, or the pieces of a reader
+** function.  It lives in a userdata so that an error raised before the
+** bytes are loaded (out of memory while pushing a string, an error in the
+** reader) leaks neither the FILE nor the bytes: __gc releases both. */
 typedef struct FileBuf {
-  FILE *f;        /* open file to close, or NULL (closed, or stdin) */
+  FILE *f;        /* open file to close, or NULL (none, closed, stdin) */
   char *buff;     /* bytes read so far (Lua's allocator), or NULL */
   size_t n;       /* bytes used in buff */
   size_t size;    /* bytes allocated for buff */
@@ -225,35 +226,40 @@ static int ld_loadfile (lua_State *L) {
 }
 
 
-/* Calls the reader at index 1 until it returns nil or an empty string and
-** pushes the concatenated pieces.  Returns 0 with the error value pushed
-** when the reader fails or returns something else than a string.
-** The original reads lazily from inside lua_load; reading everything first
-** is what rewriting needs, and gives the same results for every reader
-** that ends. */
-static int read_pieces (lua_State *L) {
-  luaL_Buffer b;
-  luaL_buffinit(L, &b);
+/* Reader for lua_load that calls the reader function at index 1 until it
+** returns nil or an empty string, appending the pieces to the FileBuf at
+** index 'ud' instead of handing them to the parser, which then sees an
+** empty chunk.  Reading goes through lua_load, and not a pcall, because an
+** error there (from the function, or a piece that is not a string) must
+** meet what it meets under the original: lua_load's protection with the
+** caller's message handler (lua.c's adds a traceback to load's message). */
+static const char *collect_pieces (lua_State *L, void *ud, size_t *size) {
+  FileBuf *fb = (FileBuf *)ud;
+  luaL_checkstack(L, 2, "too many nested functions");
   for (;;) {
+    const char *s;
+    size_t l;
     lua_pushvalue(L, 1);
-    if (lua_pcall(L, 0, 1, 0) != LUA_OK)
-      return 0;  /* its error value is the message */
+    lua_call(L, 0, 1);
     if (lua_isnil(L, -1)) {
       lua_pop(L, 1);
       break;
     }
-    if (!lua_isstring(L, -1)) {
-      lua_pushliteral(L, "reader function must return a string");
-      return 0;
-    }
-    if (lua_rawlen(L, -1) == 0 && lua_type(L, -1) == LUA_TSTRING) {
-      lua_pop(L, 1);  /* an empty piece ends the chunk, as in lua_load */
+    if (!lua_isstring(L, -1))
+      luaL_error(L, "reader function must return a string");
+    s = lua_tolstring(L, -1, &l);
+    if (l == 0) {  /* an empty piece ends the chunk, as in lua_load */
+      lua_pop(L, 1);
       break;
     }
-    luaL_addvalue(&b);
+    if (!fb_reserve(L, fb, fb->n + l))
+      luaL_error(L, "not enough memory");
+    memcpy(fb->buff + fb->n, s, l);
+    fb->n += l;
+    lua_pop(L, 1);  /* lua_load needs the stack top unchanged */
   }
-  luaL_pushresult(&b);
-  return 1;
+  *size = 0;
+  return NULL;
 }
 
 
@@ -269,13 +275,17 @@ static int ld_load (lua_State *L) {
   }
   else {  /* a reader function gives it in pieces */
     const char *chunkname = luaL_optstring(L, 2, "=(load)");
+    FileBuf *fb;
     luaL_checktype(L, 1, LUA_TFUNCTION);
-    if (read_pieces(L)) {
-      s = lua_tolstring(L, -1, &l);
-      status = li_load(L, s, l, chunkname, mode);
+    fb = fb_new(L);
+    status = lua_load(L, collect_pieces, fb, chunkname, "bt");
+    if (status == LUA_OK) {  /* the pieces are read; load them as one */
+      lua_pop(L, 1);  /* the empty chunk */
+      status = li_load(L, fb->buff != NULL ? fb->buff : "", fb->n,
+                       chunkname, mode);
     }
-    else
-      status = LUA_ERRSYNTAX;  /* any error status: only fail+msg matter */
+    fb_release(L, fb);
+    lua_remove(L, -2);  /* the FileBuf */
   }
   return finish_load(L, status, env);
 }

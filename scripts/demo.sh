@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # demo.sh -- build luainstr, instrument samples/hello.lua, show the result,
+# profile it with luaprof and print the report,
 # and run the original and the instrumented program side by side: without
 # the profiler loaded the probes do nothing, so the outputs must match.
 set -euo pipefail
@@ -32,3 +33,7 @@ else
   diff "$tmp/original.txt" "$tmp/instrumented.txt" || true
   exit 1
 fi
+
+echo
+echo "== build/bin/luaprof $sample   (profiled; the report goes to stderr)"
+build/bin/luaprof "$sample"

@@ -1,0 +1,305 @@
+#!/usr/bin/env bash
+# Focused tests of `luaprof`: everything a program can see must be what
+# lua5.4 gives it (arg table, `...`, stdin scripts, LUA_INIT and -E, the
+# Lua-level loaders and their messages, uncaught errors, os.exit), and the
+# report must be written exactly when and where it should.
+#
+# usage: run_tests.sh LUAPROF_BIN [INTERP]
+#   INTERP   the reference interpreter (default lua5.4)
+#
+# Environment: LI_KEEP=1 keeps the temporary directory (its path is
+# printed); LI_ONLY=GLOB runs only the tests whose name matches GLOB.
+#
+# Prints one line per test and `N passed, N failed`; exits 1 if any test
+# failed, 2 on a usage error.
+set -u
+set -o pipefail
+
+[ $# -ge 1 ] && [ $# -le 2 ] || { echo "usage: $0 LUAPROF_BIN [INTERP]" >&2; exit 2; }
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd) || exit 2
+prof=$1
+case $prof in /*) ;; */*) prof=$(cd "$(dirname "$prof")" && pwd)/$(basename "$prof") ;; esac
+interp=${2:-lua5.4}
+only=${LI_ONLY:-*}
+command -v "$prof" >/dev/null 2>&1 || { echo "run_tests.sh: no luaprof at $prof" >&2; exit 2; }
+command -v "$interp" >/dev/null 2>&1 || { echo "run_tests.sh: no interpreter $interp" >&2; exit 2; }
+
+unset LUA_INIT LUA_INIT_5_4 LUA_PATH_5_4 LUA_CPATH_5_4
+export LUA_PATH='./?.lua'
+export LUA_CPATH='./?.so'
+export LC_ALL=C
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/li-luaprof.XXXXXX") || exit 2
+if [ "${LI_KEEP:-0}" = 1 ]; then echo "run_tests.sh: keeping $tmp"
+else trap 'rm -rf -- "$tmp"' EXIT; fi
+trap 'exit 130' INT TERM
+
+passed=0
+failed=0
+name=
+why=()
+
+# ---- the files the programs use --------------------------------------------
+w=$tmp/w
+mkdir -p "$w/dir"
+cp -- "$here/loaders.lua" "$w/"
+cat >"$w/args.lua" <<'EOF'
+local lo, hi = 0, 0
+for k in pairs(arg) do
+  if k < lo then lo = k end
+  if k > hi then hi = k end
+end
+for i = lo, hi do print(i, arg[i]) end
+print("n", #arg, select("#", ...), ...)
+EOF
+printf 'return 1, "a\\0b", #"x\0y"\n-- \0 in a comment\n' >"$w/nul.lua"
+printf '\357\273\277return "bom", debug.getinfo(1, "l").currentline\n' >"$w/bom.lua"
+printf '#!/usr/bin/lua5.4 -x\nreturn "shebang", debug.getinfo(1, "l").currentline\n' >"$w/shebang.lua"
+printf 'local x = = 1\n' >"$w/bad.lua"
+printf 'return y\n' >"$w/env.lua"
+printf 'local t = {}\nerror("raised in a dofile")\n' >"$w/raises.lua"
+printf 'local v = coroutine.yield("yielded")\nreturn "done", v\n' >"$w/yields.lua"
+printf 'local name, file = ...\nreturn { name = name, file = file }\n' >"$w/mod_ok.lua"
+printf 'return {\n' >"$w/mod_bad.lua"
+# A big file (about 6 MB) with one function per line.
+"$interp" - "$w/big.lua" <<'EOF'
+local t = {"local s = 0"}
+for i = 1, 120000 do
+  t[#t + 1] = ("s = s + (function(x) return x + %d end)(1)"):format(i % 7)
+end
+t[#t + 1] = "return s"
+io.open(arg[1], "w"):write(table.concat(t, "\n"), "\n"):close()
+EOF
+printf 'print("exit3"); os.exit(3)\n' >"$w/exit3.lua"
+cat >"$w/exit_close.lua" <<'EOF'
+setmetatable({}, { __gc = function() print("gc ran") end })
+local t <close> = setmetatable({}, { __close = function() print("closed") end })
+print("before exit")
+io.stdout:write("unflushed")
+os.exit(true, true)
+EOF
+printf 'print("exit false"); os.exit(false)\n' >"$w/exit_false.lua"
+cat >"$w/fails.lua" <<'EOF'
+local function inner() error("boom") end
+local function outer() inner() end
+print("before error")
+outer()
+EOF
+printf 'error(setmetatable({}, {__tostring = function() return "custom" end}))\n' >"$w/fails_obj.lua"
+printf 'print("stdin chunk", ...); print(arg[0], arg[-1])\n' >"$w/stdin.lua"
+printf 'print("init file ran")\n' >"$w/init.lua"
+printf 'print(package.path)\nprint(os.getenv("LUA_PATH"))\n' >"$w/path.lua"
+printf 'io.open("ran.marker", "w"):close()\n' >"$w/marker.lua"
+printf 'print("warn test"); warn("hello"); warn("@on"); warn("shown")\n' >"$w/warn.lua"
+
+# ---- helpers ---------------------------------------------------------------
+
+# run DIR INPUT OUTFILE_PREFIX CMD...: runs CMD in DIR with stdin INPUT.
+run() {
+  local dir=$1 input=$2 out=$3
+  shift 3
+  ( cd "$dir" && "$@" <"$input" >"$out.stdout" 2>"$out.stderr"; echo $? >"$out.status" )
+}
+
+begin() { name=$1; why=(); }
+
+# What `luaprof` wrote in addition to lua5.4's stderr is the report; with
+# `-o` nothing may be added.
+end_test() {
+  if [ ${#why[@]} -eq 0 ]; then
+    echo "ok   $name"; passed=$((passed + 1))
+  else
+    local r; r=$(IFS=';'; echo "${why[*]}")
+    echo "FAIL $name: ${r//;/; }"; failed=$((failed + 1))
+  fi
+}
+
+skip() { [[ $1 == $only ]] || return 0; return 1; }
+
+# same NAME INPUT [ENV=VAL...] -- ARGS...: ARGS run under lua5.4 and under
+# `luaprof -o REPORT` give the same stdout, stderr and status, and REPORT
+# is a non-empty file.
+same() {
+  local tname=$1 input=$2; shift 2
+  local envs=()
+  while [ "$1" != -- ]; do envs+=("$1"); shift; done
+  shift
+  skip "$tname" && return
+  begin "$tname"
+  local o=$tmp/out/$tname
+  mkdir -p "$o"
+  rm -f -- "$w/ran.marker"
+  run "$w" "$input" "$o/ref" env ${envs[@]+"${envs[@]}"} "$interp" "$@"
+  run "$w" "$input" "$o/prof" env ${envs[@]+"${envs[@]}"} "$prof" -o "$o/report" "$@"
+  cmp -s "$o/ref.status" "$o/prof.status" ||
+    why+=("status $(cat "$o/ref.status") vs $(cat "$o/prof.status")")
+  local s
+  for s in stdout stderr; do
+    if ! cmp -s "$o/ref.$s" "$o/prof.$s"; then
+      why+=("$s differs")
+      diff -u --label lua5.4 --label luaprof -a "$o/ref.$s" "$o/prof.$s" | head -20 | sed 's/^/    /'
+    fi
+  done
+  [ -s "$o/report" ] || why+=("no report written")
+  end_test
+}
+
+# ---- programs must see what lua5.4 gives them -------------------------------
+n=/dev/null
+same loaders          $n -- loaders.lua
+same args_plain       $n -- args.lua a "b c" ""
+same args_e           $n -- -e "x=1" args.lua a
+same args_e_glued     $n -- -ex=1 -W args.lua a
+same args_dashdash    $n -- -e "x=1" -- args.lua -e -- a
+same args_E_v         $n -- -E -v args.lua
+same args_l           $n -- -l mod_ok -lm=mod_ok args.lua 1
+same args_e_only      $n -- -e "print(arg[0], arg[1], arg[2], #arg, ...)"
+same args_modified    $n -- -e "arg[1] = 'changed'; arg[3] = 'added'" args.lua a
+same args_not_table   $n -- -e "arg = nil" args.lua a
+same stdin_dash       "$w/stdin.lua" -- - x y
+same stdin_implicit   "$w/stdin.lua" --
+same stdin_error      "$w/fails.lua" --
+same stdin_dash_error "$w/fails.lua" -- -
+same file_named_dash  $n -- -- - a
+same init_string      $n LUA_INIT='print("init", arg[0])' -- args.lua
+same init_54_first    $n LUA_INIT='print(1)' LUA_INIT_5_4='print(54)' -- args.lua
+same init_file        $n LUA_INIT=@init.lua -- args.lua
+same init_error       $n LUA_INIT='error("in init")' -- args.lua
+same init_E           $n LUA_INIT='print("init")' -- -E args.lua
+same E_noenv          $n LUA_PATH='/nowhere/?.lua' -- -E path.lua
+same env_path         $n LUA_PATH='/nowhere/?.lua' -- path.lua
+same e_error          $n -- -e "error('in -e')" args.lua
+same e_syntax         $n -- -e "x =" args.lua
+same l_missing        $n -- -l no_such_mod args.lua
+same l_bad            $n -- -l mod_bad args.lua
+same script_missing   $n -- no_such_script.lua
+same script_dir       $n -- dir
+same script_syntax    $n -- bad.lua
+same script_nul       $n -- nul.lua
+same script_big       $n -- big.lua
+same warnings_off     $n -- warn.lua
+same warnings_W       $n -- -W warn.lua
+same error_traceback  $n -- fails.lua
+same error_object     $n -- fails_obj.lua
+same exit3            $n -- exit3.lua
+same exit_false       $n -- exit_false.lua
+same exit_close       $n -- exit_close.lua
+same exit_e           $n -- -e "os.exit(5)"
+same exit_bad_arg     $n -- -e "os.exit('x')"
+same version          $n -- -v
+
+# ---- the report --------------------------------------------------------------
+
+# Without -o the report goes to stderr, after what lua5.4 prints there.
+if ! skip report_stderr; then
+  begin report_stderr
+  o=$tmp/out/report_stderr; mkdir -p "$o"
+  run "$w" $n "$o/ref" "$interp" fails.lua
+  run "$w" $n "$o/prof" "$prof" fails.lua
+  ref_len=$(wc -c <"$o/ref.stderr")
+  head -c "$ref_len" "$o/prof.stderr" | cmp -s - "$o/ref.stderr" ||
+    why+=("stderr does not start with lua5.4's message")
+  [ "$(wc -c <"$o/prof.stderr")" -gt "$ref_len" ] || why+=("no report on stderr")
+  cmp -s "$o/ref.stdout" "$o/prof.stdout" || why+=("stdout differs")
+  [ "$(cat "$o/prof.status")" = 1 ] || why+=("status $(cat "$o/prof.status"), not 1")
+  end_test
+fi
+
+# os.exit writes the report once, also when it closes the state.
+for prog in exit3 exit_close exit_false; do
+  skip "report_once_$prog" && continue
+  begin "report_once_$prog"
+  o=$tmp/out/report_once_$prog; mkdir -p "$o"
+  run "$w" $n "$o/prof" "$prof" -f csv "$prog.lua"
+  run "$w" $n "$o/ref" "$interp" "$prog.lua"
+  ref_len=$(wc -c <"$o/ref.stderr")
+  [ "$(wc -c <"$o/prof.stderr")" -gt "$ref_len" ] || why+=("no report on stderr")
+  # Written twice would show the first line of the report twice.
+  first=$(tail -c +"$((ref_len + 1))" "$o/prof.stderr" | head -n 1)
+  count=$(grep -cxF -- "$first" "$o/prof.stderr")
+  [ "$count" = 1 ] || why+=("report written $count times")
+  cmp -s "$o/ref.status" "$o/prof.status" || why+=("status differs")
+  end_test
+done
+
+# -o /dev/null: nothing besides the program's own output.
+if ! skip output_devnull; then
+  begin output_devnull
+  o=$tmp/out/output_devnull; mkdir -p "$o"
+  run "$w" $n "$o/prof" "$prof" -o /dev/null args.lua a
+  run "$w" $n "$o/ref" "$interp" args.lua a
+  cmp -s "$o/ref.stdout" "$o/prof.stdout" || why+=("stdout differs")
+  [ -s "$o/prof.stderr" ] && why+=("stderr not empty")
+  [ "$(cat "$o/prof.status")" = 0 ] || why+=("status $(cat "$o/prof.status")")
+  end_test
+fi
+
+# An unwritable -o: a luaprof message, no file, status 1 after a successful
+# run and the script's own status otherwise.
+for case in "args.lua:1" "exit3.lua:3" "fails.lua:1"; do
+  prog=${case%%:*} want=${case##*:}
+  skip "output_unwritable_${prog%.lua}" && continue
+  begin "output_unwritable_${prog%.lua}"
+  o=$tmp/out/output_unwritable_${prog%.lua}; mkdir -p "$o"
+  run "$w" $n "$o/prof" "$prof" -o "$w/no_such_dir/report.txt" "$prog"
+  [ "$(cat "$o/prof.status")" = "$want" ] || why+=("status $(cat "$o/prof.status"), not $want")
+  grep -q '^luaprof: ' "$o/prof.stderr" || why+=("no 'luaprof:' message")
+  [ -e "$w/no_such_dir" ] && why+=("something was created")
+  end_test
+done
+
+# A directory as -o: no partial file left in the directory.
+if ! skip output_is_dir; then
+  begin output_is_dir
+  o=$tmp/out/output_is_dir; mkdir -p "$o" "$w/outdir"
+  run "$w" $n "$o/prof" "$prof" -o "$w/outdir" args.lua
+  [ "$(cat "$o/prof.status")" = 1 ] || why+=("status $(cat "$o/prof.status"), not 1")
+  grep -q '^luaprof: ' "$o/prof.stderr" || why+=("no 'luaprof:' message")
+  [ -z "$(ls -A "$w/outdir")" ] || why+=("files left in the directory: $(ls -A "$w/outdir")")
+  end_test
+fi
+
+# ---- luaprof's own usage -------------------------------------------------------
+
+# usage NAME STATUS EXPECTED_STDERR_LINE ARGS...: fails before running the
+# script (marker.lua would leave ran.marker).
+usage() {
+  local tname=$1 want=$2 line=$3; shift 3
+  skip "$tname" && return
+  begin "$tname"
+  local o=$tmp/out/$tname; mkdir -p "$o"
+  rm -f -- "$w/ran.marker"
+  run "$w" $n "$o/prof" "$prof" "$@"
+  [ "$(cat "$o/prof.status")" = "$want" ] || why+=("status $(cat "$o/prof.status"), not $want")
+  if [ -n "$line" ]; then
+    grep -qxF -- "$line" "$o/prof.stderr" || why+=("stderr lacks: $line")
+  fi
+  [ -e "$w/ran.marker" ] && why+=("the script ran")
+  end_test
+}
+usage format_unknown 2 "luaprof: unknown format 'xml' (formats: text, csv)" -f xml marker.lua
+usage format_missing 2 "luaprof: option '-f' needs an argument" -f
+usage o_missing      2 "luaprof: option '-o' needs an argument" -o
+usage bad_long       2 "luaprof: unrecognized option '--bogus'" --bogus marker.lua
+usage bad_lua_opt    2 "luaprof: unrecognized option '-x'" -x marker.lua
+usage e_needs_arg    2 "luaprof: '-e' needs argument" -e
+usage interactive    2 "" -i marker.lua
+if ! skip help; then
+  begin help
+  "$prof" --help >"$tmp/help.out" 2>&1 || why+=("--help failed")
+  grep -q -- '-i' "$tmp/help.out" || why+=("--help does not mention -i")
+  "$prof" --version >"$tmp/version.out" 2>&1 || why+=("--version failed")
+  end_test
+fi
+
+# A format given as csv writes a report too.
+if ! skip format_csv_file; then
+  begin format_csv_file
+  o=$tmp/out/format_csv_file; mkdir -p "$o"
+  run "$w" $n "$o/prof" "$prof" -f csv -o "$o/r.csv" args.lua
+  [ -s "$o/r.csv" ] || why+=("no csv report")
+  end_test
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
