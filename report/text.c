@@ -234,11 +234,12 @@ static void put_warnings(FILE *f, const char *w) {
 int li_write_text(const li_profile *p, FILE *f) {
   uint32_t n;
   const li_pfunc **order = li_report_order(p, &n);
-  uint64_t base = p->wall_ns;
+  uint64_t base = 0;
   if (order == NULL) return -1;
-  /* without a wall time, shares are of all the self time there is */
-  if (base == 0)
-    for (uint32_t i = 0; i < n; i++) base += order[i]->self_ns;
+  /* shares are of the measured time (all self time): the wall time also
+  ** holds the probes' cost, which the figures leave out */
+  for (uint32_t i = 0; i < n; i++) base += order[i]->self_ns;
+  if (base == 0) base = p->wall_ns;
   put_summary(f, p, n);
   putc('\n', f);
   if (n == 0) fputs("no function was called\n", f);
