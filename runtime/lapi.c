@@ -189,11 +189,16 @@ int (luainstr_close)(lua_State *L) {
 ** The Lua module
 ** ====================================================================== */
 
-/* The profiler of L for a Lua call (made on first use). */
+/* The profiler of L for a Lua call (made on first use); NULL once the
+** state is closing (a finalizer calling the module then gets a message). */
 static li_prof *lprof(lua_State *L) {
-  li_prof *P = li_prof_attach(L);
-  if (P == NULL) luaL_error(L, "luainstr: not enough memory");
-  return P;
+  return li_prof_attach(L);
+}
+
+static int closing(lua_State *L) {
+  luaL_pushfail(L);
+  lua_pushliteral(L, "luainstr: the profiler is gone (the state is closing)");
+  return 2;
 }
 
 /* Lua's way to report a call that makes no sense now: nil, message. */
@@ -210,27 +215,27 @@ static int result(lua_State *L, li_prof *P, int code) {
 
 static int l_start(lua_State *L) {
   li_prof *P = lprof(L);
-  return result(L, P, li_prof_start(P, L));
+  return P ? result(L, P, li_prof_start(P, L)) : closing(L);
 }
 
 static int l_stop(lua_State *L) {
   li_prof *P = lprof(L);
-  return result(L, P, li_prof_stop(P));
+  return P ? result(L, P, li_prof_stop(P)) : closing(L);
 }
 
 static int l_enable(lua_State *L) {
   li_prof *P = lprof(L);
-  return result(L, P, li_prof_enable(P));
+  return P ? result(L, P, li_prof_enable(P)) : closing(L);
 }
 
 static int l_disable(lua_State *L) {
   li_prof *P = lprof(L);
-  return result(L, P, li_prof_disable(P));
+  return P ? result(L, P, li_prof_disable(P)) : closing(L);
 }
 
 static int l_reset(lua_State *L) {
   li_prof *P = lprof(L);
-  return result(L, P, li_prof_reset(P));
+  return P ? result(L, P, li_prof_reset(P)) : closing(L);
 }
 
 static const char *check_format(lua_State *L, int arg) {
@@ -247,7 +252,9 @@ static int l_dump(lua_State *L) {
   const char *format = check_format(L, 1);
   char *s = NULL;
   size_t n = 0;
-  int r = dump(P, format, NULL, &s, &n);
+  int r;
+  if (P == NULL) return closing(L);
+  r = dump(P, format, NULL, &s, &n);
   if (r != LUAINSTR_OK) return result(L, P, r);
   lua_pushlstring(L, s, n);
   free(s);
@@ -259,13 +266,14 @@ static int l_dump_to(lua_State *L) {
   li_prof *P = lprof(L);
   const char *path = luaL_checkstring(L, 1);
   const char *format = check_format(L, 2);
+  if (P == NULL) return closing(L);
   return result(L, P, dump(P, format, path, NULL, NULL));
 }
 
 /* p.running() -> is it collecting? */
 static int l_running(lua_State *L) {
   li_prof *P = lprof(L);
-  lua_pushboolean(L, P->on);
+  lua_pushboolean(L, P != NULL && P->on);
   return 1;
 }
 
@@ -291,7 +299,7 @@ static const luaL_Reg module_funcs[] = {
 };
 
 int (luaopen_luainstr)(lua_State *L) {
-  (void)lprof(L);
+  if (lprof(L) == NULL) return luaL_error(L, "luainstr: cannot attach a profiler");
   install(L);
   luaL_newlib(L, module_funcs);
   lua_pushliteral(L, LUAINSTR_VERSION);

@@ -238,6 +238,8 @@ static int stack_gc(lua_State *L) {
     uint64_t t = S->suspended ? S->susp_since : li_clock_ticks(&P->clock);
     li_stack_close(P, S, 0, t, 0);
     stack_unlink(S);
+    for (li_stack *o = &P->main; o != NULL; o = o->next)
+      if (o->resumer == S) o->resumer = NULL;
     if (P->cur == S) { P->cur = NULL; P->curL = NULL; }
   }
   free(S->f);
@@ -341,10 +343,13 @@ void li_prof_charge(li_prof *P, li_stack *S, uint64_t ticks, uint64_t pairs) {
   fr->ndesc += pairs;
 }
 
-/* Is there an activation of func below the top frame of S? */
+/* Is there an activation of func below the top frame of S, or in the
+** threads that resumed S (a recursion that crosses coroutine.resume is
+** still one activation inside another)? */
 static int active_below(const li_stack *S, uint32_t func) {
-  for (uint32_t i = S->n; i-- > 0;)
-    if (S->f[i].func == func) return 1;
+  for (; S != NULL; S = S->resumer)
+    for (uint32_t i = S->n; i-- > 0;)
+      if (S->f[i].func == func) return 1;
   return 0;
 }
 
@@ -673,6 +678,11 @@ li_prof *li_prof_attach(lua_State *L) {
   int top = lua_gettop(L);
   if (P != NULL) return P;
   if (!lua_checkstack(L, 8)) return NULL;
+  /* A finalized profiler means the state is closing: never make another
+  ** (its own finalizer would not run, and it would leak). */
+  lua_getfield(L, LUA_REGISTRYINDEX, LI_REG_PROF);
+  if (lua_touserdata(L, -1) != NULL) { lua_pop(L, 1); return NULL; }
+  lua_pop(L, 1);
   P = lua_newuserdatauv(L, sizeof *P, 1);
   memset(P, 0, sizeof *P);
   li_clock_init(&P->clock);

@@ -68,6 +68,8 @@ struct li_stack {
   int suspended;        /* yielded (through coroutine.yield) */
   uint64_t susp_total;  /* ticks spent suspended so far */
   uint64_t susp_since;  /* when it was suspended */
+  li_stack *resumer;    /* stack of the thread resuming it (while it runs
+                           under coroutine.resume/wrap), else NULL */
   lua_State *L;         /* its thread (identity only, never dereferenced
                            after the thread is collected) */
   li_prof *P;           /* owner */

@@ -24,7 +24,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 step() { echo "== $*"; }
 
 # The first row of a text report: the function with the most self time.
-top_function() { awk 'h && NF { print; exit } /^self%/ { h = 1 }'; }
+top_function() { awk 'h && NF { print; exit } /^ *self%/ { h = 1 }'; }
 
 # Checks a profile ($1: what made it, $2: the report) has CULPRIT on top.
 check_profile() {

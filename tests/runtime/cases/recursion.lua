@@ -1,0 +1,49 @@
+-- Recursion: inclusive time once per outermost activation.
+local check = ...
+local clock = check.p.clock
+
+local function spin(ms)
+  local t = clock() + ms * 1e6
+  while clock() < t do end check.over(clock() - t)
+end
+
+local function fact(n)
+  spin(5)
+  if n <= 1 then return 1 end
+  local r = n * fact(n - 1)          -- not a tail call: frames nest
+  return r
+end
+
+-- the same with the spin inline: the time is fact2's self time
+local function fact2(n)
+  local t = clock() + 5e6 while clock() < t do end check.over(clock() - t)
+  if n <= 1 then return 1 end
+  local r = n * fact2(n - 1)
+  return r
+end
+
+-- mutual recursion
+local even, odd
+function even(n) spin(5); if n == 0 then return true end local r = odd(n - 1); return r end
+function odd(n) spin(5); if n == 0 then return false end local r = even(n - 1); return r end
+
+-- recursion unwound by an error at the bottom
+local function dive(n) spin(5); if n == 0 then error("bottom") end dive(n - 1) end
+
+-- recursion that crosses a coroutine: the inner activations run in their
+-- own thread, so each thread has an outermost one
+local function cofact(n)
+  spin(5)
+  if n == 2 then
+    local co = coroutine.wrap(cofact)
+    co(n - 1)
+  elseif n > 1 then
+    cofact(n - 1)
+  end
+end
+
+assert(fact(5) == 120)
+assert(fact2(5) == 120)
+assert(even(3) == false)
+assert(not pcall(dive, 3))
+cofact(3)

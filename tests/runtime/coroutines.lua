@@ -1,0 +1,44 @@
+-- Coroutines: create/resume/yield/wrap/close, yields from nested calls and
+-- metamethods, errors inside coroutines, abandoned coroutines.
+package.path = (arg[0]:match("^(.*)/[^/]*$") or ".") .. "/lib/?.lua;" .. package.path
+local check = require "check"
+
+check.case("coroutines")
+collectgarbage()
+check.snapshot()
+-- 1
+check.fn("local cobody", {calls = 1, errors = 0, total = 20, self = 0})
+check.fn("local resumer", {calls = 1, errors = 0, total = 50, self = 30})
+-- 2
+check.fn("local inner", {calls = 3, errors = 0, total = 15, self = 0, max = 5})
+check.fn("local genbody", {calls = 1, errors = 0, total = 15, self = 0})
+check.fn("local consumer", {calls = 1, errors = 0, total = 45, self = 0})
+-- 3
+check.fn("__index", {calls = 1, errors = 0, total = 10, self = 0})
+check.fn("__call", {calls = 1, errors = 0, total = 10, self = 0})
+check.fn("local mmbody", {calls = 1, errors = 0, total = 20, self = 0})
+check.fn("local mmdriver", {calls = 1, errors = 0, total = 80, self = 0})
+-- 4
+check.fn("local cthrow", {calls = 1, errors = 1, total = 5})
+check.fn("local cerr", {calls = 1, errors = 1, total = 10, self = 0})
+check.fn("local cerr2", {calls = 1, errors = 1, total = 10, self = 0})
+check.fn("local errdriver", {calls = 1, errors = 0, total = 40, self = 0})
+check.fn("local wbody", {calls = 1, errors = 1, total = 5, self = 0})
+check.fn("local wcaller", {calls = 1, errors = 1, total = 5, self = 0})
+check.fn("local wdriver", {calls = 1, errors = 0, total = 5, self = 0})
+-- 5: the run time before suspension counts, not an error
+check.fn("local abody", {calls = 2, errors = 0, total = 20, self = 0})
+check.fn("local abandon", {calls = 1, errors = 0, total = 20, self = 0})
+-- 6
+check.fn("local cbody", {calls = 1, errors = 0, total = 10, self = 0})
+check.fn("local closer", {calls = 1, errors = 0, total = 30, self = 0})
+-- 7
+check.fn("local nest_inner", {calls = 1, errors = 0, total = 10, self = 0})
+check.fn("local nest_outer", {calls = 1, errors = 0, total = 20, self = 0})
+check.fn("local nestdriver", {calls = 1, errors = 0, total = 40, self = 0})
+-- 8: two outermost activations, one per thread
+check.fn("local shared", {calls = 2, errors = 0, total = 20, self = 0})
+check.fn("local shareddriver", {calls = 1, errors = 0, total = 20, self = 0})
+-- everything: 50 + 45 + 80 + 40 + 5 + 20 + 10 + 30 + 40 + 20
+check.fn("main chunk", {calls = 1, errors = 0, total = 340})
+check.done()

@@ -1,0 +1,12 @@
+-- expect-status: 0
+-- expect-row: local work 2
+-- Every global cleared, the program ends normally: report still written.
+local p = require "luainstr"
+if not p.running() then assert(p.start()) end
+load([[
+local function work() end
+work()
+local G = _G
+for k in pairs(G) do G[k] = nil end
+work()
+]], "=exit work")()

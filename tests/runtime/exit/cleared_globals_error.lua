@@ -1,0 +1,12 @@
+-- expect-status: 1
+-- expect-row: local work 1
+-- Every global cleared, then an uncaught error (lua.c's traceback needs
+-- `debug`, which is gone too).
+local p = require "luainstr"
+if not p.running() then assert(p.start()) end
+load([[
+local function work() end
+work()
+for k in pairs(_G) do _G[k] = nil end
+error("after clearing")
+]], "=exit work")()

@@ -1,0 +1,10 @@
+-- expect-status: 1
+-- expect-row: local thrower 1
+-- An uncaught non-string error through instrumented frames.
+local p = require "luainstr"
+if not p.running() then assert(p.start()) end
+load([[
+local function thrower() error(setmetatable({}, {__tostring = function() return "custom" end})) end
+local function mid() thrower() end
+mid()
+]], "=exit work")()

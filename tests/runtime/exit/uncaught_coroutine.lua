@@ -1,0 +1,9 @@
+-- expect-status: 1
+-- expect-row: local cthrow 1
+-- An uncaught string error out of a wrapped coroutine.
+local p = require "luainstr"
+if not p.running() then assert(p.start()) end
+load([[
+local function cthrow() error("from a coroutine") end
+coroutine.wrap(function() cthrow() end)()
+]], "=exit work")()

@@ -1,0 +1,343 @@
+/*
+** test_runtime.c -- Criterion tests of the runtime through the C API:
+** attaching to a fresh state, the instrumenting loader and the swappable
+** loader hook, dumps, misuse codes, two states in two threads, lua_close
+** with instrumented finalizers, include/exclude patterns, luainstr_pcall,
+** and the call tree of a tail call (through the profile model).
+** The timing tests with known answers are Lua programs: tests/runtime/.
+*/
+#define _POSIX_C_SOURCE 200809L  /* mkdtemp */
+#include <criterion/criterion.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <lauxlib.h>
+#include <lualib.h>
+
+#include "luainstr.h"
+#include "profiler.h"
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static lua_State *fresh(void) {
+  lua_State *L = luaL_newstate();
+  cr_assert_not_null(L);
+  luaL_openlibs(L);
+  return L;
+}
+
+static lua_State *profiled(void) {
+  lua_State *L = fresh();
+  cr_assert_eq(luainstr_open(L), LUAINSTR_OK, "%s", luainstr_errmsg(L));
+  return L;
+}
+
+/* Load src as chunk `name` with loader and run it; fails the test on error. */
+static void run_with(lua_State *L, luainstr_loader loader, const char *src,
+                     const char *name) {
+  int st = loader(L, src, strlen(src), name, "t");
+  cr_assert_eq(st, LUA_OK, "load %s: %s", name, lua_tostring(L, -1));
+  st = lua_pcall(L, 0, 0, 0);
+  cr_assert_eq(st, LUA_OK, "run %s: %s", name, lua_tostring(L, -1));
+}
+
+/* The report in csv, through the Lua API: require("luainstr").dump("csv").
+** Returns a malloc'd copy. */
+static char *csv_of(lua_State *L) {
+  const char *s;
+  char *copy;
+  int st = luaL_dostring(L, "return require('luainstr').dump('csv')");
+  cr_assert_eq(st, LUA_OK, "dump: %s", lua_tostring(L, -1));
+  s = lua_tostring(L, -1);
+  cr_assert_not_null(s, "dump returned no string");
+  copy = strdup(s);
+  lua_pop(L, 1);
+  return copy;
+}
+
+/* Calls (and errors) of the row "name,source,..." in a csv report: -1 if
+** there is no such row. */
+static long long row_field(const char *csv, const char *name, const char *source,
+                           int col) {
+  char head[512];
+  snprintf(head, sizeof head, "\n%s,%s,", name, source);
+  const char *r = strstr(csv, head);
+  if (r == NULL) return -1;
+  r += strlen(head);                       /* at line */
+  for (int c = 2; c < col; c++) r = strchr(r, ',') + 1;
+  return strtoll(r, NULL, 10);
+}
+#define CALLS 4                            /* column indexes, 0-based */
+#define ERRORS 9
+
+static long long calls_of(const char *csv, const char *name, const char *source) {
+  return row_field(csv, name, source, CALLS);
+}
+
+static char *read_all(const char *path) {
+  FILE *f = fopen(path, "rb");
+  char *p;
+  long n;
+  if (f == NULL) return NULL;
+  fseek(f, 0, SEEK_END);
+  n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  p = malloc((size_t)n + 1);
+  if (fread(p, 1, (size_t)n, f) != (size_t)n) n = 0;
+  p[n] = '\0';
+  fclose(f);
+  return p;
+}
+
+static const char loop_src[] =
+  "local function f() end\n"
+  "for _ = 1, (... or 3) do f() end\n";
+
+/* ---- attaching, loading, dumping ---------------------------------------- */
+
+Test(runtime, open_load_and_dump_to_file) {
+  lua_State *L = profiled();
+  char dir[] = "/tmp/li-test-runtime.XXXXXX", path[64];
+  char *csv;
+  run_with(L, luainstr_loadbufferx, loop_src, "=direct");
+  cr_assert_not_null(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/r.csv", dir);
+  cr_assert_eq(luainstr_dump(L, "csv", path), LUAINSTR_OK, "%s", luainstr_errmsg(L));
+  csv = read_all(path);
+  cr_assert_not_null(csv);
+  cr_assert(strncmp(csv, "name,source,line,lastline,calls,", 32) == 0, "%s", csv);
+  cr_assert_eq(calls_of(csv, "local f", "direct"), 3, "%s", csv);
+  cr_assert_eq(calls_of(csv, "main chunk", "direct"), 1, "%s", csv);
+  cr_assert_eq(luainstr_dump(L, "text", path), LUAINSTR_OK, "%s", luainstr_errmsg(L));
+  free(csv);
+  csv = read_all(path);
+  cr_assert(strstr(csv, "local f") != NULL, "%s", csv);
+  free(csv);
+  unlink(path);
+  cr_assert_eq(rmdir(dir), 0, "a temporary file was left in %s", dir);
+  lua_close(L);
+}
+
+Test(runtime, loader_hook_instruments_and_uninstalls) {
+  lua_State *L = profiled();
+  char *csv;
+  luainstr_install_loadbufferx_hook(luainstr_loadbufferx);
+  run_with(L, wrap_luaL_loadbufferx, loop_src, "=hooked");
+  luainstr_uninstall_loadbufferx_hook();
+  run_with(L, wrap_luaL_loadbufferx, loop_src, "=plain");
+  csv = csv_of(L);
+  cr_assert_eq(calls_of(csv, "local f", "hooked"), 3, "%s", csv);
+  cr_assert_eq(calls_of(csv, "local f", "plain"), -1, "%s", csv);
+  free(csv);
+  lua_close(L);
+}
+
+Test(runtime, lua_loaders_go_through_the_profiler) {
+  lua_State *L = profiled();
+  char *csv;
+  cr_assert_eq(luaL_dostring(L,
+    "load('local function g() end g() g()', '=via load')()"), LUA_OK,
+    "%s", lua_tostring(L, -1));
+  csv = csv_of(L);
+  cr_assert_eq(calls_of(csv, "local g", "via load"), 2, "%s", csv);
+  free(csv);
+  lua_close(L);
+}
+
+/* ---- misuse ------------------------------------------------------------- */
+
+Test(runtime, misuse_codes) {
+  lua_State *L = profiled();
+  cr_assert_eq(luainstr_start(L), LUAINSTR_EORDER);
+  cr_assert(strstr(luainstr_errmsg(L), "start") != NULL, "%s", luainstr_errmsg(L));
+  cr_assert_eq(luainstr_enable(L), LUAINSTR_EORDER);
+  cr_assert_eq(luainstr_disable(L), LUAINSTR_OK);
+  cr_assert_eq(luainstr_disable(L), LUAINSTR_EORDER);
+  cr_assert_eq(luainstr_enable(L), LUAINSTR_OK);
+  cr_assert_eq(luainstr_stop(L), LUAINSTR_OK);
+  cr_assert_eq(luainstr_stop(L), LUAINSTR_EORDER);
+  cr_assert(strstr(luainstr_errmsg(L), "stop") != NULL, "%s", luainstr_errmsg(L));
+  cr_assert_eq(luainstr_dump(L, "xml", "/dev/null"), LUAINSTR_EARG);
+  cr_assert(strstr(luainstr_errmsg(L), "xml") != NULL &&
+            strstr(luainstr_errmsg(L), "csv") != NULL, "%s", luainstr_errmsg(L));
+  cr_assert_eq(luainstr_set_option(L, "bogus", "x"), LUAINSTR_EARG);
+  cr_assert(strstr(luainstr_errmsg(L), "bogus") != NULL, "%s", luainstr_errmsg(L));
+  cr_assert_eq(luainstr_set_option(L, "include", NULL), LUAINSTR_EARG);
+  cr_assert_eq(luainstr_dump(L, "csv", "/nonexistent-li-dir/x.csv"), LUAINSTR_EIO);
+  cr_assert_eq(luainstr_dump(L, "csv", "/dev/null"), LUAINSTR_OK, "%s", luainstr_errmsg(L));
+  cr_assert_eq(luainstr_start(L), LUAINSTR_OK);
+  cr_assert_eq(luainstr_reset(L), LUAINSTR_OK);
+  cr_assert_eq(luainstr_close(L), LUAINSTR_OK);
+  cr_assert_eq(luainstr_stop(L), LUAINSTR_EORDER);   /* close stopped it */
+  lua_close(L);
+}
+
+Test(runtime, no_profiler_means_eorder) {
+  lua_State *L = fresh();
+  cr_assert_eq(luainstr_start(L), LUAINSTR_EORDER);
+  cr_assert_eq(luainstr_stop(L), LUAINSTR_EORDER);
+  cr_assert_eq(luainstr_enable(L), LUAINSTR_EORDER);
+  cr_assert_eq(luainstr_disable(L), LUAINSTR_EORDER);
+  cr_assert_eq(luainstr_reset(L), LUAINSTR_EORDER);
+  cr_assert_eq(luainstr_dump(L, "csv", "/dev/null"), LUAINSTR_EORDER);
+  cr_assert_eq(luainstr_set_option(L, "include", "*"), LUAINSTR_EORDER);
+  cr_assert_eq(luainstr_close(L), LUAINSTR_EORDER);
+  cr_assert_not_null(luainstr_errmsg(L));
+  cr_assert_gt(strlen(luainstr_errmsg(L)), 0);
+  cr_assert_null(luainstr_errmsg(NULL));
+  /* the loader still loads (nothing to attribute to) */
+  run_with(L, luainstr_loadbufferx, loop_src, "=unprofiled");
+  cr_assert_eq(lua_gettop(L), 0);
+  lua_close(L);
+}
+
+Test(runtime, dump_before_start_via_lua_api) {
+  lua_State *L = fresh();
+  luaL_requiref(L, "luainstr", luaopen_luainstr, 0);
+  lua_pop(L, 1);
+  cr_assert_eq(luaL_dostring(L,
+    "local p = require 'luainstr'\n"
+    "local a, b = p.dump('csv')\n"
+    "assert(a == nil and b:find('^luainstr: '), tostring(b))\n"
+    "assert(p.stop() == nil)\n"
+    "assert(not pcall(p.dump, 'xml'))\n"), LUA_OK, "%s", lua_tostring(L, -1));
+  cr_assert_eq(luainstr_dump(L, "csv", "/dev/null"), LUAINSTR_EORDER);
+  lua_close(L);
+}
+
+/* ---- two states in two threads ----------------------------------------- */
+
+typedef struct job {
+  int n;             /* calls to make */
+  long long got;     /* calls counted */
+  char err[256];
+} job;
+
+static void *work(void *arg) {
+  job *j = arg;
+  lua_State *L = luaL_newstate();
+  char src[256];
+  luaL_openlibs(L);
+  if (luainstr_open(L) != LUAINSTR_OK) { snprintf(j->err, sizeof j->err, "open"); return NULL; }
+  snprintf(src, sizeof src,
+    "local function tick() end\n"
+    "for _ = 1, %d do tick() end\n"
+    "return require('luainstr').dump('csv')\n", j->n);
+  if (luainstr_loadbufferx(L, src, strlen(src), "=thread", "t") != LUA_OK ||
+      lua_pcall(L, 0, 1, 0) != LUA_OK) {
+    snprintf(j->err, sizeof j->err, "%s", lua_tostring(L, -1));
+  } else {
+    const char *csv = lua_tostring(L, -1);
+    char *nl = strstr(csv, "\nlocal tick,thread,");
+    j->got = nl ? strtoll(nl + strlen("\nlocal tick,thread,1,1,"), NULL, 10) : -1;
+  }
+  lua_close(L);
+  return NULL;
+}
+
+Test(runtime, two_states_in_two_threads) {
+  pthread_t t[2];
+  job j[2] = {{.n = 200000}, {.n = 300001}};
+  for (int i = 0; i < 2; i++) cr_assert_eq(pthread_create(&t[i], NULL, work, &j[i]), 0);
+  for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
+  for (int i = 0; i < 2; i++) {
+    cr_assert_eq(j[i].err[0], '\0', "thread %d: %s", i, j[i].err);
+    cr_assert_eq(j[i].got, j[i].n, "thread %d: %lld calls, expected %d", i, j[i].got, j[i].n);
+  }
+}
+
+/* ---- finalizers, patterns, pcall ---------------------------------------- */
+
+Test(runtime, lua_close_runs_instrumented_finalizers_after_stop) {
+  lua_State *L = profiled();
+  run_with(L, luainstr_loadbufferx,
+    "local function fin(o) local t = {} for i = 1, 10 do t[i] = i end end\n"
+    "local mt = {__gc = fin}\n"
+    "for i = 1, 100 do _G['keep' .. i] = setmetatable({}, mt) end\n"
+    "for i = 1, 100 do setmetatable({}, mt) end\n"
+    "collectgarbage()\n", "=fin");
+  cr_assert_eq(luainstr_stop(L), LUAINSTR_OK);
+  lua_close(L);       /* 100 instrumented finalizers run now: no crash */
+}
+
+Test(runtime, include_exclude_patterns) {
+  lua_State *L = profiled();
+  char *csv;
+  cr_assert_eq(luainstr_set_option(L, "include", "game/*"), LUAINSTR_OK);
+  cr_assert_eq(luainstr_set_option(L, "exclude", "game/vendor/*"), LUAINSTR_OK);
+  run_with(L, luainstr_loadbufferx, loop_src, "@game/a.lua");
+  run_with(L, luainstr_loadbufferx, loop_src, "@game/vendor/b.lua");
+  run_with(L, luainstr_loadbufferx, loop_src, "=other");
+  csv = csv_of(L);
+  cr_assert_eq(calls_of(csv, "local f", "game/a.lua"), 3, "%s", csv);
+  cr_assert_eq(calls_of(csv, "local f", "game/vendor/b.lua"), -1, "%s", csv);
+  cr_assert_eq(calls_of(csv, "local f", "other"), -1, "%s", csv);
+  free(csv);
+  cr_assert_eq(luainstr_set_option(L, "clear_patterns", NULL), LUAINSTR_OK);
+  run_with(L, luainstr_loadbufferx, loop_src, "=other");
+  csv = csv_of(L);
+  cr_assert_eq(calls_of(csv, "local f", "other"), 3, "%s", csv);
+  free(csv);
+  lua_close(L);
+}
+
+Test(runtime, luainstr_pcall_closes_frames_after_an_error) {
+  lua_State *L = profiled();
+  char *csv;
+  const char *src =
+    "local function boom() error({}) end\n"
+    "local function mid() boom() end\n"
+    "return mid\n";
+  cr_assert_eq(luainstr_loadbufferx(L, src, strlen(src), "=pc", "t"), LUA_OK);
+  cr_assert_eq(lua_pcall(L, 0, 1, 0), LUA_OK);
+  lua_setglobal(L, "mid");
+  lua_getglobal(L, "mid");
+  cr_assert_eq(luainstr_pcall(L, 0, 0, 0), LUA_ERRRUN);
+  lua_pop(L, 1);
+  /* the profile is balanced: a later call is a fresh outermost one */
+  lua_getglobal(L, "mid");
+  cr_assert_eq(luainstr_pcall(L, 0, 0, 0), LUA_ERRRUN);
+  lua_pop(L, 1);
+  csv = csv_of(L);
+  cr_assert_eq(row_field(csv, "local boom", "pc", CALLS), 2, "%s", csv);
+  cr_assert_eq(row_field(csv, "local boom", "pc", ERRORS), 2, "%s", csv);
+  cr_assert_eq(row_field(csv, "local mid", "pc", ERRORS), 2, "%s", csv);
+  free(csv);
+  /* nothing left open on the main stack */
+  cr_assert_eq(li_prof_get(L)->main.n, 0);
+  lua_close(L);
+}
+
+/* ---- the call tree of a tail call --------------------------------------- */
+
+static uint32_t node_of(const li_profile *p, const char *name) {
+  uint32_t found = UINT32_MAX;
+  for (uint32_t i = 1; i < p->nnodes; i++)
+    if (strcmp(p->funcs[p->nodes[i].func].name, name) == 0) {
+      cr_assert_eq(found, UINT32_MAX, "two nodes for %s", name);
+      found = i;
+    }
+  cr_assert_neq(found, UINT32_MAX, "no node for %s", name);
+  return found;
+}
+
+Test(runtime, tail_callee_hangs_under_the_callers_caller) {
+  lua_State *L = profiled();
+  li_profile prof;
+  run_with(L, luainstr_loadbufferx,
+    "local function g() end\n"
+    "local function f() return g() end\n"
+    "local function h() f() end\n"
+    "h()\n", "=tail");
+  cr_assert_eq(li_snapshot(li_prof_get(L), &prof), 0);
+  uint32_t g = node_of(&prof, "local g"), f = node_of(&prof, "local f"),
+           h = node_of(&prof, "local h");
+  cr_assert_eq(prof.nodes[f].parent, h);
+  cr_assert_eq(prof.nodes[g].parent, h, "g's parent is %s",
+               prof.funcs[prof.nodes[prof.nodes[g].parent].func].name);
+  li_snapshot_free(&prof);
+  lua_close(L);
+}
