@@ -36,6 +36,19 @@ typedef struct li_pnode {
   uint64_t self_ns;     /* exclusive */
 } li_pnode;
 
+/* One event of the trace (trace mode, see luainstr_set_option "trace").
+** Per thread, 'B' and 'E' pair up like calls and returns, except that a
+** trace may end (or have been cut when its buffer filled) with frames
+** still open. */
+typedef struct li_pevent {
+  uint64_t ts_ns;       /* since the trace started */
+  uint32_t func;        /* li_profile.funcs index ('B', 'E', 'X') */
+  uint32_t thread;      /* the coroutine: 0 main thread, then 1, 2, ... in
+                           the order they were first seen */
+  char kind;            /* 'B' entry, 'E' exit, 'X' exit by an error,
+                           'Y' the thread yields, 'R' it is resumed */
+} li_pevent;
+
 /* The whole profile. */
 typedef struct li_profile {
   li_pfunc *funcs;      /* functions, in no particular order */
@@ -49,6 +62,11 @@ typedef struct li_profile {
   const char *clock;    /* "tsc" or "clock_gettime(CLOCK_MONOTONIC)" */
   uint32_t open_frames; /* frames still open at the snapshot (counted so far) */
   const char *warnings; /* rewriter warnings, "line\n" each, or NULL */
+  int tracing;          /* trace mode was on */
+  const li_pevent *events;  /* the trace, in time order (NULL: none) */
+  uint64_t nevents;
+  uint64_t events_dropped;  /* events lost because the buffer was full */
+  uint64_t trace_capacity;  /* the buffer's size, in events */
 } li_profile;
 
 /* Is format a known report format? */

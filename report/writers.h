@@ -20,7 +20,12 @@
 /* X(name): every format, in the order li_report_formats() lists them. */
 #define LI_REPORT_FORMATS(X) \
   X(text) \
-  X(csv)
+  X(csv) \
+  X(folded) \
+  X(callgrind) \
+  X(chrome) \
+  X(html) \
+  X(json)
 
 /* A writer prints p to f and returns 0, or -1 (errno set) when f is in
 ** error or memory ran out.  It only reads p. */
