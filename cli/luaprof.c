@@ -50,7 +50,6 @@
 #define EXIT_USAGE 2
 
 /* Formats luainstr_dump writes.  ORDER: as listed in the messages. */
-static const char *const formats[] = {"text", "csv", NULL};
 
 
 /*
@@ -69,6 +68,7 @@ typedef struct Pattern {
 typedef struct Options {
   const char *out;      /* -o: report path, NULL for stderr */
   const char *format;   /* -f: report format */
+  const char *trace;    /* --trace[=N]: "on", a size, or NULL (off) */
   Pattern *patterns;    /* --include/--exclude, in order */
   int npatterns;        /* how many */
 } Options;
@@ -81,7 +81,11 @@ static void print_help (FILE *f) {
   "code measured, and writes a profile when the program ends.\n"
   "Options (before any lua option):\n"
   "  -o FILE          write the report to FILE (default: stderr)\n"
-  "  -f FORMAT        report format: text (default) or csv\n"
+  "  -f FORMAT        report format: text (default), csv, folded,\n"
+  "                   folded-calls, callgrind, chrome, html, json\n"
+  "  --trace[=N]      trace mode: record every call's start and end, in a\n"
+  "                   buffer of N events (default 1000000); -f chrome\n"
+  "                   turns it on by itself\n"
   "  --include GLOB   instrument only chunks whose name matches GLOB\n"
   "                   (fnmatch, without the '@'; may repeat)\n"
   "  --exclude GLOB   do not instrument chunks matching GLOB (may repeat)\n"
@@ -114,10 +118,7 @@ static void usage_error (const char *fmt, const char *what) {
 
 
 static int known_format (const char *name) {
-  int i;
-  for (i = 0; formats[i] != NULL; i++)
-    if (strcmp(formats[i], name) == 0) return 1;
-  return 0;
+  return li_report_known(name);
 }
 
 
@@ -151,6 +152,7 @@ static int own_options (int argc, char **argv, Options *o) {
   int i;
   o->out = NULL;
   o->format = "text";
+  o->trace = NULL;
   o->npatterns = 0;
   o->patterns = (Pattern *)malloc(sizeof(Pattern) * (size_t)(argc + 1));
   if (o->patterns == NULL) {
@@ -163,6 +165,10 @@ static int own_options (int argc, char **argv, Options *o) {
       o->out = v;
     else if ((v = option_value(argv, &i, "-f")) != NULL)
       o->format = v;
+    else if (strcmp(argv[i], "--trace") == 0)
+      o->trace = "on";
+    else if (strncmp(argv[i], "--trace=", 8) == 0)
+      o->trace = argv[i] + 8;
     else if ((v = option_value(argv, &i, "--include")) != NULL)
       add_pattern(o, "include", v);
     else if ((v = option_value(argv, &i, "--exclude")) != NULL)
@@ -181,10 +187,12 @@ static int own_options (int argc, char **argv, Options *o) {
       break;  /* the lua options, or the script, start here */
   }
   if (!known_format(o->format)) {
-    fprintf(stderr, SELF ": unknown format '%s' (formats: text, csv)\n",
-            o->format);
+    fprintf(stderr, SELF ": unknown format '%s' (formats: %s)\n",
+            o->format, li_report_formats());
     exit(EXIT_USAGE);
   }
+  if (o->trace == NULL && strcmp(o->format, "chrome") == 0)
+    o->trace = "on";            /* a timeline needs the trace */
   return i;
 }
 
@@ -554,6 +562,11 @@ static int start_profiler (lua_State *L, const Options *o) {
       l_message(SELF, luainstr_errmsg(L));
       return 0;
     }
+  }
+  if (o->trace != NULL &&
+      luainstr_set_option(L, "trace", o->trace) != LUAINSTR_OK) {
+    l_message(SELF, luainstr_errmsg(L));
+    return 0;
   }
   return 1;
 }

@@ -96,11 +96,16 @@ LUAINSTR_API int (luainstr_reset)(struct lua_State *L);
 **               only matching chunks are instrumented (may repeat)
 **   "exclude"   glob: matching chunks are not instrumented (may repeat)
 **   "clear_patterns"  value ignored: forget include/exclude patterns
+**   "trace"     "on" (1,000,000 events, 24 MB), "off", or a number of
+**               events: record every call's start and end (and coroutine
+**               yields and resumes) for the `chrome` format; when the
+**               buffer is full later events are dropped and counted
 ** Returns LUAINSTR_EARG for an unknown name. */
 LUAINSTR_API int (luainstr_set_option)(struct lua_State *L, const char *name,
                                       const char *value);
 
-/* Write the profile in a format ("text", "csv") to path, or to stderr when
+/* Write the profile in a format ("text", "csv", "folded", "folded-calls",
+** "callgrind", "chrome", "html", "json") to path, or to stderr when
 ** path is NULL.  A regular file is replaced atomically (never left half
 ** written); anything else (/dev/stderr, a pipe) is written to directly. */
 LUAINSTR_API int (luainstr_dump)(struct lua_State *L, const char *format,

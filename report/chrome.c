@@ -1,3 +1,154 @@
-/* chrome.c -- placeholder while it is written */
+/*
+** chrome.c -- `chrome`: the Trace Event Format (JSON object form) that
+** Perfetto and chrome://tracing open.  One track (tid) per Lua thread: the
+** main thread and each coroutine; calls are B/E duration events, yields and
+** resumes instant events.  Built from the trace of trace mode; a trace
+** always ends balanced: frames still open where it stops (the run ended
+** inside them, or the buffer filled) are closed at the last timestamp, and
+** exits of frames entered before the trace began are left out.
+*/
+#define _POSIX_C_SOURCE 200809L   /* open_memstream */
+
+#include <inttypes.h>
+#include <stdlib.h>
+
 #include "writers.h"
-int li_write_chrome(const li_profile *p, FILE *f) { (void)p; (void)f; return 0; }
+
+/* Open frames of one thread while the trace is replayed. */
+typedef struct track {
+  uint32_t *func;       /* functions of the open frames, bottom first */
+  uint32_t n, cap;
+} track;
+
+/* Timestamps are microseconds with nanosecond digits. */
+static void put_ts(FILE *f, uint64_t ns) {
+  fprintf(f, "%" PRIu64 ".%03u", ns / 1000, (unsigned)(ns % 1000));
+}
+
+/* The frame's name: "name (source:line)" so that functions stay apart. */
+static void put_name(FILE *f, const li_profile *p, uint32_t func) {
+  const li_pfunc *fn = &p->funcs[func];
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&buf, &len);
+  if (m == NULL) { li_json_string(f, fn->name); return; }
+  if (fn->line == 0) fprintf(m, "%s (%s)", fn->name, fn->source);
+  else fprintf(m, "%s (%s:%" PRIu32 ")", fn->name, fn->source, fn->line);
+  fclose(m);
+  li_json_string(f, buf);
+  free(buf);
+}
+
+static void put_event(FILE *f, const li_profile *p, char ph, uint32_t func,
+                      uint32_t tid, uint64_t ts, int error, int *first) {
+  fputs(*first ? "\n" : ",\n", f);
+  *first = 0;
+  fputs("{\"name\":", f);
+  put_name(f, p, func);
+  fprintf(f, ",\"cat\":\"lua\",\"ph\":\"%c\",\"pid\":1,\"tid\":%" PRIu32 ",\"ts\":",
+          ph, tid);
+  put_ts(f, ts);
+  if (error) fputs(",\"args\":{\"error\":true}", f);
+  putc('}', f);
+}
+
+static int grow_tracks(track **t, uint32_t *n, uint32_t need) {
+  if (need <= *n) return 1;
+  track *nt = realloc(*t, (size_t)need * sizeof *nt);
+  if (nt == NULL) return 0;
+  for (uint32_t i = *n; i < need; i++) nt[i].func = NULL, nt[i].n = nt[i].cap = 0;
+  *t = nt;
+  *n = need;
+  return 1;
+}
+
+static int push(track *t, uint32_t func) {
+  if (t->n == t->cap) {
+    uint32_t cap = t->cap ? t->cap * 2 : 32;
+    uint32_t *nf = realloc(t->func, (size_t)cap * sizeof *nf);
+    if (nf == NULL) return 0;
+    t->func = nf;
+    t->cap = cap;
+  }
+  t->func[t->n++] = func;
+  return 1;
+}
+
+int li_write_chrome(const li_profile *p, FILE *f) {
+  track *tr = NULL;
+  uint32_t ntr = 0, tid;
+  uint64_t last = 0;
+  int first = 1, ok = 1;
+  fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
+  for (uint64_t i = 0; i < p->nevents && ok; i++) {
+    const li_pevent *e = &p->events[i];
+    if (!grow_tracks(&tr, &ntr, e->thread + 1)) { ok = 0; break; }
+    if (tr[e->thread].n == 0 && tr[e->thread].cap == 0) {   /* first sight */
+      fputs(first ? "\n" : ",\n", f);
+      first = 0;
+      fprintf(f, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%"
+              PRIu32 ",\"args\":{\"name\":", e->thread);
+      if (e->thread == 0) fputs("\"main thread\"", f);
+      else fprintf(f, "\"coroutine %" PRIu32 "\"", e->thread);
+      fputs("}}", f);
+      if (!push(&tr[e->thread], 0)) { ok = 0; break; }
+      tr[e->thread].n = 0;                           /* seen, empty */
+    }
+    last = e->ts_ns;
+    switch (e->kind) {
+    case 'B':
+      if (e->func >= p->nfuncs || !push(&tr[e->thread], e->func)) break;
+      put_event(f, p, 'B', e->func, e->thread, e->ts_ns, 0, &first);
+      break;
+    case 'E': case 'X':
+      if (tr[e->thread].n == 0 || e->func >= p->nfuncs) break;  /* before */
+      tr[e->thread].n--;
+      put_event(f, p, 'E', e->func, e->thread, e->ts_ns, e->kind == 'X', &first);
+      break;
+    case 'Y': case 'R':
+      fputs(first ? "\n" : ",\n", f);
+      first = 0;
+      fprintf(f, "{\"name\":\"%s\",\"cat\":\"coroutine\",\"ph\":\"i\",\"s\":\"t\","
+              "\"pid\":1,\"tid\":%" PRIu32 ",\"ts\":",
+              e->kind == 'Y' ? "yield" : "resume", e->thread);
+      put_ts(f, e->ts_ns);
+      putc('}', f);
+      break;
+    default:
+      break;
+    }
+  }
+  /* close what is still open, innermost first, at the trace's end */
+  for (tid = 0; tid < ntr; tid++)
+    while (tr[tid].n > 0) {
+      uint32_t func = tr[tid].func[--tr[tid].n];
+      put_event(f, p, 'E', func, tid, last, 0, &first);
+    }
+  if (p->events_dropped > 0) {
+    fputs(first ? "\n" : ",\n", f);
+    fprintf(f, "{\"name\":\"luainstr: trace buffer full, %" PRIu64
+            " events dropped from here on\",\"ph\":\"i\",\"s\":\"g\",\"pid\":1,"
+            "\"tid\":0,\"ts\":", p->events_dropped);
+    put_ts(f, last);
+    putc('}', f);
+  }
+  fputs("\n],\n\"otherData\":{\"generator\":\"luainstr\",\"tracing\":", f);
+  fputs(p->tracing ? "true" : "false", f);
+  fprintf(f, ",\"events\":%" PRIu64 ",\"events_dropped\":%" PRIu64
+          ",\"trace_capacity\":%" PRIu64 ",\"note\":",
+          p->nevents, p->events_dropped, p->trace_capacity);
+  if (!p->tracing)
+    li_json_string(f, "trace mode was off: no calls were recorded (luaprof "
+                      "-f chrome or --trace, or luainstr_set_option(L, "
+                      "\"trace\", \"on\"), or p.trace())");
+  else if (p->events_dropped > 0)
+    li_json_string(f, "the trace buffer filled up: later events were dropped "
+                      "(raise it with --trace=N or p.trace(N))");
+  else
+    li_json_string(f, "complete");
+  fputs("}}\n", f);
+  for (tid = 0; tid < ntr; tid++) free(tr[tid].func);
+  free(tr);
+  if (!ok) return -1;
+  return ferror(f) ? -1 : 0;
+}

@@ -287,3 +287,62 @@ int li_report_to_path(const li_profile *p, const char *format,
   if (r != 0) set_err(err, errlen, path, errno);
   return r;
 }
+
+/* ---- JSON strings (json, chrome, html) ---------------------------------- */
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 if it is not one
+** (overlong forms, surrogates and code points past U+10FFFF included). */
+static size_t utf8_len(const unsigned char *s) {
+  unsigned c = s[0];
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF) return (s[1] & 0xC0) == 0x80 ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    if ((s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80) return 0;
+    if (c == 0xE0 && s[1] < 0xA0) return 0;        /* overlong */
+    if (c == 0xED && s[1] >= 0xA0) return 0;       /* surrogate */
+    return 3;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    if ((s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80 || (s[3] & 0xC0) != 0x80)
+      return 0;
+    if (c == 0xF0 && s[1] < 0x90) return 0;        /* overlong */
+    if (c == 0xF4 && s[1] >= 0x90) return 0;       /* past U+10FFFF */
+    return 4;
+  }
+  return 0;
+}
+
+void li_json_string(FILE *f, const char *str) {
+  const unsigned char *s = (const unsigned char *)(str != NULL ? str : "");
+  putc('"', f);
+  while (*s != '\0') {
+    unsigned c = *s;
+    size_t n;
+    if (c == '"' || c == '\\') { putc('\\', f); putc((int)c, f); s++; continue; }
+    if (c == '/' && s > (const unsigned char *)str && s[-1] == '<') {
+      fputs("\\/", f);                 /* "</script>" cannot close a tag */
+      s++;
+      continue;
+    }
+    if (c < 0x20 || c == 0x7F) {
+      switch (c) {
+      case '\n': fputs("\\n", f); break;
+      case '\r': fputs("\\r", f); break;
+      case '\t': fputs("\\t", f); break;
+      default: fprintf(f, "\\u%04x", c); break;
+      }
+      s++;
+      continue;
+    }
+    n = utf8_len(s);
+    if (n == 0) { fputs("\\ufffd", f); s++; continue; }   /* not UTF-8 */
+    if (n == 3 && s[0] == 0xE2 && s[1] == 0x80 && (s[2] == 0xA8 || s[2] == 0xA9)) {
+      fprintf(f, "\\u%04x", s[2] == 0xA8 ? 0x2028u : 0x2029u);  /* JS line ends */
+      s += 3;
+      continue;
+    }
+    fwrite(s, 1, n, f);
+    s += n;
+  }
+  putc('"', f);
+}

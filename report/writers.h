@@ -40,4 +40,9 @@ LI_REPORT_FORMATS(LI_WRITER_PROTO)
 ** errno ENOMEM when memory ran out), its length in *n. */
 const li_pfunc **li_report_order(const li_profile *p, uint32_t *n);
 
+/* Print s as a JSON string literal: valid UTF-8 as it is, every other byte
+** as U+FFFD, control characters escaped, "</" as "<\/" and U+2028/2029
+** escaped, so the literal is also safe inside an HTML <script>. */
+void li_json_string(FILE *f, const char *s);
+
 #endif

@@ -195,8 +195,10 @@ static int yield_done(lua_State *L, int status, lua_KContext ctx) {
   if (P != NULL) {
     li_stack *S = li_stack_of(P, L);
     if (S != NULL && S->suspended) {
-      S->susp_total += li_clock_ticks(&P->clock) - S->susp_since;
+      uint64_t t = li_clock_ticks(&P->clock);
+      S->susp_total += t - S->susp_since;
       S->suspended = 0;
+      if (P->on) li_trace(P, S, 'R', 0, t);
     }
   }
   return lua_gettop(L);
@@ -209,6 +211,7 @@ static int li_yield(lua_State *L) {
     if (S != NULL) {
       S->suspended = 1;
       S->susp_since = li_clock_ticks(&P->clock);
+      if (P->on) li_trace(P, S, 'Y', 0, S->susp_since);
     }
   }
   return lua_yieldk(L, lua_gettop(L), 0, yield_done);

@@ -13,6 +13,8 @@
 #include "profiler.h"
 
 #define MODNAME "luainstr"
+#define LI_TRACE_DEFAULT 1000000u    /* events: 24 MB */
+#define LI_TRACE_MAX 100000000u
 
 
 /* ======================================================================
@@ -109,6 +111,22 @@ int (luainstr_set_option)(lua_State *L, const char *name, const char *value) {
       return fail(P, LUAINSTR_EARG, "option '%s' needs a pattern", name);
     if (!li_prof_add_pattern(P, name[0] == 'i', value))
       return fail(P, LUAINSTR_EMEM, "not enough memory%s", "");
+    return LUAINSTR_OK;
+  }
+  if (strcmp(name, "trace") == 0) {
+    /* "on" (a buffer of LI_TRACE_DEFAULT events), "off", or a size */
+    uint64_t cap = LI_TRACE_DEFAULT;
+    if (value != NULL && strcmp(value, "off") == 0) cap = 0;
+    else if (value != NULL && strcmp(value, "on") != 0) {
+      char *end;
+      unsigned long long v = strtoull(value, &end, 10);
+      if (end == value || *end != '\0' || value[0] == '-' || v > LI_TRACE_MAX)
+        return fail(P, LUAINSTR_EARG, "option 'trace' takes on, off or a "
+                    "number of events (at most 100000000), not '%s'", value);
+      cap = (uint64_t)v;
+    }
+    if (!li_prof_set_trace(P, cap))
+      return fail(P, LUAINSTR_EMEM, "not enough memory for the trace%s", "");
     return LUAINSTR_OK;
   }
   if (strcmp(name, "clear_patterns") == 0) {
@@ -270,6 +288,24 @@ static int l_dump_to(lua_State *L) {
   return result(L, P, dump(P, format, path, NULL, NULL));
 }
 
+/* p.trace([events | false]) -> true: trace mode on with a buffer of that
+** many events (default 1,000,000), or off */
+static int l_trace(lua_State *L) {
+  li_prof *P = lprof(L);
+  char buf[32];
+  const char *v = "on";
+  if (P == NULL) return closing(L);
+  if (lua_isboolean(L, 1)) v = lua_toboolean(L, 1) ? "on" : "off";
+  else if (!lua_isnoneornil(L, 1)) {
+    lua_Integer n = luaL_checkinteger(L, 1);
+    luaL_argcheck(L, n >= 0 && n <= (lua_Integer)LI_TRACE_MAX, 1,
+                  "number of events out of range");
+    snprintf(buf, sizeof buf, "%lld", (long long)n);
+    v = buf;
+  }
+  return result(L, P, luainstr_set_option(L, "trace", v));
+}
+
 /* p.running() -> is it collecting? */
 static int l_running(lua_State *L) {
   li_prof *P = lprof(L);
@@ -294,6 +330,7 @@ static const luaL_Reg module_funcs[] = {
   {"dump", l_dump},
   {"dump_to", l_dump_to},
   {"running", l_running},
+  {"trace", l_trace},
   {"clock", l_clock},
   {NULL, NULL}
 };

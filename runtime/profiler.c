@@ -270,6 +270,7 @@ static li_stack *stack_lookup(li_prof *P, lua_State *L, int idx, lua_State *T) {
     lua_pop(L, 1);
     S = lua_newuserdatauv(L, sizeof *S, 0);
     stack_init(S, P, T);
+    S->tid = ++P->next_tid;
     luaL_setmetatable(L, LI_MT_STACK);
     if (idx == 0) lua_pushthread(L); else lua_pushvalue(L, idx);
     lua_pushvalue(L, -2);
@@ -319,6 +320,7 @@ static void close_top(li_prof *P, li_stack *S, uint64_t t, int err) {
   nd->total += incl;
   nd->self += self;
   if (err) { f->errors++; nd->errors++; }
+  li_trace(P, S, err ? 'X' : 'E', fr->func, t);
   if (S->n > 0) {
     li_frame *parent = &S->f[S->n - 1];
     parent->child += incl;
@@ -404,6 +406,7 @@ static void enter(li_prof *P, lua_State *L, uint32_t func) {
   P->node[node].calls++;
   P->entries++;
   fr->start = li_clock_ticks(&P->clock);
+  li_trace(P, S, 'B', func, fr->start);
 }
 
 /* Exit of function `func` in thread L. */
@@ -621,6 +624,7 @@ static void prof_free_data(li_prof *P) {
   free(P->nodehash); P->nodehash = NULL; P->nodehcap = 0;
   free(P->main.f); P->main.f = NULL; P->main.n = P->main.cap = 0;
   free(P->warnings); P->warnings = NULL;
+  free(P->trace); P->trace = NULL; P->trace_cap = P->ntrace = 0;
   free_patterns(P->include, P->ninclude); P->include = NULL; P->ninclude = 0;
   free_patterns(P->exclude, P->nexclude); P->exclude = NULL; P->nexclude = 0;
 }
@@ -641,6 +645,21 @@ static int prof_gc(lua_State *L) {
   for (li_stack *S = P->main.next; S != NULL; S = S->next) S->P = NULL;
   prof_free_data(P);
   return 0;
+}
+
+int li_prof_set_trace(li_prof *P, uint64_t cap) {
+  li_pevent *t = NULL;
+  if (cap > 0) {
+    t = malloc((size_t)cap * sizeof *t);
+    if (t == NULL) return 0;
+  }
+  free(P->trace);
+  P->trace = t;
+  P->trace_cap = cap;
+  P->ntrace = 0;
+  P->trace_dropped = 0;
+  P->trace_t0 = li_clock_ticks(&P->clock);
+  return 1;
 }
 
 li_prof *li_prof_get(lua_State *L) {
@@ -822,6 +841,8 @@ void li_prof_clear(li_prof *P) {
   }
   init_tree(P);
   P->entries = P->exits = 0;
+  P->ntrace = P->trace_dropped = 0;
+  P->trace_t0 = li_clock_ticks(&P->clock);
   P->wall = 0;
   P->wall_since = li_clock_ticks(&P->clock);
 }

@@ -68,6 +68,7 @@ struct li_stack {
   int suspended;        /* yielded (through coroutine.yield) */
   uint64_t susp_total;  /* ticks spent suspended so far */
   uint64_t susp_since;  /* when it was suspended */
+  uint32_t tid;         /* small id for traces: 0 main, then 1, 2, ... */
   li_stack *resumer;    /* stack of the thread resuming it (while it runs
                            under coroutine.resume/wrap), else NULL */
   lua_State *L;         /* its thread (identity only, never dereferenced
@@ -109,6 +110,12 @@ struct li_prof {
   uint32_t ninclude;
   char **exclude;
   uint32_t nexclude;
+  li_pevent *trace;     /* trace buffer, ts_ns holding ticks (malloc'd) */
+  uint64_t ntrace;      /* events in it */
+  uint64_t trace_cap;   /* its size in events; 0: trace mode off */
+  uint64_t trace_dropped; /* events lost because it was full */
+  uint64_t trace_t0;    /* ticks when the trace (re)started */
+  uint32_t next_tid;    /* next thread id for traces */
   void (*on_close)(lua_State *L, void *ud);  /* called as the state closes */
   void *on_close_ud;    /* its argument */
   char errmsg[512];     /* the last failed API call's message */
@@ -143,6 +150,24 @@ int li_prof_stop(li_prof *P);
 int li_prof_enable(li_prof *P);
 int li_prof_disable(li_prof *P);
 int li_prof_reset(li_prof *P);
+
+/* Record a trace event (when trace mode is on). */
+static inline void li_trace(li_prof *P, const li_stack *S, char kind,
+                            uint32_t func, uint64_t t) {
+  if (P->trace_cap == 0) return;
+  if (P->ntrace < P->trace_cap) {
+    li_pevent *e = &P->trace[P->ntrace++];
+    e->ts_ns = t;
+    e->func = func;
+    e->thread = S->tid;
+    e->kind = kind;
+  } else {
+    P->trace_dropped++;
+  }
+}
+
+/* Trace mode: a buffer of `cap` events (0: off).  0 if out of memory. */
+int li_prof_set_trace(li_prof *P, uint64_t cap);
 
 /* Include/exclude patterns on chunk names (0: out of memory). */
 int li_prof_add_pattern(li_prof *P, int include, const char *pattern);

@@ -114,6 +114,19 @@ int li_snapshot(li_prof *P, li_profile *out) {
   out->overhead_ns = to_ns(P->entries * P->pair_cost, k);
   out->clock = li_clock_name(&P->clock);
   out->warnings = P->warnings;
+  out->tracing = P->trace_cap > 0;
+  out->trace_capacity = P->trace_cap;
+  out->events_dropped = P->trace_dropped;
+  if (P->ntrace > 0) {
+    li_pevent *ev = malloc((size_t)P->ntrace * sizeof *ev);
+    if (ev == NULL) goto nomem;
+    for (uint64_t e = 0; e < P->ntrace; e++) {
+      ev[e] = P->trace[e];
+      ev[e].ts_ns = to_ns(minus(P->trace[e].ts_ns, P->trace_t0), k);
+    }
+    out->events = ev;
+    out->nevents = P->ntrace;
+  }
   free(fn);
   free(nd);
   return 0;
@@ -125,6 +138,9 @@ nomem:
 }
 
 void li_snapshot_free(li_profile *p) {
+  free((void *)p->events);
+  p->events = NULL;
+  p->nevents = 0;
   free(p->funcs);
   free(p->nodes);
   p->funcs = NULL;
