@@ -1,3 +1,141 @@
-/* json.c -- placeholder while it is written */
+/*
+** json.c -- the `json` report: the whole profile as one JSON document
+** (RFC 8259), in the schema docs/json-schema.md describes: summary,
+** functions (ids are li_profile.funcs indexes), the call tree (ids are
+** li_profile.nodes indexes), warnings and the trace.  Streamed to the FILE
+** as it is produced: nothing of the size of the profile is held in memory.
+**
+** Strings are valid UTF-8 JSON whatever bytes the names hold: well-formed
+** UTF-8 passes through; '"', '\' and control characters are escaped; a byte
+** that is not part of well-formed UTF-8 becomes the code point of the same
+** value (\u0080-\u00ff: Latin-1, the likeliest encoding of such a source),
+** so nothing is dropped and a reader can recover the byte.  For embedding
+** in HTML, "</" is written "<\/" and "<!" "\u003c!" (no "</script>" and no
+** "<!--" can appear), and U+2028, U+2029 as \u2028, \u2029 (line breaks in
+** older JavaScript).  Every escape decodes to the same text.
+*/
+#include <inttypes.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
 #include "writers.h"
-int li_write_json(const li_profile *p, FILE *f) { (void)p; (void)f; return 0; }
+
+/* ---- values --------------------------------------------------------------- */
+
+/* The shortest of %.15g..%.17g that reads back as v; null if v is not a
+** number JSON can hold. */
+static void put_double(FILE *f, double v) {
+  char buf[40];
+  if (!isfinite(v)) {
+    fputs("null", f);
+    return;
+  }
+  for (int prec = 15; prec <= 17; prec++) {
+    snprintf(buf, sizeof buf, "%.*g", prec, v);
+    if (strtod(buf, NULL) == v) break;
+  }
+  fputs(buf, f);
+}
+
+/* An index, or null when it is none (UINT32_MAX) or out of range. */
+static void put_ref(FILE *f, uint32_t i, uint32_t n) {
+  if (i >= n) fputs("null", f);
+  else fprintf(f, "%" PRIu32, i);
+}
+
+/* ---- sections --------------------------------------------------------- */
+
+static void put_summary(FILE *f, const li_profile *p) {
+  fprintf(f, "  \"summary\": {\"wall_ns\": %" PRIu64 ", \"probes\": %" PRIu64
+          ", \"overhead_ns\": %" PRIu64 ", \"probe_pair_ns\": ",
+          p->wall_ns, p->probes, p->overhead_ns);
+  put_double(f, p->probe_pair_ns);
+  fputs(", \"clock\": ", f);
+  li_json_string(f, p->clock);
+  fprintf(f, ", \"open_frames\": %" PRIu32 ", \"tracing\": %s, \"events\": %"
+          PRIu64 ", \"events_dropped\": %" PRIu64 ", \"trace_capacity\": %"
+          PRIu64 "},\n",
+          p->open_frames, p->tracing ? "true" : "false",
+          p->events != NULL ? p->nevents : 0, p->events_dropped,
+          p->trace_capacity);
+}
+
+static void put_functions(FILE *f, const li_profile *p) {
+  fputs("  \"functions\": [", f);
+  for (uint32_t i = 0; i < p->nfuncs; i++) {
+    const li_pfunc *fn = &p->funcs[i];
+    fprintf(f, "%s\n    {\"id\": %" PRIu32 ", \"name\": ", i ? "," : "", i);
+    li_json_string(f, fn->name);
+    fputs(", \"source\": ", f);
+    li_json_string(f, fn->source);
+    fprintf(f, ", \"line\": %" PRIu32 ", \"lastline\": %" PRIu32
+            ", \"calls\": %" PRIu64 ", \"errors\": %" PRIu64
+            ", \"total_ns\": %" PRIu64 ", \"self_ns\": %" PRIu64
+            ", \"min_ns\": %" PRIu64 ", \"max_ns\": %" PRIu64 "}",
+            fn->line, fn->lastline, fn->calls, fn->errors, fn->total_ns,
+            fn->self_ns, fn->min_ns, fn->max_ns);
+  }
+  fputs(p->nfuncs ? "\n  ],\n" : "],\n", f);
+}
+
+static void put_tree(FILE *f, const li_profile *p) {
+  fputs("  \"tree\": [", f);
+  for (uint32_t i = 0; i < p->nnodes; i++) {
+    const li_pnode *nd = &p->nodes[i];
+    fprintf(f, "%s\n    {\"id\": %" PRIu32 ", \"parent\": ", i ? "," : "", i);
+    put_ref(f, nd->parent, i == 0 ? 0 : i);   /* the root has none */
+    fputs(", \"function\": ", f);
+    put_ref(f, nd->func, i == 0 ? 0 : p->nfuncs);
+    fprintf(f, ", \"calls\": %" PRIu64 ", \"errors\": %" PRIu64
+            ", \"total_ns\": %" PRIu64 ", \"self_ns\": %" PRIu64 "}",
+            nd->calls, nd->errors, nd->total_ns, nd->self_ns);
+  }
+  fputs(p->nnodes ? "\n  ],\n" : "],\n", f);
+}
+
+/* One string per line of p->warnings. */
+static void put_warnings(FILE *f, const char *w) {
+  int first = 1;
+  fputs("  \"warnings\": [", f);
+  while (w != NULL && *w != '\0') {
+    const char *nl = strchr(w, '\n');
+    size_t len = nl != NULL ? (size_t)(nl - w) : strlen(w);
+    fputs(first ? "\n    " : ",\n    ", f);
+    li_json_lstring(f, w, len);
+    first = 0;
+    w += len + (nl != NULL);
+  }
+  fputs(first ? "],\n" : "\n  ],\n", f);
+}
+
+static void put_trace(FILE *f, const li_profile *p) {
+  uint64_t n = p->events != NULL ? p->nevents : 0;
+  fputs("  \"trace\": [", f);
+  for (uint64_t i = 0; i < n; i++) {
+    const li_pevent *ev = &p->events[i];
+    int has_func = ev->kind == 'B' || ev->kind == 'E' || ev->kind == 'X';
+    char kind[2] = { ev->kind, '\0' };
+    fprintf(f, "%s\n    {\"ts_ns\": %" PRIu64 ", \"kind\": ", i ? "," : "",
+            ev->ts_ns);
+    li_json_string(f, kind);
+    fprintf(f, ", \"thread\": %" PRIu32 ", \"function\": ", ev->thread);
+    put_ref(f, ev->func, has_func ? p->nfuncs : 0);
+    putc('}', f);
+  }
+  fputs(n ? "\n  ]\n" : "]\n", f);
+}
+
+int li_write_json(const li_profile *p, FILE *f) {
+  fputs("{\n  \"format\": \"luainstr-profile\",\n  \"version\": 1,\n", f);
+  put_summary(f, p);
+  put_functions(f, p);
+  put_tree(f, p);
+  put_warnings(f, p->warnings);
+  put_trace(f, p);
+  fputs("}\n", f);
+  return ferror(f) ? -1 : 0;
+}

@@ -29,13 +29,13 @@ typedef struct format_entry {
   li_writer write;      /* its module's entry point */
 } format_entry;
 
-#define LI_FORMAT_ENTRY(name) { #name, li_write_##name },
+#define LI_FORMAT_ENTRY(id, name) { name, li_write_##id },
 static const format_entry formats[] = { LI_REPORT_FORMATS(LI_FORMAT_ENTRY) };
 #undef LI_FORMAT_ENTRY
 
 /* ", text, csv": the list with a separator before every name, so the
 ** public string is this one past its first separator. */
-#define LI_FORMAT_NAME(name) ", " #name
+#define LI_FORMAT_NAME(id, name) ", " name
 static const char format_names[] = LI_REPORT_FORMATS(LI_FORMAT_NAME);
 #undef LI_FORMAT_NAME
 
@@ -98,6 +98,47 @@ const li_pfunc **li_report_order(const li_profile *p, uint32_t *n) {
   qsort(v, k, sizeof *v, cmp_func);
   *n = k;
   return v;
+}
+
+/* ---- text from any bytes ---------------------------------------------- */
+
+size_t li_utf8_len(const unsigned char *s, size_t n) {
+  unsigned c = s[0], lo = 0x80, hi = 0xbf;
+  size_t len;
+  if (c < 0x80) return 1;
+  if (c >= 0xc2 && c <= 0xdf) len = 2;
+  else if (c >= 0xe0 && c <= 0xef) len = 3;
+  else if (c >= 0xf0 && c <= 0xf4) len = 4;
+  else return 0;
+  if (c == 0xe0) lo = 0xa0;                /* overlong */
+  if (c == 0xed) hi = 0x9f;                /* surrogates */
+  if (c == 0xf0) lo = 0x90;                /* overlong */
+  if (c == 0xf4) hi = 0x8f;                /* above U+10FFFF */
+  if (n < len || s[1] < lo || s[1] > hi) return 0;
+  for (size_t i = 2; i < len; i++)
+    if ((s[i] & 0xc0) != 0x80) return 0;
+  return len;
+}
+
+void li_put_line_text(FILE *f, const char *s, const char *also) {
+  const unsigned char *p = (const unsigned char *)s, *end;
+  if (s == NULL) return;
+  end = p + strlen(s);
+  while (p < end) {
+    size_t n = li_utf8_len(p, (size_t)(end - p));
+    int special = n == 1 && (*p < 0x20 || *p == 0x7f ||
+                             (also != NULL && strchr(also, *p) != NULL));
+    if (n > 0 && !special) {
+      fwrite(p, 1, n, f);
+      p += n;
+    } else {
+      if (*p == '\n') fputs("\\n", f);
+      else if (*p == '\r') fputs("\\r", f);
+      else if (*p == '\t') fputs("\\t", f);
+      else fprintf(f, "\\x%02X", *p);
+      p++;
+    }
+  }
 }
 
 /* ---- to a string -------------------------------------------------------- */
@@ -290,59 +331,38 @@ int li_report_to_path(const li_profile *p, const char *format,
 
 /* ---- JSON strings (json, chrome, html) ---------------------------------- */
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 if it is not one
-** (overlong forms, surrogates and code points past U+10FFFF included). */
-static size_t utf8_len(const unsigned char *s) {
-  unsigned c = s[0];
-  if (c < 0x80) return 1;
-  if (c >= 0xC2 && c <= 0xDF) return (s[1] & 0xC0) == 0x80 ? 2 : 0;
-  if (c >= 0xE0 && c <= 0xEF) {
-    if ((s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80) return 0;
-    if (c == 0xE0 && s[1] < 0xA0) return 0;        /* overlong */
-    if (c == 0xED && s[1] >= 0xA0) return 0;       /* surrogate */
-    return 3;
+void li_json_lstring(FILE *f, const char *s, size_t len) {
+  const unsigned char *p = (const unsigned char *)s, *end = p + len;
+  putc('"', f);
+  while (p < end) {
+    unsigned c = *p;
+    size_t n = li_utf8_len(p, (size_t)(end - p));
+    if (n > 1) {
+      if (n == 3 && c == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9))
+        fprintf(f, "\\u%04x", p[2] == 0xa8 ? 0x2028u : 0x2029u);
+      else
+        fwrite(p, 1, n, f);
+      p += n;
+      continue;
+    }
+    p++;
+    if (n == 0) fprintf(f, "\\u%04x", c);        /* not UTF-8: Latin-1 */
+    else if (c == '"') fputs("\\\"", f);
+    else if (c == '\\') fputs("\\\\", f);
+    else if (c == '\n') fputs("\\n", f);
+    else if (c == '\r') fputs("\\r", f);
+    else if (c == '\t') fputs("\\t", f);
+    else if (c == '\b') fputs("\\b", f);
+    else if (c == '\f') fputs("\\f", f);
+    else if (c < 0x20 || c == 0x7f) fprintf(f, "\\u%04x", c);
+    else if (c == '<' && p < end && *p == '/') fputs("<\\/", f), p++;
+    else if (c == '<' && p < end && *p == '!') fputs("\\u003c", f);
+    else putc((int)c, f);
   }
-  if (c >= 0xF0 && c <= 0xF4) {
-    if ((s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80 || (s[3] & 0xC0) != 0x80)
-      return 0;
-    if (c == 0xF0 && s[1] < 0x90) return 0;        /* overlong */
-    if (c == 0xF4 && s[1] >= 0x90) return 0;       /* past U+10FFFF */
-    return 4;
-  }
-  return 0;
+  putc('"', f);
 }
 
-void li_json_string(FILE *f, const char *str) {
-  const unsigned char *s = (const unsigned char *)(str != NULL ? str : "");
-  putc('"', f);
-  while (*s != '\0') {
-    unsigned c = *s;
-    size_t n;
-    if (c == '"' || c == '\\') { putc('\\', f); putc((int)c, f); s++; continue; }
-    if (c == '/' && s > (const unsigned char *)str && s[-1] == '<') {
-      fputs("\\/", f);                 /* "</script>" cannot close a tag */
-      s++;
-      continue;
-    }
-    if (c < 0x20 || c == 0x7F) {
-      switch (c) {
-      case '\n': fputs("\\n", f); break;
-      case '\r': fputs("\\r", f); break;
-      case '\t': fputs("\\t", f); break;
-      default: fprintf(f, "\\u%04x", c); break;
-      }
-      s++;
-      continue;
-    }
-    n = utf8_len(s);
-    if (n == 0) { fputs("\\ufffd", f); s++; continue; }   /* not UTF-8 */
-    if (n == 3 && s[0] == 0xE2 && s[1] == 0x80 && (s[2] == 0xA8 || s[2] == 0xA9)) {
-      fprintf(f, "\\u%04x", s[2] == 0xA8 ? 0x2028u : 0x2029u);  /* JS line ends */
-      s += 3;
-      continue;
-    }
-    fwrite(s, 1, n, f);
-    s += n;
-  }
-  putc('"', f);
+void li_json_string(FILE *f, const char *s) {
+  if (s == NULL) fputs("null", f);
+  else li_json_lstring(f, s, strlen(s));
 }

@@ -60,27 +60,6 @@ static void fmt_u64(char *buf, uint64_t v) {
 
 /* ---- text from any bytes ------------------------------------------------ */
 
-/* Length of the well-formed UTF-8 sequence at s, of at most n bytes
-** (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF),
-** or 0. */
-static size_t utf8_len(const unsigned char *s, size_t n) {
-  unsigned c = s[0], lo = 0x80, hi = 0xbf;
-  size_t len;
-  if (c < 0x80) return 1;
-  if (c >= 0xc2 && c <= 0xdf) len = 2;
-  else if (c >= 0xe0 && c <= 0xef) len = 3;
-  else if (c >= 0xf0 && c <= 0xf4) len = 4;
-  else return 0;
-  if (c == 0xe0) lo = 0xa0;                /* overlong */
-  if (c == 0xed) hi = 0x9f;                /* surrogates */
-  if (c == 0xf0) lo = 0x90;                /* overlong */
-  if (c == 0xf4) hi = 0x8f;                /* above U+10FFFF */
-  if (n < len || s[1] < lo || s[1] > hi) return 0;
-  for (size_t i = 2; i < len; i++)
-    if ((s[i] & 0xc0) != 0x80) return 0;
-  return len;
-}
-
 /* Print len bytes of s as one line of text (f NULL: only measure) and
 ** return its width in columns (one per character).  Control characters
 ** become \n, \r, \t or \xNN, as do bytes that are not UTF-8; the rest
@@ -90,7 +69,7 @@ static size_t put_bytes(FILE *f, const char *s, size_t len) {
   size_t width = 0;
   char esc[8];
   while (p < end) {
-    size_t n = utf8_len(p, (size_t)(end - p));
+    size_t n = li_utf8_len(p, (size_t)(end - p));
     if (n > 1 || (n == 1 && *p >= 0x20 && *p != 0x7f)) {
       if (f != NULL) fwrite(p, 1, n, f);
       p += n;

@@ -4,8 +4,12 @@
 **   report.c   the format table, writing to a FILE, a string or a path
 **   text.c     `text`: a summary line and the top functions by self time
 **   csv.c      `csv`: one RFC 4180 row per called function
+**   folded.c   `folded`, `folded-calls`: collapsed stacks for flame graphs
+**   callgrind.c `callgrind`: the Callgrind format (KCachegrind,
+**              callgrind_annotate)
+**   json.c     `json`: the whole profile (docs/json-schema.md)
 **
-** Each format is one module with one entry point, li_write_<name>.  Adding a
+** Each format is one module with one entry point, li_write_<id>.  Adding a
 ** format is one line in LI_REPORT_FORMATS (plus its .c in CMakeLists.txt):
 ** the prototype, the dispatch table and li_report_formats() follow from it.
 */
@@ -17,20 +21,23 @@
 
 #include "report.h"
 
-/* X(name): every format, in the order li_report_formats() lists them. */
+/* X(id, name): every format, in the order li_report_formats() lists them;
+** id names the entry point li_write_<id>, name is what -f and the API take
+** (it may hold characters an identifier cannot, as in "folded-calls"). */
 #define LI_REPORT_FORMATS(X) \
-  X(text) \
-  X(csv) \
-  X(folded) \
-  X(callgrind) \
-  X(chrome) \
-  X(html) \
-  X(json)
+  X(text, "text") \
+  X(csv, "csv") \
+  X(folded, "folded") \
+  X(folded_calls, "folded-calls") \
+  X(callgrind, "callgrind") \
+  X(chrome, "chrome") \
+  X(html, "html") \
+  X(json, "json")
 
 /* A writer prints p to f and returns 0, or -1 (errno set) when f is in
 ** error or memory ran out.  It only reads p. */
-#define LI_WRITER_PROTO(name) \
-  int li_write_##name(const li_profile *p, FILE *f);
+#define LI_WRITER_PROTO(id, name) \
+  int li_write_##id(const li_profile *p, FILE *f);
 LI_REPORT_FORMATS(LI_WRITER_PROTO)
 #undef LI_WRITER_PROTO
 
@@ -40,9 +47,22 @@ LI_REPORT_FORMATS(LI_WRITER_PROTO)
 ** errno ENOMEM when memory ran out), its length in *n. */
 const li_pfunc **li_report_order(const li_profile *p, uint32_t *n);
 
-/* Print s as a JSON string literal: valid UTF-8 as it is, every other byte
-** as U+FFFD, control characters escaped, "</" as "<\/" and U+2028/2029
-** escaped, so the literal is also safe inside an HTML <script>. */
+/* Length of the well-formed UTF-8 sequence at s, of at most n bytes (RFC
+** 3629: no overlong forms, no surrogates, nothing above U+10FFFF), or 0. */
+size_t li_utf8_len(const unsigned char *s, size_t n);
+
+/* Print s (NULL: nothing) as one line of text: control characters become
+** \n, \r, \t or \xNN, as do bytes that are not UTF-8 and every byte
+** in also (NULL: none), e.g. a format's separators; the rest passes
+** through.  The text report's escapes, for formats read line by line. */
+void li_put_line_text(FILE *f, const char *s, const char *also);
+
+/* Print len bytes of s as a JSON string literal: valid UTF-8 as it is,
+** every other byte as \u00XX (its Latin-1 reading), control characters
+** escaped, "</" as "<\/", "<!" as "\u003c!" and U+2028/2029 escaped, so
+** the literal is also safe inside an HTML <script>.  li_json_string: a
+** NUL-terminated string, or null for NULL. */
+void li_json_lstring(FILE *f, const char *s, size_t len);
 void li_json_string(FILE *f, const char *s);
 
 #endif

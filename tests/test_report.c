@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "report.h"
@@ -221,10 +222,29 @@ Test(golden, csv) {
   check_golden(&p, "csv", "profile.csv");
 }
 
+Test(golden, folded) {
+  li_profile p = known_profile();
+  check_golden(&p, "folded", "profile.folded");
+  check_golden(&p, "folded-calls", "profile.folded-calls");
+}
+
+Test(golden, callgrind) {
+  li_profile p = known_profile();
+  check_golden(&p, "callgrind", "profile.callgrind");
+}
+
+Test(golden, json) {
+  li_profile p = known_profile();
+  check_golden(&p, "json", "profile.json");
+}
+
 Test(golden, zero_functions) {
   li_profile p = empty_profile();
   check_golden(&p, "text", "empty.txt");
   check_golden(&p, "csv", "empty.csv");
+  check_golden(&p, "folded", "empty.folded");
+  check_golden(&p, "callgrind", "empty.callgrind");
+  check_golden(&p, "json", "empty.json");
 }
 
 /* ---- csv ------------------------------------------------------------------- */
@@ -375,7 +395,10 @@ Test(formats, known_and_unknown) {
   li_profile p = known_profile();
   char *out = (char *)1, err[256] = "";
   size_t len = 1;
-  cr_assert_str_eq(li_report_formats(), "text, csv");
+  cr_assert_str_eq(li_report_formats(),
+                   "text, csv, folded, folded-calls, callgrind, chrome, html, json");
+  cr_assert(li_report_known("folded-calls"));
+  cr_assert(!li_report_known("folded_calls"));
   cr_assert(li_report_known("text"));
   cr_assert(li_report_known("csv"));
   cr_assert(!li_report_known("xml"));
@@ -390,10 +413,375 @@ Test(formats, known_and_unknown) {
   char *dir = temp_dir(), path[1100];
   snprintf(path, sizeof path, "%s/r.xml", dir);
   cr_assert_eq(li_report_to_path(&p, "xml", path, err, sizeof err), -1);
-  cr_assert_str_eq(err, "unknown report format 'xml' (known: text, csv)");
+  cr_assert_str_eq(err, "unknown report format 'xml' (known: text, csv, folded, "
+                       "folded-calls, callgrind, chrome, html, json)");
   cr_assert_eq(count_entries(dir), 0);
   remove_tree(dir);
   free(dir);
+}
+
+/* ---- a consistent profile: recursion, two files ---------------------------- */
+
+/* Times add up (a node's total is its self time plus its children's totals):
+**   main chunk (app.lua)          1 call   total 1000 us, self 100 us
+**     fib (app.lua:3)             1 call   total  600 us, self 100 us
+**       fib (recursive)           2 calls  total  500 us, self 200 us
+**         helper (lib.lua:10)     2 calls  total  300 us, self 300 us
+**     helper                      3 calls  total  300 us, self 300 us
+** so fib's total is its outermost activation's, 600 us, and helper's is
+** 300 + 300 us. */
+static li_pfunc tree_funcs[] = {
+  { "helper", "lib.lua", 10, 12, 5, 0, 600000, 600000, 100000, 150000 },
+  { "main chunk", "app.lua", 0, 0, 1, 0, 1000000, 100000, 1000000, 1000000 },
+  { "fib", "app.lua", 3, 6, 3, 0, 600000, 300000, 100000, 600000 },
+};
+
+static li_pnode tree_nodes[] = {
+  { UINT32_MAX, 0, 0, 0, 0, 0 },
+  { 1, 0, 1, 0, 1000000, 100000 },
+  { 2, 1, 1, 0, 600000, 100000 },
+  { 2, 2, 2, 0, 500000, 200000 },
+  { 0, 3, 2, 0, 300000, 300000 },
+  { 0, 1, 3, 0, 300000, 300000 },
+};
+
+static li_profile tree_profile(void) {
+  li_profile p = empty_profile();
+  p.funcs = tree_funcs;
+  p.nfuncs = 3;
+  p.nodes = tree_nodes;
+  p.nnodes = 6;
+  p.wall_ns = 1100000;
+  p.clock = "tsc";
+  return p;
+}
+
+/* ---- helpers for outside tools ---------------------------------------------- */
+
+/* The report in a new temporary file; its path, malloc'd. */
+static char *report_file(const li_profile *p, const char *format) {
+  char *dir = temp_dir(), *path = malloc(1100), err[256] = "";
+  snprintf(path, 1100, "%s/report.%s", dir, format);
+  cr_assert_eq(li_report_to_path(p, format, path, err, sizeof err), 0, "%s", err);
+  free(dir);
+  return path;
+}
+
+static void remove_report_file(char *path) {
+  char *slash = strrchr(path, '/');
+  *slash = '\0';
+  remove_tree(path);
+  free(path);
+}
+
+/* Run cmd (a shell command line); its stdout as a string, stderr checked
+** empty, exit status 0. */
+static char *run_tool(const char *cmd, const char *what) {
+  char full[4096], errpath[64] = "/tmp/li_report_err_XXXXXX";
+  int fd = mkstemp(errpath);
+  cr_assert_geq(fd, 0);
+  close(fd);
+  snprintf(full, sizeof full, "%s 2>%s", cmd, errpath);
+  FILE *pipe = popen(full, "r");
+  cr_assert_not_null(pipe, "%s", cmd);
+  size_t cap = 4096, n = 0, k;
+  char *out = malloc(cap + 1);
+  while ((k = fread(out + n, 1, cap - n, pipe)) > 0)
+    if ((n += k) == cap) out = realloc(out, (cap *= 2) + 1);
+  out[n] = '\0';
+  int st = pclose(pipe);
+  size_t elen;
+  char *err = read_file(errpath, &elen);
+  unlink(errpath);
+  cr_assert(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+            "%s failed (status %d; is %s installed?):\n%s%s", cmd, st, what,
+            out, err);
+  cr_assert_eq(elen, 0, "%s complained:\n%s", cmd, err);
+  free(err);
+  return out;
+}
+
+/* A line of the listing that holds both the figure and the name. */
+static int listing_has(const char *out, const char *figure, const char *name) {
+  for (const char *l = out; l != NULL && *l != '\0';) {
+    const char *nl = strchr(l, '\n');
+    size_t len = nl != NULL ? (size_t)(nl - l) : strlen(l);
+    char line[1024];
+    snprintf(line, sizeof line, "%.*s", (int)len, l);
+    char *at = strstr(line, figure);
+    if (at != NULL && strstr(line, name) != NULL &&
+        (at == line || at[-1] == ' ') && at[strlen(figure)] == ' ')
+      return 1;
+    l = nl != NULL ? nl + 1 : NULL;
+  }
+  return 0;
+}
+
+/* ---- folded ------------------------------------------------------------------ */
+
+/* Each line: frames, one space, an integer; the values, summed. */
+static uint64_t check_folded_lines(const char *out, size_t len, int *lines) {
+  uint64_t sum = 0;
+  *lines = 0;
+  cr_assert(len == 0 || out[len - 1] == '\n', "no final line break");
+  for (const char *l = out; l < out + len;) {
+    const char *nl = memchr(l, '\n', (size_t)(out + len - l));
+    const char *sp = nl - 1;
+    while (sp > l && *sp != ' ') sp--;
+    cr_assert(sp > l && sp + 1 < nl, "line %d: no value", *lines);
+    for (const char *d = sp + 1; d < nl; d++)
+      cr_assert(*d >= '0' && *d <= '9', "line %d: value not an integer", *lines);
+    cr_assert_eq(sp[-1], ')', "line %d: a frame must end the stack", *lines);
+    for (const char *c = l; c < nl; c++)
+      cr_assert((unsigned char)*c >= 0x20 && *c != 0x7f, "line %d: control byte", *lines);
+    sum += strtoull(sp + 1, NULL, 10);
+    (*lines)++;
+    l = nl + 1;
+  }
+  return sum;
+}
+
+Test(folded, values_add_up_to_the_self_time) {
+  li_profile p = known_profile();
+  size_t len;
+  int lines;
+  char *out = report(&p, "folded", &len);
+  /* nodes' self time: 100 ms + 800 ms + 400 ms + 5 us + 5 us */
+  cr_assert_eq(check_folded_lines(out, len, &lines), 1300010);
+  cr_assert_eq(lines, 5);
+  /* ';' inside a name is escaped, so each line has the frames it should */
+  const char *last = strstr(out, "<script>");
+  cr_assert_not_null(last);
+  cr_assert_not_null(strstr(out, "alert(1)\\x3B</script> (web.lua:7)"), "%s", out);
+  free(out);
+  out = report(&p, "folded-calls", &len);
+  cr_assert_eq(check_folded_lines(out, len, &lines), 1 + 1000 + 250000 + 3 + 3);
+  cr_assert_eq(lines, 5);
+  free(out);
+}
+
+/* Many nodes under 1 us: rounded one by one they would all vanish. */
+Test(folded, rounding_is_carried) {
+  static li_pfunc f[] = { { "tiny", "t.lua", 1, 2, 10, 0, 4400, 4400, 400, 500 } };
+  li_pnode n[11];
+  memset(n, 0, sizeof n);
+  n[0].func = UINT32_MAX;
+  for (int i = 1; i <= 10; i++) {
+    n[i].func = 0;
+    n[i].parent = (uint32_t)(i - 1);
+    n[i].calls = 1;
+    n[i].self_ns = 440;                     /* 4400 ns in all: 4 us */
+    n[i].total_ns = 440u * (uint32_t)(11 - i);
+  }
+  li_profile p = empty_profile();
+  p.funcs = f;
+  p.nfuncs = 1;
+  p.nodes = n;
+  p.nnodes = 11;
+  size_t len;
+  int lines;
+  char *out = report(&p, "folded", &len);
+  cr_assert_eq(check_folded_lines(out, len, &lines), 4, "%s", out);
+  cr_assert_eq(lines, 4);
+  /* 1x440 = 0.44 -> 0; 2x -> 0.88 -> 1 (the 2nd node); 3x 1.32 -> 1; 4x
+  ** 1.76 -> 2 (the 4th); 5x 2.2; 6x 2.64 -> 3 (the 6th); 7x 3.08; 8x 3.52
+  ** -> 4 (the 8th) */
+  cr_assert(strncmp(out, "tiny (t.lua:1);tiny (t.lua:1) 1\n", 32) == 0, "%s", out);
+  free(out);
+}
+
+Test(folded, tree_profile) {
+  li_profile p = tree_profile();
+  size_t len;
+  char *out = report(&p, "folded", &len);
+  cr_assert_str_eq(out,
+    "main chunk (app.lua) 100\n"
+    "main chunk (app.lua);fib (app.lua:3) 100\n"
+    "main chunk (app.lua);fib (app.lua:3);fib (app.lua:3) 200\n"
+    "main chunk (app.lua);fib (app.lua:3);fib (app.lua:3);helper (lib.lua:10) 300\n"
+    "main chunk (app.lua);helper (lib.lua:10) 300\n");
+  free(out);
+}
+
+/* ---- callgrind ------------------------------------------------------------- */
+
+Test(callgrind, annotate_reads_the_known_profile) {
+  li_profile p = known_profile();
+  char *path = report_file(&p, "callgrind"), cmd[1400];
+  snprintf(cmd, sizeof cmd, "callgrind_annotate --threshold=100 '%s'", path);
+  char *out = run_tool(cmd, "callgrind_annotate (valgrind)");
+  cr_assert_not_null(strstr(out, "1,300,015,000 (100.0%)  PROGRAM TOTALS"), "%s", out);
+  cr_assert(listing_has(out, "800,000,000", "main.lua:M.parse:10"), "%s", out);
+  cr_assert(listing_has(out, "400,000,000", "[string \"x\"]:t[\"a,b\"]:3"), "%s", out);
+  cr_assert(listing_has(out, "5,000", "web.lua:<script>alert(1);</script>:7"), "%s", out);
+  cr_assert(listing_has(out, "5,000", "dir,x/odd.lua:multi\\nline\\r\\n\\tname:30"), "%s", out);
+  cr_assert(listing_has(out, "5,000", "utf.lua:caf\\xE9 \xcf\x80:20"), "%s", out);
+  free(out);
+  snprintf(cmd, sizeof cmd, "callgrind_annotate --inclusive=yes --threshold=100 '%s'", path);
+  out = run_tool(cmd, "callgrind_annotate (valgrind)");
+  /* the fixture's main chunk node is not the sum of its parts: its
+  ** inclusive cost here is self + calls, 100 ms + 1200 ms + 14999 ns */
+  cr_assert(listing_has(out, "1,300,014,999", "main.lua:main chunk"), "%s", out);
+  cr_assert(listing_has(out, "1,200,000,000", "main.lua:M.parse:10"), "%s", out);
+  cr_assert(listing_has(out, "14,999", "web.lua:<script>alert(1);</script>:7"), "%s", out);
+  cr_assert(listing_has(out, "9,999", "dir,x/odd.lua:multi\\nline\\r\\n\\tname:30"), "%s", out);
+  free(out);
+  remove_report_file(path);
+}
+
+/* With times that add up, annotate's inclusive figures are the profile's
+** totals, recursion included. */
+Test(callgrind, inclusive_totals_with_recursion) {
+  li_profile p = tree_profile();
+  char *path = report_file(&p, "callgrind"), cmd[1400];
+  snprintf(cmd, sizeof cmd, "callgrind_annotate --inclusive=yes --threshold=100 '%s'", path);
+  char *out = run_tool(cmd, "callgrind_annotate (valgrind)");
+  cr_assert_not_null(strstr(out, "1,000,000 (100.0%)  PROGRAM TOTALS"), "%s", out);
+  cr_assert(listing_has(out, "1,000,000", "app.lua:main chunk"), "%s", out);
+  cr_assert(listing_has(out, "600,000", "app.lua:fib:3"), "%s", out);
+  cr_assert(listing_has(out, "600,000", "lib.lua:helper:10"), "%s", out);
+  free(out);
+  snprintf(cmd, sizeof cmd, "callgrind_annotate --threshold=100 '%s'", path);
+  out = run_tool(cmd, "callgrind_annotate (valgrind)");
+  cr_assert(listing_has(out, "100,000", "app.lua:main chunk"), "%s", out);
+  cr_assert(listing_has(out, "300,000", "app.lua:fib:3"), "%s", out);
+  cr_assert(listing_has(out, "600,000", "lib.lua:helper:10"), "%s", out);
+  free(out);
+  remove_report_file(path);
+  size_t len;
+  out = report(&p, "callgrind", &len);
+  /* the recursive call is counted, and costs nothing more */
+  cr_assert_not_null(strstr(out, "cfn=(2)\ncalls=2 3\n3 0\n"), "%s", out);
+  free(out);
+}
+
+Test(callgrind, same_name_same_file_stays_apart) {
+  static li_pfunc f[] = {
+    { "f", "=x", 1, 2, 1, 0, 30, 30, 30, 30 },
+    { "f", "=x", 1, 3, 1, 0, 20, 20, 20, 20 },
+    { "main chunk", "=x", 0, 0, 1, 0, 60, 10, 60, 60 },
+  };
+  li_pnode n[] = {
+    { UINT32_MAX, 0, 0, 0, 0, 0 }, { 2, 0, 1, 0, 60, 10 },
+    { 0, 1, 1, 0, 30, 30 }, { 1, 1, 1, 0, 20, 20 },
+  };
+  li_profile p = empty_profile();
+  p.funcs = f;
+  p.nfuncs = 3;
+  p.nodes = n;
+  p.nnodes = 4;
+  size_t len;
+  char *out = report(&p, "callgrind", &len);
+  cr_assert_not_null(strstr(out, "fn=(1) f:1\n"), "%s", out);
+  cr_assert_not_null(strstr(out, "fn=(2) f:1 #2\n"), "%s", out);
+  free(out);
+}
+
+/* ---- json ------------------------------------------------------------------ */
+
+/* Parse the report with Python's json module, check some values and write
+** every function name back as UTF-8, each followed by a NUL. */
+static const char json_check[] =
+  "import json, sys\n"
+  "d = json.load(open(sys.argv[1], encoding='utf-8', errors='strict'))\n"
+  "assert d['format'] == 'luainstr-profile' and d['version'] == 1\n"
+  "s = d['summary']\n"
+  "assert s['wall_ns'] == int(sys.argv[2]) and s['clock'] == sys.argv[3]\n"
+  "t = d['tree']\n"
+  "assert not t or (t[0]['parent'] is None and t[0]['function'] is None)\n"
+  "for n in d['tree'][1:]:\n"
+  "    assert 0 <= n['parent'] < n['id']\n"
+  "    assert 0 <= n['function'] < len(d['functions'])\n"
+  "for i, f in enumerate(d['functions']):\n"
+  "    assert f['id'] == i\n"
+  "sys.stdout.buffer.write(b''.join(f['name'].encode('utf-8') + b'\\0'\n"
+  "                                 for f in d['functions']))\n";
+
+static char *parse_json_names(const li_profile *p, size_t *len) {
+  char *path = report_file(p, "json"), *script = strdup("/tmp/li_json_XXXXXX");
+  char cmd[1600];
+  int fd = mkstemp(script);
+  cr_assert_geq(fd, 0);
+  cr_assert_eq(write(fd, json_check, sizeof json_check - 1),
+               (ssize_t)(sizeof json_check - 1));
+  close(fd);
+  snprintf(cmd, sizeof cmd, "python3 '%s' '%s' %llu '%s'", script, path,
+           (unsigned long long)p->wall_ns, p->clock);
+  char *out = run_tool(cmd, "python3");
+  unlink(script);
+  free(script);
+  /* NUL-separated: the length is where the last name ends */
+  size_t n = 0;
+  for (uint32_t i = 0; i < p->nfuncs; i++) n += strlen(out + n) + 1;
+  *len = n;
+  remove_report_file(path);
+  return out;
+}
+
+Test(json, parses_and_names_round_trip) {
+  li_profile p = known_profile();
+  size_t len;
+  char *names = parse_json_names(&p, &len), *at = names;
+  for (uint32_t i = 0; i < p.nfuncs; i++) {
+    /* the one name that is not UTF-8 reads back with 0xE9 as U+00E9 */
+    const char *want = i == 2 ? "caf\xc3\xa9 \xcf\x80" : funcs[i].name;
+    cr_assert_str_eq(at, want, "function %u", i);
+    at += strlen(at) + 1;
+  }
+  free(names);
+}
+
+Test(json, any_bytes_stay_valid_and_safe_in_html) {
+  static li_pfunc f[] = {
+    { "</script><!-- x", "a.lua", 1, 2, 1, 0, 1, 1, 1, 1 },
+    { "q\"b\\s/\x01\x1f\x7f\b\f", "a.lua", 3, 4, 1, 0, 1, 1, 1, 1 },
+    { "ls\xe2\x80\xa8ps\xe2\x80\xa9 \xf0\x9f\x98\x80", "a.lua", 5, 6, 1, 0, 1, 1, 1, 1 },
+    { "bad \xc0\xaf \xed\xa0\x80 \xf5 \xe2\x82", "b\xff.lua", 7, 8, 1, 0, 1, 1, 1, 1 },
+  };
+  li_profile p = empty_profile();
+  p.funcs = f;
+  p.nfuncs = 4;
+  p.probe_pair_ns = 0.1;
+  size_t len;
+  char *out = report(&p, "json", &len);
+  cr_assert_null(strstr(out, "</"), "%s", out);
+  cr_assert_null(strstr(out, "<!"), "%s", out);
+  cr_assert_not_null(strstr(out, "\"probe_pair_ns\": 0.1,"), "%s", out);
+  cr_assert_not_null(strstr(out, "\"q\\\"b\\\\s/\\u0001\\u001f\\u007f\\b\\f\""), "%s", out);
+  cr_assert_not_null(strstr(out, "\"ls\\u2028ps\\u2029 \xf0\x9f\x98\x80\""), "%s", out);
+  cr_assert_not_null(strstr(out, "\"bad \\u00c0\\u00af \\u00ed\\u00a0\\u0080 \\u00f5 "
+                                 "\\u00e2\\u0082\""), "%s", out);
+  cr_assert_not_null(strstr(out, "\"source\": \"b\\u00ff.lua\""), "%s", out);
+  free(out);
+  char *names = parse_json_names(&p, &len), *at = names;
+  for (uint32_t i = 0; i < 3; i++) {
+    cr_assert_str_eq(at, f[i].name, "function %u", i);
+    at += strlen(at) + 1;
+  }
+  cr_assert_str_eq(at, "bad \xc3\x80\xc2\xaf \xc3\xad\xc2\xa0\xc2\x80 \xc3\xb5 "
+                       "\xc3\xa2\xc2\x82");
+  free(names);
+}
+
+Test(json, trace_events) {
+  static const li_pevent ev[] = {
+    { 0, 1, 0, 'B' }, { 10, 2, 0, 'B' }, { 15, UINT32_MAX, 1, 'Y' },
+    { 20, 2, 0, 'X' }, { 30, 1, 0, 'E' },
+  };
+  li_profile p = tree_profile();
+  p.tracing = 1;
+  p.events = ev;
+  p.nevents = 5;
+  p.trace_capacity = 1024;
+  p.events_dropped = 7;
+  size_t len;
+  char *out = report(&p, "json", &len);
+  cr_assert_not_null(strstr(out, "\"tracing\": true, \"events\": 5, "
+                                 "\"events_dropped\": 7, \"trace_capacity\": 1024}"), "%s", out);
+  cr_assert_not_null(strstr(out, "{\"ts_ns\": 10, \"kind\": \"B\", \"thread\": 0, \"function\": 2}"), "%s", out);
+  cr_assert_not_null(strstr(out, "{\"ts_ns\": 15, \"kind\": \"Y\", \"thread\": 1, \"function\": null}"), "%s", out);
+  free(out);
+  free(parse_json_names(&p, &len));
 }
 
 /* ---- li_report_to_path ------------------------------------------------------- */
