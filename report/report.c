@@ -354,9 +354,8 @@ void li_json_lstring(FILE *f, const char *s, size_t len) {
     else if (c == '\t') fputs("\\t", f);
     else if (c == '\b') fputs("\\b", f);
     else if (c == '\f') fputs("\\f", f);
-    else if (c < 0x20 || c == 0x7f) fprintf(f, "\\u%04x", c);
-    else if (c == '<' && p < end && *p == '/') fputs("<\\/", f), p++;
-    else if (c == '<' && p < end && *p == '!') fputs("\\u003c", f);
+    else if (c < 0x20 || c == 0x7f || c == '<' || c == '>' || c == '&')
+      fprintf(f, "\\u%04x", c);      /* also safe inside <script> */
     else putc((int)c, f);
   }
   putc('"', f);

@@ -58,9 +58,9 @@ size_t li_utf8_len(const unsigned char *s, size_t n);
 void li_put_line_text(FILE *f, const char *s, const char *also);
 
 /* Print len bytes of s as a JSON string literal: valid UTF-8 as it is,
-** every other byte as \u00XX (its Latin-1 reading), control characters
-** escaped, "</" as "<\/", "<!" as "\u003c!" and U+2028/2029 escaped, so
-** the literal is also safe inside an HTML <script>.  li_json_string: a
+** every other byte as \u00XX (its Latin-1 reading), control characters,
+** '<', '>', '&' and U+2028/2029 as \uXXXX, so the literal is also safe
+** inside an HTML <script>.  li_json_string: a
 ** NUL-terminated string, or null for NULL. */
 void li_json_lstring(FILE *f, const char *s, size_t len);
 void li_json_string(FILE *f, const char *s);

@@ -8,7 +8,7 @@ packages=(
   # build
   cmake gcc make pkg-config re2c lemon liblua5.4-dev
   # tests and tools
-  lua5.4 libcriterion-dev valgrind lua5.1 luajit lua5.3 python3
+  lua5.4 libcriterion-dev valgrind lua5.1 luajit lua5.3 python3 chromium fonts-dejavu-core
   # the real-world corpus (tests/corpus/list_corpus.sh)
   lua-penlight luarocks lua-busted lua-ldoc lua-luassert prosody nmap-common
 )
