@@ -44,54 +44,22 @@ identity=${LI_IDENTITY:-0}
 tmo=${LI_TIMEOUT:-60}
 only=${LI_ONLY:-*}
 
-# Absolute paths, so that the `cd` into the temp dirs does not break them.
-abspath() {
-  case $1 in
-    /*) printf '%s\n' "$1" ;;
-    */*) printf '%s/%s\n' "$(cd "$(dirname "$1")" && pwd)" "$(basename "$1")" ;;
-    *) printf '%s\n' "$1" ;;   # a bare command name: looked up in PATH
-  esac
-}
+. "$here/common.sh"
 
 if [ "$identity" != 1 ]; then
   bin=$(abspath "$bin") || exit 2
-  if ! command -v "$bin" >/dev/null 2>&1; then
-    echo "run.sh: luainstr binary not found: $bin" >&2
-    exit 2
-  fi
+  need_command run.sh "luainstr binary" "$bin"
 fi
 interp=$(abspath "$interp") || exit 2
-if ! command -v "$interp" >/dev/null 2>&1; then
-  echo "run.sh: interpreter not found: $interp" >&2
-  exit 2
-fi
+need_command run.sh interpreter "$interp"
 if [ ! -d "$dir" ]; then
   echo "run.sh: no such directory: $dir" >&2
   exit 2
 fi
 dir=$(cd "$dir" && pwd)
 
-if command -v timeout >/dev/null 2>&1; then
-  run_timeout=(timeout -k 5 "$tmo")
-else
-  run_timeout=()
-fi
-
-# A clean environment for Lua: no init code, and modules found next to P.lua.
-unset LUA_INIT LUA_INIT_5_1 LUA_INIT_5_2 LUA_INIT_5_3 LUA_INIT_5_4 \
-      LUA_PATH_5_1 LUA_PATH_5_2 LUA_PATH_5_3 LUA_PATH_5_4 \
-      LUA_CPATH LUA_CPATH_5_1 LUA_CPATH_5_2 LUA_CPATH_5_3 LUA_CPATH_5_4
-export LUA_PATH='./?.lua'
-export LUA_CPATH='./?.so'
-export LC_ALL=C
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/li-behaviour.XXXXXX") || exit 2
-if [ "${LI_KEEP:-0}" = 1 ]; then
-  echo "run.sh: keeping $tmp"
-else
-  trap 'rm -rf -- "$tmp"' EXIT
-fi
-trap 'exit 130' INT TERM
+clean_lua_env
+setup_run run.sh li-behaviour
 
 # instrument SRC DEST: writes the instrumented SRC to DEST; messages to
 # DEST.err.  Returns the instrumenter's status.
@@ -118,9 +86,6 @@ unchanged_ok() {
   return 1
 }
 
-excerpt() {  # indent and cut a diff
-  head -n "${2:-30}" -- "$1" | sed 's/^/    /'
-}
 
 passed=0
 failed=0

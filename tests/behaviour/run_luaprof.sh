@@ -40,56 +40,21 @@ only=${LI_ONLY:-*}
 need_report=1
 [ "${LI_NO_REPORT:-0}" = 1 ] && need_report=0
 
-# Absolute paths, so that the `cd` into the temp dirs does not break them.
-abspath() {
-  case $1 in
-    /*) printf '%s\n' "$1" ;;
-    */*) printf '%s/%s\n' "$(cd "$(dirname "$1")" && pwd)" "$(basename "$1")" ;;
-    *) printf '%s\n' "$1" ;;   # a bare command name: looked up in PATH
-  esac
-}
+. "$here/common.sh"
 
 prof=$(abspath "$prof") || exit 2
-if ! command -v "$prof" >/dev/null 2>&1; then
-  echo "run_luaprof.sh: luaprof binary not found: $prof" >&2
-  exit 2
-fi
+need_command run_luaprof.sh "luaprof binary" "$prof"
 interp=$(abspath "$interp") || exit 2
-if ! command -v "$interp" >/dev/null 2>&1; then
-  echo "run_luaprof.sh: interpreter not found: $interp" >&2
-  exit 2
-fi
+need_command run_luaprof.sh interpreter "$interp"
 if [ ! -d "$dir" ]; then
   echo "run_luaprof.sh: no such directory: $dir" >&2
   exit 2
 fi
 dir=$(cd "$dir" && pwd)
 
-if command -v timeout >/dev/null 2>&1; then
-  run_timeout=(timeout -k 5 "$tmo")
-else
-  run_timeout=()
-fi
+clean_lua_env
+setup_run run_luaprof.sh li-luaprof-beh
 
-# A clean environment for Lua, as run.sh's.
-unset LUA_INIT LUA_INIT_5_1 LUA_INIT_5_2 LUA_INIT_5_3 LUA_INIT_5_4 \
-      LUA_PATH_5_1 LUA_PATH_5_2 LUA_PATH_5_3 LUA_PATH_5_4 \
-      LUA_CPATH LUA_CPATH_5_1 LUA_CPATH_5_2 LUA_CPATH_5_3 LUA_CPATH_5_4
-export LUA_PATH='./?.lua'
-export LUA_CPATH='./?.so'
-export LC_ALL=C
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/li-luaprof-beh.XXXXXX") || exit 2
-if [ "${LI_KEEP:-0}" = 1 ]; then
-  echo "run_luaprof.sh: keeping $tmp"
-else
-  trap 'rm -rf -- "$tmp"' EXIT
-fi
-trap 'exit 130' INT TERM
-
-excerpt() {  # indent and cut a diff
-  head -n "${2:-30}" -- "$1" | sed 's/^/    /'
-}
 
 passed=0
 failed=0
