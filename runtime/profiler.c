@@ -372,14 +372,22 @@ static void enter(li_prof *P, lua_State *L, uint32_t func) {
   ci = lua_getstack(L, 1, &ar) ? (const void *)ar.i_ci : NULL;
   if (S->n > 0) {
     /* Frames an error unwound past every pcall we see (to a host's
-    ** lua_pcall) are still on the shadow stack: when this call is the
-    ** first of its thread, all of them are dead; otherwise a dead frame
-    ** shows when Lua gives its CallInfo to this call. */
-    uint64_t t = li_clock_ticks(&P->clock);
-    if (!lua_getstack(L, 2, &ar))
+    ** lua_pcall) are still on the shadow stack.  When this call is the
+    ** first of its thread, all of them are dead: it runs in the CallInfo
+    ** the thread's base calls had before (checked again, as CallInfos are
+    ** freed and reused).  Otherwise a dead frame shows when Lua gives its
+    ** CallInfo to this call. */
+    uint64_t t = 0;
+    if (ci == S->base_ci && !lua_getstack(L, 2, &ar)) {
+      t = li_clock_ticks(&P->clock);
       li_stack_close(P, S, 0, t, 1);
-    else
-      while (S->n > 0 && S->f[S->n - 1].ci == ci) close_top(P, S, t, 1);
+    }
+    while (S->n > 0 && S->f[S->n - 1].ci == ci) {
+      if (t == 0) t = li_clock_ticks(&P->clock);
+      close_top(P, S, t, 1);
+    }
+  } else if (ci != S->base_ci && !lua_getstack(L, 2, &ar)) {
+    S->base_ci = ci;                 /* learn where base calls run */
   }
   if (S->n == S->cap) {
     uint32_t cap = S->cap ? S->cap * 2 : 64;
@@ -418,14 +426,17 @@ static void leave(li_prof *P, lua_State *L, uint32_t func) {
   uint32_t i;
   if (S == NULL) return;
   P->exits++;
-  ci = lua_getstack(L, 1, &ar) ? (const void *)ar.i_ci : NULL;
-  if (S->n > 0 && S->f[S->n - 1].ci == ci && S->f[S->n - 1].func == func) {
+  /* The common case: the top frame is this function's.  (Its CallInfo is
+  ** not compared: only an error caught by C code other than the pcalls we
+  ** replace could leave a dead activation of the same function on top.) */
+  if (S->n > 0 && S->f[S->n - 1].func == func) {
     close_top(P, S, t, 0);
     return;
   }
   /* Not the top frame: the frames above its own were unwound by an error
   ** caught where we could not see it.  No frame at all: it was entered
   ** before collection started; nothing to close. */
+  ci = lua_getstack(L, 1, &ar) ? (const void *)ar.i_ci : NULL;
   for (i = S->n; i-- > 0;) {
     if (S->f[i].ci == ci && S->f[i].func == func) {
       li_stack_close(P, S, i + 1, t, 1);

@@ -69,6 +69,8 @@ struct li_stack {
   uint64_t susp_total;  /* ticks spent suspended so far */
   uint64_t susp_since;  /* when it was suspended */
   uint32_t tid;         /* small id for traces: 0 main, then 1, 2, ... */
+  const void *base_ci;  /* CallInfo of the last call seen at the thread's
+                           base (its first level), a hint: checked again */
   li_stack *resumer;    /* stack of the thread resuming it (while it runs
                            under coroutine.resume/wrap), else NULL */
   lua_State *L;         /* its thread (identity only, never dereferenced
