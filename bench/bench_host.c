@@ -1,0 +1,382 @@
+/*
+** bench_host.c -- what profiling costs at run time: one Lua program run by
+** one host in one of four modes, so that every mode has the same
+** interpreter, the same libraries and the same clock.
+**
+**   bench_host MODE SCRIPT [ARGS...]
+**
+**   plain  luaL_loadfilex + lua_pcall: the baseline
+**   floor  instrumented (li_loadfilex) but every probe is a C function that
+**          does nothing: what the probe calls cost before any bookkeeping,
+**          the lowest an instrumenting profiler can go
+**   full   luainstr_open, li_loadfilex, luainstr_pcall: the real profiler;
+**          then luainstr_dump(L, "text", "/dev/null"), timed on its own
+**   hook   plain load, run under the leanest hook profiler we can write
+**          (lua_sethook on call and return, a table of functions keyed by
+**          pointer, one stack of entry times): a floor for any real
+**          hook-based profiler
+**
+** ARGS reach the script as `arg` (arg[0] = SCRIPT) and as `...`.  The
+** script's `print` is replaced by one that keeps a line starting with
+** "checksum " (so modes can be compared) and writes any other line to
+** stdout.  Prints one line:
+**   mode=M prog=P wall_ns=load+run load_ns=L run_ns=R dump_ns=D
+**   maxrss_kb=K checksum=C [hook_fns=F hook_calls=N]
+** Exit status 1 on any error (load, run, dump), with the message on stderr.
+*/
+#define _XOPEN_SOURCE 700  /* POSIX 2008: clock_gettime, getrusage */
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include <lua.h>
+#include <lauxlib.h>
+#include <lualib.h>
+
+#include "luainstr.h"
+#include "rewrite.h"
+#include "runtime.h"
+
+/* What one run measured. */
+typedef struct run_result {
+  uint64_t load_ns;     /* loading (and, instrumented, rewriting) */
+  uint64_t run_ns;      /* the pcall of the main chunk */
+  uint64_t dump_ns;     /* full: luainstr_dump to /dev/null */
+  char checksum[256];   /* what the script printed after "checksum " */
+} run_result;
+
+
+/* ======================================================================
+** Helpers
+** ====================================================================== */
+
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static long maxrss_kb(void) {
+  struct rusage ru;
+  if (getrusage(RUSAGE_SELF, &ru) != 0) return -1;
+  return ru.ru_maxrss;
+}
+
+/* The program's name: SCRIPT without directory and ".lua". */
+static void prog_name(const char *script, char *out, size_t cap) {
+  const char *base = strrchr(script, '/');
+  size_t n;
+  base = base != NULL ? base + 1 : script;
+  n = strlen(base);
+  if (n > 4 && strcmp(base + n - 4, ".lua") == 0) n -= 4;
+  if (n >= cap) n = cap - 1;
+  memcpy(out, base, n);
+  out[n] = '\0';
+}
+
+
+/* ======================================================================
+** The script's environment: arg, ..., print
+** ====================================================================== */
+
+static run_result *result_of(lua_State *L) {
+  return lua_touserdata(L, lua_upvalueindex(1));
+}
+
+/* print, as Lua's, but a line "checksum X" is kept (spaces of X turned
+** into commas, so it stays one field of our output line). */
+static int bench_print(lua_State *L) {
+  int n = lua_gettop(L), i;
+  luaL_Buffer b;
+  const char *line;
+  size_t len;
+  luaL_buffinit(L, &b);
+  for (i = 1; i <= n; i++) {
+    if (i > 1) luaL_addchar(&b, '\t');
+    luaL_tolstring(L, i, NULL);
+    luaL_addvalue(&b);
+  }
+  luaL_pushresult(&b);
+  line = lua_tolstring(L, -1, &len);
+  if (len > 9 && memcmp(line, "checksum ", 9) == 0) {
+    run_result *r = result_of(L);
+    size_t k, m = len - 9 < sizeof r->checksum - 1 ? len - 9
+                                                    : sizeof r->checksum - 1;
+    for (k = 0; k < m; k++)
+      r->checksum[k] = line[9 + k] == ' ' || line[9 + k] == '\t' ? ','
+                                                                  : line[9 + k];
+    r->checksum[m] = '\0';
+  } else {
+    fwrite(line, 1, len, stdout);
+    fputc('\n', stdout);
+  }
+  lua_pop(L, 1);
+  return 0;
+}
+
+/* arg = { [0] = script, args... }, as lua.c makes it. */
+static void set_args(lua_State *L, const char *script, int nargs, char **args,
+                     run_result *r) {
+  int i;
+  lua_createtable(L, nargs, 1);
+  lua_pushstring(L, script);
+  lua_rawseti(L, -2, 0);
+  for (i = 0; i < nargs; i++) {
+    lua_pushstring(L, args[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+  lua_setglobal(L, "arg");
+  lua_pushlightuserdata(L, r);
+  lua_pushcclosure(L, bench_print, 1);
+  lua_setglobal(L, "print");
+}
+
+
+/* ======================================================================
+** floor: probes that do nothing
+** ====================================================================== */
+
+/* The probe protocol of rewriter/rewrite.h: P(id) returns nothing,
+** P(-id, values...) returns the values. */
+static int noop_probe(lua_State *L) {
+  return lua_gettop(L) > 0 ? lua_gettop(L) - 1 : 0;
+}
+
+static int noop_factory(lua_State *L) {
+  lua_pushcfunction(L, noop_probe);
+  return 1;
+}
+
+/* ("").__luainstr = noop_factory, in the string metatable's __index table
+** (the place runtime/profiler.c installs the real factory). */
+static void install_noop_factory(lua_State *L) {
+  lua_pushliteral(L, "");
+  if (!lua_getmetatable(L, -1)) {
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_setmetatable(L, -3);
+  }
+  if (lua_getfield(L, -1, "__index") != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, -3, "__index");
+  }
+  lua_pushcfunction(L, noop_factory);
+  lua_setfield(L, -2, LI_PROBE_KEY);
+  lua_pop(L, 3);
+}
+
+
+/* ======================================================================
+** hook: the leanest hook profiler
+** ====================================================================== */
+
+/* One function seen by the hook. */
+typedef struct hook_fn {
+  const void *key;      /* lua_topointer of the function; NULL: empty slot */
+  uint64_t calls;       /* call events */
+  uint64_t total;       /* ticks between call and return */
+} hook_fn;
+
+/* An open call. */
+typedef struct hook_frame {
+  uint64_t start;       /* ticks at the call event */
+  uint32_t fn;          /* index in the table */
+  uint32_t tail;        /* 1: entered by a tail call (no return of its own) */
+} hook_frame;
+
+/* All the hook's state (one, the host runs one state). */
+static struct {
+  li_clock clock;       /* the runtime's clock */
+  hook_fn *tab;         /* open addressing, linear probing */
+  uint32_t cap;         /* slots, power of two */
+  uint32_t n;           /* used slots */
+  hook_frame *stk;      /* one stack for every thread: kept simple */
+  uint32_t depth, stkcap;
+} H;
+
+static void *xrealloc(void *p, size_t n) {
+  void *q = realloc(p, n);
+  if (q == NULL) { fputs("bench_host: out of memory\n", stderr); exit(1); }
+  return q;
+}
+
+static uint32_t slot_of(const void *key, uint32_t cap) {
+  uint64_t h = (uint64_t)(uintptr_t)key * 0x9E3779B97F4A7C15u;
+  return (uint32_t)(h >> 32) & (cap - 1);
+}
+
+static void hook_grow(void) {
+  hook_fn *old = H.tab;
+  uint32_t oldcap = H.cap, i;
+  H.cap = oldcap != 0 ? oldcap * 2 : 1024;
+  H.tab = calloc(H.cap, sizeof *H.tab);
+  if (H.tab == NULL) { fputs("bench_host: out of memory\n", stderr); exit(1); }
+  for (i = 0; i < oldcap; i++) {
+    uint32_t s;
+    if (old[i].key == NULL) continue;
+    for (s = slot_of(old[i].key, H.cap); H.tab[s].key != NULL;
+         s = (s + 1) & (H.cap - 1)) {}
+    H.tab[s] = old[i];
+  }
+  free(old);
+}
+
+static uint32_t hook_find(const void *key) {
+  uint32_t s;
+  if (2 * (H.n + 1) > H.cap) hook_grow();
+  for (s = slot_of(key, H.cap); H.tab[s].key != NULL; s = (s + 1) & (H.cap - 1))
+    if (H.tab[s].key == key) return s;
+  H.tab[s].key = key;
+  H.n++;
+  return s;
+}
+
+static void hook_call(lua_State *L, lua_Debug *ar, uint64_t t) {
+  uint32_t fn;
+  lua_getinfo(L, "f", ar);
+  fn = hook_find(lua_topointer(L, -1));
+  lua_pop(L, 1);
+  H.tab[fn].calls++;
+  if (H.depth == H.stkcap) {
+    H.stkcap = H.stkcap != 0 ? H.stkcap * 2 : 256;
+    H.stk = xrealloc(H.stk, H.stkcap * sizeof *H.stk);
+  }
+  H.stk[H.depth].start = t;
+  H.stk[H.depth].fn = fn;
+  H.stk[H.depth].tail = ar->event == LUA_HOOKTAILCALL;
+  H.depth++;
+}
+
+/* A return closes the top frame and, if that one was entered by a tail
+** call, the frames it replaced, down to the one that was really called. */
+static void hook_return(uint64_t t) {
+  while (H.depth > 0) {
+    hook_frame *f = &H.stk[--H.depth];
+    H.tab[f->fn].total += t - f->start;
+    if (!f->tail) break;
+  }
+}
+
+static void hook(lua_State *L, lua_Debug *ar) {
+  uint64_t t = li_clock_ticks(&H.clock);
+  if (ar->event == LUA_HOOKRET) hook_return(t);
+  else hook_call(L, ar, t);
+}
+
+static void hook_start(lua_State *L) {
+  li_clock_init(&H.clock);
+  hook_grow();
+  lua_sethook(L, hook, LUA_MASKCALL | LUA_MASKRET, 0);
+}
+
+static uint64_t hook_calls(void) {
+  uint64_t c = 0;
+  uint32_t i;
+  for (i = 0; i < H.cap; i++) c += H.tab[i].calls;
+  return c;
+}
+
+
+/* ======================================================================
+** Running a script in a mode
+** ====================================================================== */
+
+enum { M_PLAIN, M_FLOOR, M_FULL, M_HOOK };
+static const char *const mode_names[] = { "plain", "floor", "full", "hook", NULL };
+
+static int fail(lua_State *L, const char *what) {
+  const char *msg = lua_tostring(L, -1);
+  fprintf(stderr, "bench_host: %s: %s\n", what, msg != NULL ? msg : "(no message)");
+  return 1;
+}
+
+/* Load and run the script in L (prepared for the mode); 0 or 1 (error). */
+static int run_script(lua_State *L, int mode, const char *script, int nargs,
+                      char **args, run_result *r) {
+  uint64_t t0, t1, t2;
+  int status, i;
+  t0 = now_ns();
+  if (mode == M_PLAIN || mode == M_HOOK)
+    status = luaL_loadfilex(L, script, NULL);
+  else
+    status = li_loadfilex(L, script, NULL);
+  t1 = now_ns();
+  if (status != LUA_OK) return fail(L, "load");
+  luaL_checkstack(L, nargs, "too many arguments");
+  for (i = 0; i < nargs; i++) lua_pushstring(L, args[i]);
+  if (mode == M_FULL)
+    status = luainstr_pcall(L, nargs, 0, 0);
+  else
+    status = lua_pcall(L, nargs, 0, 0);
+  t2 = now_ns();
+  if (status != LUA_OK) return fail(L, "run");
+  r->load_ns = t1 - t0;
+  r->run_ns = t2 - t1;
+  return 0;
+}
+
+static int run_mode(int mode, const char *script, int nargs, char **args) {
+  lua_State *L = luaL_newstate();
+  run_result r;
+  char prog[128];
+  int err;
+  long rss;
+  if (L == NULL) { fputs("bench_host: cannot create a state\n", stderr); return 1; }
+  memset(&r, 0, sizeof r);
+  strcpy(r.checksum, "none");
+  luaL_openlibs(L);
+  set_args(L, script, nargs, args, &r);
+  if (mode == M_FLOOR) install_noop_factory(L);
+  if (mode == M_FULL && luainstr_open(L) != LUAINSTR_OK) {
+    fprintf(stderr, "bench_host: luainstr_open: %s\n", luainstr_errmsg(L));
+    lua_close(L);
+    return 1;
+  }
+  if (mode == M_HOOK) hook_start(L);
+  err = run_script(L, mode, script, nargs, args, &r);
+  if (mode == M_HOOK) lua_sethook(L, NULL, 0, 0);
+  if (!err && mode == M_FULL) {
+    uint64_t t0 = now_ns();
+    if (luainstr_dump(L, "text", "/dev/null") != LUAINSTR_OK) {
+      fprintf(stderr, "bench_host: luainstr_dump: %s\n", luainstr_errmsg(L));
+      err = 1;
+    }
+    r.dump_ns = now_ns() - t0;
+  }
+  rss = maxrss_kb();
+  if (!err) {
+    prog_name(script, prog, sizeof prog);
+    printf("mode=%s prog=%s wall_ns=%llu load_ns=%llu run_ns=%llu dump_ns=%llu"
+           " maxrss_kb=%ld checksum=%s", mode_names[mode], prog,
+           (unsigned long long)(r.load_ns + r.run_ns),
+           (unsigned long long)r.load_ns, (unsigned long long)r.run_ns,
+           (unsigned long long)r.dump_ns, rss, r.checksum);
+    if (mode == M_HOOK)
+      printf(" hook_fns=%u hook_calls=%llu", H.n,
+             (unsigned long long)hook_calls());
+    putchar('\n');
+  }
+  lua_close(L);
+  return err;
+}
+
+int main(int argc, char **argv) {
+  int mode;
+  if (argc < 3) {
+    fputs("usage: bench_host plain|floor|full|hook SCRIPT [ARGS...]\n", stderr);
+    return 2;
+  }
+  for (mode = 0; mode_names[mode] != NULL; mode++)
+    if (strcmp(argv[1], mode_names[mode]) == 0) break;
+  if (mode_names[mode] == NULL) {
+    fprintf(stderr, "bench_host: unknown mode '%s'\n", argv[1]);
+    return 2;
+  }
+  return run_mode(mode, argv[2], argc - 3, argv + 3);
+}

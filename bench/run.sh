@@ -1,0 +1,191 @@
+#!/usr/bin/env bash
+# run.sh -- the runtime-overhead bench: every program of bench/programs/ in
+# the four modes of bench_host (plain, floor, full, hook), interleaved, then
+# medians, ratios, peak RSS, the rewriter's figures and which targets are
+# met.
+#
+#   bench/run.sh [--quick] [--runs N] [--build DIR]
+#
+#   --quick    1 run, small sizes (a few seconds; what ctest runs)
+#   --runs N   N rounds (default 5)
+#   --build D  the build directory with bin/bench_host and bin/bench_rewrite
+#              (default: $BUILD_DIR, else build/ at the top of the repo)
+#
+# Rounds are interleaved: for each round, for each program, the four modes
+# in an order rotated from program to program and round to round, so slow
+# phases of a shared machine fall on every mode alike.  Exits non-zero only
+# on an error (a run that fails, checksums that differ between runs or
+# modes); a missed target is reported, never an error.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top=$(cd "$here/.." && pwd)
+build=${BUILD_DIR:-$top/build}
+runs=5
+quick=0
+
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --quick) quick=1; runs=1; shift ;;
+    --runs) runs=$2; shift 2 ;;
+    --build) build=$2; shift 2 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+
+host=$build/bin/bench_host
+rewrite=$build/bin/bench_rewrite
+if [[ ! -x $host ]]; then
+  echo "run.sh: $host not found (build first, or --build DIR)" >&2
+  exit 2
+fi
+
+# Programs: the realistic ones, then fib (the worst case, kept out of the
+# geometric mean).  Quick sizes are the programs' arguments with --quick.
+progs=(binary_trees nbody spectral_norm fannkuch richards oo_sim json
+       coroutine_pipeline fib)
+declare -A quick_args=(
+  [binary_trees]="8" [nbody]="5000" [spectral_norm]="60" [fannkuch]="7 1"
+  [richards]="1" [oo_sim]="10" [json]="20" [coroutine_pipeline]="5000"
+  [fib]="20")
+modes=(plain floor full hook)
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+results=$tmp/results
+
+echo "bench/run.sh: ${#progs[@]} programs x ${#modes[@]} modes x $runs run(s)$([[ $quick = 1 ]] && echo ', quick sizes')"
+for ((r = 0; r < runs; r++)); do
+  for ((p = 0; p < ${#progs[@]}; p++)); do
+    prog=${progs[p]}
+    args=()
+    if [[ $quick = 1 ]]; then read -r -a args <<< "${quick_args[$prog]}"; fi
+    for ((k = 0; k < ${#modes[@]}; k++)); do
+      mode=${modes[(k + r + p) % ${#modes[@]}]}
+      if ! line=$("$host" "$mode" "$here/programs/$prog.lua" "${args[@]}" 2> "$tmp/err"); then
+        echo "run.sh: ERROR: $mode $prog failed:" >&2
+        cat "$tmp/err" >&2
+        exit 1
+      fi
+      line=$(grep '^mode=' <<< "$line" || true)
+      if [[ -z $line ]]; then
+        echo "run.sh: ERROR: $mode $prog printed no result line" >&2
+        exit 1
+      fi
+      echo "run=$r $line" >> "$results"
+    done
+  done
+  echo "  round $((r + 1))/$runs done" >&2
+done
+
+# ---- the tables, from the result lines ------------------------------------
+# Every line: run=R mode=M prog=P wall_ns=... load_ns=... run_ns=...
+# dump_ns=... maxrss_kb=... checksum=C [hook_...]
+status=0
+awk -v progs="${progs[*]}" -v modes="${modes[*]}" '
+function median(list,   a, n, i, j, t) {
+  n = split(list, a, " ")
+  for (i = 2; i <= n; i++) {            # insertion sort: n is small
+    t = a[i] + 0
+    for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]
+    a[j + 1] = t
+  }
+  if (n == 0) return 0
+  return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+function ms(ns) { return ns / 1e6 }
+{
+  delete f
+  for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = substr($i, length(kv[1]) + 2) }
+  key = f["prog"] SUBSEP f["mode"]
+  wall[key] = wall[key] " " f["wall_ns"]
+  load[key] = load[key] " " f["load_ns"]
+  dump[key] = dump[key] " " f["dump_ns"]
+  if (f["maxrss_kb"] + 0 > rss[key]) rss[key] = f["maxrss_kb"] + 0
+  if (!(f["prog"] in sum)) sum[f["prog"]] = f["checksum"]
+  else if (sum[f["prog"]] != f["checksum"]) {
+    bad[f["prog"]] = bad[f["prog"]] " " f["mode"] "(run " f["run"] "): " f["checksum"]
+  }
+}
+END {
+  np = split(progs, P, " "); nm = split(modes, M, " ")
+  err = 0
+  for (i = 1; i <= np; i++) if (P[i] in bad) {
+    printf "run.sh: ERROR: checksums of %s differ: first %s, then%s\n", P[i], sum[P[i]], bad[P[i]] > "/dev/stderr"
+    err = 1
+  }
+  if (err) exit 1
+
+  print ""
+  print "Wall time (load + run), median ms, and ratios of the medians"
+  printf "%-19s %8s %8s %8s %8s %7s %7s %7s %7s %7s\n", "program", "plain", "floor", "full", "hook", \
+         "full/", "floor/", "full/", "hook/", "full/"
+  printf "%-19s %8s %8s %8s %8s %7s %7s %7s %7s %7s\n", "", "", "", "", "", \
+         "plain", "plain", "floor", "plain", "hook"
+  logsum = 0; nreal = 0
+  for (i = 1; i <= np; i++) {
+    p = P[i]
+    for (j = 1; j <= nm; j++) med[M[j]] = median(wall[p SUBSEP M[j]])
+    r_fp[p] = med["full"] / med["plain"]; r_fl[p] = med["full"] / med["floor"]
+    r_fh[p] = med["full"] / med["hook"]
+    printf "%-19s %8.1f %8.1f %8.1f %8.1f %7.2f %7.2f %7.2f %7.2f %7.2f\n", p, \
+      ms(med["plain"]), ms(med["floor"]), ms(med["full"]), ms(med["hook"]), \
+      r_fp[p], med["floor"] / med["plain"], r_fl[p], med["hook"] / med["plain"], r_fh[p]
+    if (p != "fib") { logsum += log(r_fp[p]); nreal++ }
+  }
+  geo = exp(logsum / nreal)
+  printf "geometric mean of full/plain over the %d realistic programs (all but fib): %.3f\n", nreal, geo
+
+  print ""
+  print "Load time (read + rewrite + compile), median ms; full: report dump to /dev/null"
+  printf "%-19s %8s %8s %8s %8s %10s %9s\n", "program", "plain", "floor", "full", "hook", "full/plain", "dump ms"
+  for (i = 1; i <= np; i++) {
+    p = P[i]
+    lp = median(load[p SUBSEP "plain"]); lf = median(load[p SUBSEP "full"])
+    printf "%-19s %8.2f %8.2f %8.2f %8.2f %10.2f %9.2f\n", p, ms(lp), ms(median(load[p SUBSEP "floor"])), \
+      ms(lf), ms(median(load[p SUBSEP "hook"])), lf / lp, ms(median(dump[p SUBSEP "full"]))
+  }
+
+  print ""
+  print "Peak RSS (getrusage ru_maxrss at exit, max over runs), MB"
+  printf "%-19s %8s %8s %8s %8s %10s %14s\n", "program", "plain", "floor", "full", "hook", "full/plain", "limit (1.3x+5)"
+  for (i = 1; i <= np; i++) {
+    p = P[i]
+    rp = rss[p SUBSEP "plain"] / 1024; rf = rss[p SUBSEP "full"] / 1024
+    limit[p] = 1.3 * rp + 5; rssf[p] = rf
+    printf "%-19s %8.1f %8.1f %8.1f %8.1f %10.2f %14.1f\n", p, rp, rss[p SUBSEP "floor"] / 1024, \
+      rf, rss[p SUBSEP "hook"] / 1024, rf / rp, limit[p]
+  }
+
+  print ""
+  print "Targets"
+  printf "  full/plain geomean <= 1.25 (realistic): %s (%.3f)\n", geo <= 1.25 ? "MET" : "MISSED", geo
+  printf "  fib full/plain <= 3.0:                  %s (%.2f)\n", r_fp["fib"] <= 3.0 ? "MET" : "MISSED", r_fp["fib"]
+  miss = ""; for (i = 1; i <= np; i++) if (r_fl[P[i]] > 1.2) miss = miss sprintf(" %s %.2f", P[i], r_fl[P[i]])
+  printf "  full <= 1.2x floor on every program:    %s%s\n", miss == "" ? "MET" : "MISSED:", miss
+  miss = ""; for (i = 1; i <= np; i++) if (r_fh[P[i]] >= 1) miss = miss sprintf(" %s %.2f", P[i], r_fh[P[i]])
+  printf "  full < hook on every program:           %s%s\n", miss == "" ? "MET" : "MISSED (full/hook):", miss
+  miss = ""; for (i = 1; i <= np; i++) if (rssf[P[i]] > limit[P[i]]) miss = miss sprintf(" %s %.1f>%.1f MB", P[i], rssf[P[i]], limit[P[i]])
+  printf "  peak RSS full <= 1.3x plain + 5 MB:     %s%s\n", miss == "" ? "MET" : "MISSED:", miss
+}' "$results" || status=$?
+if [[ $status != 0 ]]; then exit "$status"; fi
+
+# ---- the rewriter's figures -------------------------------------------------
+echo
+echo "Rewriter (bench_rewrite --quick over tests/corpus/list_corpus.sh: one pass)"
+if [[ ! -x $rewrite ]]; then
+  echo "  skipped: $rewrite not built"
+elif ! bash "$top/tests/corpus/list_corpus.sh" > "$tmp/corpus" 2> "$tmp/err"; then
+  echo "  skipped: no corpus ($(head -n 1 "$tmp/err"))"
+else
+  if ! "$rewrite" --quick "$tmp/corpus" > "$tmp/rw" 2> "$tmp/err"; then
+    echo "run.sh: ERROR: bench_rewrite failed:" >&2
+    cat "$tmp/err" >&2
+    exit 1
+  fi
+  head -n 1 "$tmp/rw" | sed 's/^/  /'
+  awk '/\(a\) rewrite/ { printf "  rewrite throughput:            %s MB/s\n", $(NF - 3) }
+       /\(b\) \(rewrite\+compile\)/ { printf "  load-time ratio (rewrite+compile)/compile: %s\n", $(NF - 3) }
+       /\(c\) compile of output/ { printf "  of which compiling the longer output:      %s\n", $(NF - 3) }' "$tmp/rw"
+fi
