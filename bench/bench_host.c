@@ -151,24 +151,11 @@ static int noop_factory(lua_State *L) {
   return 1;
 }
 
-/* ("").__luainstr = noop_factory, in the string metatable's __index table
-** (the place runtime/profiler.c installs the real factory). */
+/* ("").__luainstr = noop_factory, where runtime/profiler.c puts the real
+** factory. */
 static void install_noop_factory(lua_State *L) {
-  lua_pushliteral(L, "");
-  if (!lua_getmetatable(L, -1)) {
-    lua_newtable(L);
-    lua_pushvalue(L, -1);
-    lua_setmetatable(L, -3);
-  }
-  if (lua_getfield(L, -1, "__index") != LUA_TTABLE) {
-    lua_pop(L, 1);
-    lua_newtable(L);
-    lua_pushvalue(L, -1);
-    lua_setfield(L, -3, "__index");
-  }
   lua_pushcfunction(L, noop_factory);
-  lua_setfield(L, -2, LI_PROBE_KEY);
-  lua_pop(L, 3);
+  li_set_factory(L);
 }
 
 

@@ -7,10 +7,10 @@
 ** inside them, or the buffer filled) are closed at the last timestamp, and
 ** exits of frames entered before the trace began are left out.
 */
-#define _POSIX_C_SOURCE 200809L   /* open_memstream */
-
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "writers.h"
 
@@ -25,31 +25,36 @@ static void put_ts(FILE *f, uint64_t ns) {
   fprintf(f, "%" PRIu64 ".%03u", ns / 1000, (unsigned)(ns % 1000));
 }
 
-/* The frame's name: "name (source:line)" so that functions stay apart. */
-static void put_name(FILE *f, const li_profile *p, uint32_t func) {
+/* The frame's name, "name (source:line)" so that functions stay apart:
+** made once per function (names[func], malloc'd on first use), not once per
+** event.  NULL: out of memory. */
+static const char *frame_name(const li_profile *p, char **names, uint32_t func) {
   const li_pfunc *fn = &p->funcs[func];
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *m = open_memstream(&buf, &len);
-  if (m == NULL) { li_json_string(f, fn->name); return; }
-  if (fn->line == 0) fprintf(m, "%s (%s)", fn->name, fn->source);
-  else fprintf(m, "%s (%s:%" PRIu32 ")", fn->name, fn->source, fn->line);
-  fclose(m);
-  li_json_string(f, buf);
-  free(buf);
+  size_t n;
+  if (names[func] != NULL) return names[func];
+  n = strlen(fn->name) + strlen(fn->source) + 16;
+  names[func] = malloc(n);
+  if (names[func] == NULL) return NULL;
+  if (fn->line == 0) snprintf(names[func], n, "%s (%s)", fn->name, fn->source);
+  else snprintf(names[func], n, "%s (%s:%" PRIu32 ")", fn->name, fn->source, fn->line);
+  return names[func];
 }
 
-static void put_event(FILE *f, const li_profile *p, char ph, uint32_t func,
-                      uint32_t tid, uint64_t ts, int error, int *first) {
+static int put_event(FILE *f, const li_profile *p, char **names, char ph,
+                     uint32_t func, uint32_t tid, uint64_t ts, int error,
+                     int *first) {
+  const char *name = frame_name(p, names, func);
+  if (name == NULL) return 0;
   fputs(*first ? "\n" : ",\n", f);
   *first = 0;
   fputs("{\"name\":", f);
-  put_name(f, p, func);
+  li_json_string(f, name);
   fprintf(f, ",\"cat\":\"lua\",\"ph\":\"%c\",\"pid\":1,\"tid\":%" PRIu32 ",\"ts\":",
           ph, tid);
   put_ts(f, ts);
   if (error) fputs(",\"args\":{\"error\":true}", f);
   putc('}', f);
+  return 1;
 }
 
 static int grow_tracks(track **t, uint32_t *n, uint32_t need) {
@@ -79,6 +84,8 @@ int li_write_chrome(const li_profile *p, FILE *f) {
   uint32_t ntr = 0, tid;
   uint64_t last = 0;
   int first = 1, ok = 1;
+  char **names = calloc(p->nfuncs ? p->nfuncs : 1, sizeof *names);
+  if (names == NULL) return -1;
   fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
   for (uint64_t i = 0; i < p->nevents && ok; i++) {
     const li_pevent *e = &p->events[i];
@@ -98,12 +105,13 @@ int li_write_chrome(const li_profile *p, FILE *f) {
     switch (e->kind) {
     case 'B':
       if (e->func >= p->nfuncs || !push(&tr[e->thread], e->func)) break;
-      put_event(f, p, 'B', e->func, e->thread, e->ts_ns, 0, &first);
+      ok = put_event(f, p, names, 'B', e->func, e->thread, e->ts_ns, 0, &first);
       break;
     case 'E': case 'X':
       if (tr[e->thread].n == 0 || e->func >= p->nfuncs) break;  /* before */
       tr[e->thread].n--;
-      put_event(f, p, 'E', e->func, e->thread, e->ts_ns, e->kind == 'X', &first);
+      ok = put_event(f, p, names, 'E', e->func, e->thread, e->ts_ns,
+                     e->kind == 'X', &first);
       break;
     case 'Y': case 'R':
       fputs(first ? "\n" : ",\n", f);
@@ -119,10 +127,10 @@ int li_write_chrome(const li_profile *p, FILE *f) {
     }
   }
   /* close what is still open, innermost first, at the trace's end */
-  for (tid = 0; tid < ntr; tid++)
-    while (tr[tid].n > 0) {
+  for (tid = 0; tid < ntr && ok; tid++)
+    while (tr[tid].n > 0 && ok) {
       uint32_t func = tr[tid].func[--tr[tid].n];
-      put_event(f, p, 'E', func, tid, last, 0, &first);
+      ok = put_event(f, p, names, 'E', func, tid, last, 0, &first);
     }
   if (p->events_dropped > 0) {
     fputs(first ? "\n" : ",\n", f);
@@ -149,6 +157,8 @@ int li_write_chrome(const li_profile *p, FILE *f) {
   fputs("}}\n", f);
   for (tid = 0; tid < ntr; tid++) free(tr[tid].func);
   free(tr);
+  for (uint32_t i = 0; i < p->nfuncs; i++) free(names[i]);
+  free(names);
   if (!ok) return -1;
   return ferror(f) ? -1 : 0;
 }

@@ -299,19 +299,13 @@ li_stack *li_stack_of_thread(li_prof *P, lua_State *L, int idx) {
   return stack_lookup(P, L, idx, T);
 }
 
-/* Ticks of `x` minus `sub`, never below zero. */
-static uint64_t minus(uint64_t x, uint64_t sub) {
-  return x > sub ? x - sub : 0;
-}
-
 /* Close the top frame of S at time t. */
 static void close_top(li_prof *P, li_stack *S, uint64_t t, int err) {
   li_frame *fr = &S->f[--S->n];
   li_fn *f = &P->fn[fr->func];
   li_node *nd = &P->node[fr->node];
-  uint64_t raw = minus(minus(t, fr->start), S->susp_total - fr->susp);
-  uint64_t incl = minus(raw, fr->ndesc * P->pair_cost + P->inside_cost);
-  uint64_t self = minus(incl, fr->child);
+  uint64_t incl = li_frame_incl(P, S, fr, t);
+  uint64_t self = li_minus(incl, fr->child);
   if (f->active) f->active--;
   if (fr->outer) f->total += incl;
   f->self += self;
@@ -341,7 +335,7 @@ void li_prof_charge(li_prof *P, li_stack *S, uint64_t ticks, uint64_t pairs) {
   li_frame *fr;
   if (S == NULL || S->n == 0) return;
   fr = &S->f[S->n - 1];
-  fr->child += minus(ticks, pairs * P->pair_cost);
+  fr->child += li_minus(ticks, pairs * P->pair_cost);
   fr->ndesc += pairs;
 }
 
@@ -598,7 +592,7 @@ static void calibrate(li_prof *P, lua_State *L) {
     Q->fn[1].total = 0;
     probed = cal_time(P, L, top + 3, top + 2, 1);
     if (plain == 0 || probed == 0) break;
-    pair[r] = minus(probed, plain) / CAL_CALLS;
+    pair[r] = li_minus(probed, plain) / CAL_CALLS;
     inside[r] = Q->fn[1].total / CAL_CALLS;
   }
   if (r == CAL_ROUNDS) {
@@ -682,9 +676,8 @@ li_prof *li_prof_get(lua_State *L) {
   return P != NULL && !P->closed ? P : NULL;
 }
 
-/* Put the factory where instrumented chunks look: ("").__luainstr, i.e.
-** the __index table of the string metatable (made if there is none). */
-static void install_factory(lua_State *L, int prof) {
+void li_set_factory(lua_State *L) {
+  int factory_idx = lua_gettop(L);
   lua_pushliteral(L, "");
   if (!lua_getmetatable(L, -1)) {
     lua_newtable(L);
@@ -697,10 +690,9 @@ static void install_factory(lua_State *L, int prof) {
     lua_pushvalue(L, -1);
     lua_setfield(L, -3, "__index");
   }
-  lua_pushvalue(L, prof);
-  lua_pushcclosure(L, factory, 1);
+  lua_pushvalue(L, factory_idx);
   lua_setfield(L, -2, LI_PROBE_KEY);
-  lua_pop(L, 3);
+  lua_settop(L, factory_idx - 1);
 }
 
 li_prof *li_prof_attach(lua_State *L) {
@@ -740,7 +732,8 @@ li_prof *li_prof_attach(lua_State *L) {
   lua_setiuservalue(L, -2, 1);
   lua_pushvalue(L, -1);
   lua_setfield(L, LUA_REGISTRYINDEX, LI_REG_PROF);
-  install_factory(L, lua_gettop(L));
+  lua_pushcclosure(L, factory, 1);     /* the factory keeps the profiler */
+  li_set_factory(L);
   lua_settop(L, top);
   return P;
 }

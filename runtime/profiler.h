@@ -153,6 +153,21 @@ int li_prof_enable(li_prof *P);
 int li_prof_disable(li_prof *P);
 int li_prof_reset(li_prof *P);
 
+/* x - sub, never below zero (ticks). */
+static inline uint64_t li_minus(uint64_t x, uint64_t sub) {
+  return x > sub ? x - sub : 0;
+}
+
+/* The inclusive ticks of frame fr of stack S if it ends at t: without the
+** time S was suspended, the probe pairs run inside it and the probes' own
+** work inside the measured span.  (The frame's self time is this minus
+** fr->child.)  Closing a frame and the snapshot's virtual close share it. */
+static inline uint64_t li_frame_incl(const li_prof *P, const li_stack *S,
+                                     const li_frame *fr, uint64_t t) {
+  uint64_t raw = li_minus(li_minus(t, fr->start), S->susp_total - fr->susp);
+  return li_minus(raw, fr->ndesc * P->pair_cost + P->inside_cost);
+}
+
 /* Record a trace event (when trace mode is on). */
 static inline void li_trace(li_prof *P, const li_stack *S, char kind,
                             uint32_t func, uint64_t t) {

@@ -85,6 +85,11 @@ li_prof *li_prof_get(lua_State *L);
 /* Create L's profiler if it has none (not started).  NULL: out of memory. */
 li_prof *li_prof_attach(lua_State *L);
 
+/* Pop the value on top of L's stack and make it the probe factory, where
+** instrumented chunks look for it: ("").__luainstr, i.e. the __index table
+** of the string metatable (made if there is none). */
+void li_set_factory(lua_State *L);
+
 /* Should a chunk of this name be instrumented (include/exclude patterns)? */
 int li_prof_wants(li_prof *P, const char *chunkname);
 

@@ -14,10 +14,6 @@ typedef struct tally {
   uint64_t calls, errors, total, self, min, max;
 } tally;
 
-static uint64_t minus(uint64_t x, uint64_t sub) {
-  return x > sub ? x - sub : 0;
-}
-
 /* Close a copy of S's frames into the tallies, as close_top would. */
 static int close_virtually(const li_prof *P, const li_stack *S, uint64_t t,
                            tally *fn, tally *nd) {
@@ -29,9 +25,8 @@ static int close_virtually(const li_prof *P, const li_stack *S, uint64_t t,
   memcpy(f, S->f, (size_t)n * sizeof *f);
   while (n > 0) {
     li_frame *fr = &f[--n];
-    uint64_t raw = minus(minus(t, fr->start), S->susp_total - fr->susp);
-    uint64_t incl = minus(raw, fr->ndesc * P->pair_cost + P->inside_cost);
-    uint64_t self = minus(incl, fr->child);
+    uint64_t incl = li_frame_incl(P, S, fr, t);
+    uint64_t self = li_minus(incl, fr->child);
     tally *a = &fn[fr->func], *b = &nd[fr->node];
     if (fr->outer) a->total += incl;
     a->self += self;
@@ -122,7 +117,7 @@ int li_snapshot(li_prof *P, li_profile *out) {
     if (ev == NULL) goto nomem;
     for (uint64_t e = 0; e < P->ntrace; e++) {
       ev[e] = P->trace[e];
-      ev[e].ts_ns = to_ns(minus(P->trace[e].ts_ns, P->trace_t0), k);
+      ev[e].ts_ns = to_ns(li_minus(P->trace[e].ts_ns, P->trace_t0), k);
     }
     out->events = ev;
     out->nevents = P->ntrace;
