@@ -33,6 +33,12 @@ static lp_exp span(size_t off, size_t end, const lp_ctx *ctx) {
   return e;
 }
 static size_t tend(const lp_tok *t) { return (size_t)t->off + t->len; }
+/* Is there a line break in src[from, to)? */
+static int breaks_line(const lp_ctx *ctx, size_t from, size_t to) {
+  for (size_t i = from; i < to; i++)
+    if (ctx->src[i] == '\n' || ctx->src[i] == '\r') return 1;
+  return 0;
+}
 }
 
 %syntax_error {
@@ -258,12 +264,12 @@ parlist(A) ::= DOTS. { lp_names n = {ctx->nnames, 0}; lp_func_params_done(ctx, n
 
 /* ---- expressions --------------------------------------------------- */
 
-exp(A) ::= NIL(T). { A = span(T.off, tend(&T), ctx); A.oneline = 1; }
-exp(A) ::= FALSE(T). { A = span(T.off, tend(&T), ctx); A.oneline = 1; }
-exp(A) ::= TRUE(T). { A = span(T.off, tend(&T), ctx); A.oneline = 1; }
-exp(A) ::= NUMBER(T). { A = span(T.off, tend(&T), ctx); A.oneline = 1; }
-exp(A) ::= STRING(T). { A = span(T.off, tend(&T), ctx); A.oneline = T.line == T.lastline; }
-exp(A) ::= LONGSTRING(T). { A = span(T.off, tend(&T), ctx); A.oneline = T.line == T.lastline; }
+exp(A) ::= NIL(T). { A = span(T.off, tend(&T), ctx); A.kind = EK_CONST; A.oneline = 1; }
+exp(A) ::= FALSE(T). { A = span(T.off, tend(&T), ctx); A.kind = EK_CONST; A.oneline = 1; }
+exp(A) ::= TRUE(T). { A = span(T.off, tend(&T), ctx); A.kind = EK_CONST; A.oneline = 1; }
+exp(A) ::= NUMBER(T). { A = span(T.off, tend(&T), ctx); A.kind = EK_CONST; A.oneline = 1; }
+exp(A) ::= STRING(T). { A = span(T.off, tend(&T), ctx); A.kind = EK_CONST; A.oneline = T.line == T.lastline; }
+exp(A) ::= LONGSTRING(T). { A = span(T.off, tend(&T), ctx); A.kind = EK_CONST; A.oneline = T.line == T.lastline; }
 exp(A) ::= DOTS(T). { A = span(T.off, tend(&T), ctx); A.kind = EK_VARARG; A.oneline = 1; }
 exp(A) ::= FUNCTION(T) funcbody(B). {
   A = span(T.off, ctx->funcs[B].end_off + 3, ctx); A.kind = EK_FUNC; A.func = B;
@@ -301,17 +307,23 @@ exp(A) ::= TILDE(T) exp(R). [UNARY] { A = span(T.off, R.end, ctx); }
 prefixexp(A) ::= var(V). { A = V; }
 prefixexp(A) ::= prefixexp(P) args(G). {
   A = G; A.off = P.off; A.kind = EK_CALL; A.oneline = P.oneline && G.oneline;
+  if (P.kind != EK_LOCAL) A.call &= (uint8_t)~LP_CALL_PURE;
+  if (G.args_kind != '(' && ctx->version < 52 && breaks_line(ctx, P.end, G.args_off))
+    A.call |= LP_CALL_SPLIT;
 }
 prefixexp(A) ::= prefixexp(P) COLON NAME args(G). {
   A = G; A.off = P.off; A.kind = EK_CALL; A.oneline = 0;
+  A.call &= (uint8_t)~LP_CALL_PURE;     /* the method lookup may run code */
+  if (G.args_kind != '(' && ctx->version < 52 && breaks_line(ctx, P.end, G.args_off))
+    A.call |= LP_CALL_SPLIT;
 }
 prefixexp(A) ::= LPAREN(L) exp(E) RPAREN(R). {
   A = span(L.off, tend(&R), ctx); A.kind = EK_PAREN; A.oneline = E.oneline && L.line == R.line;
 }
 
 var(A) ::= NAME(N). {
-  sc_use(ctx, N.off, N.len);
-  A = span(N.off, tend(&N), ctx); A.kind = EK_VAR; A.oneline = 1;
+  int local = sc_use(ctx, N.off, N.len);
+  A = span(N.off, tend(&N), ctx); A.kind = local ? EK_LOCAL : EK_VAR; A.oneline = 1;
 }
 var(A) ::= prefixexp(P) LBRACKET exp(E) RBRACKET(R). {
   A = span(P.off, tend(&R), ctx); A.kind = EK_VAR;
@@ -319,30 +331,36 @@ var(A) ::= prefixexp(P) LBRACKET exp(E) RBRACKET(R). {
 }
 var(A) ::= prefixexp(P) DOT NAME(N). {
   A = span(P.off, tend(&N), ctx); A.kind = EK_VAR;
-  A.oneline = P.kind == EK_VAR && P.oneline;   /* a plain dotted chain */
+  A.oneline = (P.kind == EK_VAR || P.kind == EK_LOCAL) && P.oneline;  /* a plain dotted chain */
 }
 
 /* args -> '(' [explist] ')' | tablecons | STRING;  the result carries the
-** argument range in args_off/args_end */
+** argument range in args_off/args_end and the LP_CALL_* flags (PURE here
+** for the arguments only; prefixexp clears it for a callee that is not) */
 args(A) ::= LPAREN(L) RPAREN(R). {
   A = span(L.off, tend(&R), ctx);
-  A.args_off = L.off; A.args_end = tend(&R); A.args_kind = '('; A.args_empty = 1; A.oneline = 0;
+  A.args_off = L.off; A.args_end = tend(&R); A.args_kind = '(';
+  A.call = LP_CALL_EMPTY | LP_CALL_PURE; A.oneline = 0;
 }
 args(A) ::= LPAREN(L) explist(E) RPAREN(R). {
   A = span(L.off, tend(&R), ctx);
-  A.args_off = L.off; A.args_end = tend(&R); A.args_kind = '('; A.args_empty = 0; A.oneline = 0;
+  A.args_off = L.off; A.args_end = tend(&R); A.args_kind = '('; A.oneline = 0;
+  A.call = (uint8_t)((E.last.kind == EK_CALL || E.last.kind == EK_VARARG ? LP_CALL_MULTI : 0) |
+                     (lp_explist_pure(ctx, &E) ? LP_CALL_PURE : 0));
   lp_pop_exps(ctx, &E);
 }
 args(A) ::= tablecons(T). {
-  A = T; A.args_off = T.off; A.args_end = T.end; A.args_kind = '{'; A.oneline = 0;
+  A = T; A.args_off = T.off; A.args_end = T.end; A.args_kind = '{'; A.oneline = 0; A.call = 0;
 }
 args(A) ::= STRING(S). {
   A = span(S.off, tend(&S), ctx);
   A.args_off = S.off; A.args_end = tend(&S); A.args_kind = 's'; A.oneline = 0;
+  A.call = LP_CALL_PURE;
 }
 args(A) ::= LONGSTRING(S). {
   A = span(S.off, tend(&S), ctx);
   A.args_off = S.off; A.args_end = tend(&S); A.args_kind = 's'; A.oneline = 0;
+  A.call = LP_CALL_PURE;
 }
 
 /* explist -> exp {',' exp} */

@@ -191,6 +191,16 @@ void lp_pop_exps(lp_ctx *ctx, const lp_explist *el) {
   if (el->base <= ctx->nexps) ctx->nexps = el->base;
 }
 
+/* Does evaluating the list run no code (only locals, literals, `...`)? */
+int lp_explist_pure(const lp_ctx *ctx, const lp_explist *el) {
+  if (ctx->error) return 0;
+  for (uint32_t i = 0; i < el->n; i++) {
+    uint8_t k = ctx->exps[el->base + i].kind;
+    if (k != EK_LOCAL && k != EK_CONST && k != EK_VARARG) return 0;
+  }
+  return 1;
+}
+
 /* `<const>` or `<close>` (5.4); anything else is an error as in Lua. */
 int lp_attrib(lp_ctx *ctx, const lp_tok *t) {
   const char *s = ctx->src + t->off;
@@ -236,6 +246,7 @@ void lp_return_stat(lp_ctx *ctx, const lp_tok *ret, const lp_explist *el) {
   lp_return *r = &ctx->rets[ctx->nrets++];
   memset(r, 0, sizeof *r);
   r->func = f;
+  r->ret_off = ret->off;
   r->ret_end = ret->off + ret->len;
   r->n = el->n;
   r->exp_off = el->off;
@@ -247,8 +258,10 @@ void lp_return_stat(lp_ctx *ctx, const lp_tok *ret, const lp_explist *el) {
     r->args_off = el->last.args_off;
     r->args_end = el->last.args_end;
     r->args_kind = el->last.args_kind;
-    r->args_empty = el->last.args_empty;
+    r->call = el->last.call;
   }
+  r->multi = el->n > 0 && (el->last.kind == EK_CALL || el->last.kind == EK_VARARG);
+  r->pure = lp_explist_pure(ctx, el) || (r->tail && (r->call & LP_CALL_PURE));
   if (sc_active(ctx) + el->n + 2 + LP_REG_HEADROOM > LP_REG_LIMIT) {
     ctx->funcs[f].noprobe = 1;
     ctx->funcs[f].reason = "a probed return would need too many registers";

@@ -24,7 +24,17 @@ typedef struct lp_tok {
 } lp_tok;
 
 /* Kinds of expression the rewriter cares about. */
-enum { EK_OTHER = 0, EK_CALL, EK_PAREN, EK_VAR, EK_FUNC, EK_VARARG, EK_TABLE };
+enum { EK_OTHER = 0, EK_CALL, EK_PAREN, EK_VAR, EK_FUNC, EK_VARARG, EK_TABLE,
+       EK_LOCAL,        /* a name that is a local or an upvalue (an EK_VAR) */
+       EK_CONST };      /* nil, false, true, a number or a string literal */
+
+/* Flags of a call (lp_exp.call). */
+#define LP_CALL_EMPTY 1   /* `()` */
+#define LP_CALL_MULTI 2   /* its last argument is a call or `...` */
+#define LP_CALL_PURE  4   /* callee and arguments are EK_LOCAL, EK_CONST or
+                             EK_VARARG: evaluating them runs no code */
+#define LP_CALL_SPLIT 8   /* Lua 5.1: a line break before a string or table
+                             argument, where a `(` would be ambiguous syntax */
 
 /* What an expression looks like from outside. */
 typedef struct lp_exp {
@@ -35,7 +45,7 @@ typedef struct lp_exp {
                            name slot (see lp_ctx.fields) */
   uint8_t kind;         /* EK_* */
   uint8_t args_kind;    /* EK_CALL: '(' , 's' (string) or '{' */
-  uint8_t args_empty;   /* EK_CALL with '(': 1 if `()` */
+  uint8_t call;         /* EK_CALL: LP_CALL_* flags */
   uint8_t oneline;      /* 1 if the whole expression is on one line */
 } lp_exp;
 
@@ -102,13 +112,18 @@ typedef struct lp_func {
 /* One return statement. */
 typedef struct lp_return {
   uint32_t func;        /* index of the function it leaves */
+  size_t ret_off;       /* offset of the `return` keyword */
   size_t ret_end;       /* one past the `return` keyword */
   size_t exp_off, exp_end; /* range of its expressions (n > 0) */
   uint32_t n;           /* number of expressions */
   int tail;             /* 1 if it is a tail call */
+  int pure;             /* 1 if evaluating the values runs no code: every
+                           one is an EK_LOCAL, EK_CONST or EK_VARARG, or it
+                           is a tail call with LP_CALL_PURE */
+  int multi;            /* 1 if the last expression is a call or `...` */
   size_t args_off, args_end; /* tail: the call's arguments */
   uint8_t args_kind;    /* tail: '(' 's' '{' */
-  uint8_t args_empty;   /* tail: `()` */
+  uint8_t call;         /* tail: LP_CALL_* flags of the call */
 } lp_return;
 
 typedef struct lp_scope lp_scope;   /* scope.c */
@@ -162,6 +177,7 @@ void lp_return_stat(lp_ctx *ctx, const lp_tok *ret, const lp_explist *el);
 void lp_assign_names(lp_ctx *ctx, lp_names vars, const lp_explist *el, int local);
 void lp_pop_names(lp_ctx *ctx, lp_names n);
 void lp_pop_exps(lp_ctx *ctx, const lp_explist *el);
+int lp_explist_pure(const lp_ctx *ctx, const lp_explist *el);
 void lp_body_add(lp_body *b, const lp_stat *s);
 int lp_attrib(lp_ctx *ctx, const lp_tok *t);
 
@@ -175,7 +191,7 @@ void sc_block_close(lp_ctx *ctx);
 void sc_declare(lp_ctx *ctx, size_t off, size_t len, int attrib);
 void sc_declare_hidden(lp_ctx *ctx, int n);
 void sc_declare_names(lp_ctx *ctx, lp_names n);   /* from the name stack */
-void sc_use(lp_ctx *ctx, size_t off, size_t len);
+int sc_use(lp_ctx *ctx, size_t off, size_t len);        /* 1: a local */
 uint32_t sc_active(lp_ctx *ctx);                  /* locals active now */
 int sc_close_active(lp_ctx *ctx);                 /* a <close> is active */
 

@@ -293,17 +293,20 @@ static void use_env(lp_ctx *ctx) {
   capture(ctx, SC_ENV_DECL, -1);
 }
 
-void sc_use(lp_ctx *ctx, size_t off, size_t len) {
+/* A use of a name; 1 if it is a local of this or an enclosing function
+** (reading it runs no code), 0 if it is a global. */
+int sc_use(lp_ctx *ctx, size_t off, size_t len) {
   lp_scope *s = ctx->scope;
-  if (ctx->error) return;
+  if (ctx->error) return 0;
   int32_t e = intern(s, ctx->src + off, len);
-  if (e < 0) { lp_oom(ctx); return; }
+  if (e < 0) { lp_oom(ctx); return 0; }
   int32_t d = s->tab[e].top;
   if (d >= 0) {
     if (s->decls[d].level != s->nframes - 1) capture(ctx, d, s->decls[d].level);
-  } else if (ctx->version >= 52) {
-    use_env(ctx);
+    return 1;
   }
+  if (ctx->version >= 52) use_env(ctx);
+  return 0;
 }
 
 uint32_t sc_active(lp_ctx *ctx) {

@@ -138,11 +138,23 @@ static void plan_end(plan *pl) {
   pl->n++;
 }
 
-/* "__LI(id" or "__LI(-id" */
+/* "__LI(id" */
 static void plan_call(plan *pl, long id) {
   buf_str(&pl->text, pl->probe);
   buf_add(&pl->text, "(", 1);
   buf_long(&pl->text, id);
+}
+
+/* "__LI()": the exit probe that passes nothing on */
+static void plan_exit(plan *pl) {
+  buf_str(&pl->text, pl->probe);
+  buf_add(&pl->text, "()", 2);
+}
+
+/* "__LI(0": the exit probe that returns the values that follow */
+static void plan_exit_values(plan *pl) {
+  buf_str(&pl->text, pl->probe);
+  buf_add(&pl->text, "(0", 2);
 }
 
 static int cmp_ins(const void *a, const void *b) {
@@ -294,34 +306,53 @@ static void plan_function(plan *pl, const lp_ctx *ctx, uint32_t f, int with_prol
   if (!probed || fn->ends_return) return;
   plan_begin(pl, fn->end_off);
   if (wrap) buf_str(&pl->text, " end ");
-  plan_call(pl, -id); buf_str(&pl->text, f == 0 ? ");" : "); ");
+  plan_exit(pl); buf_str(&pl->text, f == 0 ? ";" : "; ");
   plan_end(pl);
 }
 
-/* Exit probe of one return statement. */
+/* Exit probe of one return statement.  The cheapest form that keeps the
+** returned values (and a tail call a tail call) and ends the frame after
+** they are evaluated: a probe call with no arguments and no results costs
+** the VM least, so it goes before the `return` when the values run no code,
+** else after the last value when that one yields exactly one value; only a
+** last value that may be several passes them through the probe. */
 static void plan_return(plan *pl, const lp_return *r) {
-  long id = -((long)r->func + 1);
-  if (r->n == 0) {                          /* return  ->  return P(-id) */
-    plan_begin(pl, r->ret_end);
-    plan_call(pl, id); buf_str(&pl->text, ")");
+  /* (Lua 5.1 would read a `(` put on the line of a string or table
+  ** argument as a new statement: that call gets its probe before.) */
+  if (r->n == 0 || r->pure || (r->tail && (r->call & LP_CALL_SPLIT))) {
+                                            /* return x  ->  P() return x */
+    plan_begin(pl, r->ret_off);
+    plan_exit(pl); buf_str(&pl->text, " ");
     plan_end(pl);
-  } else if (r->tail && r->args_kind == '(') {   /* f(a)  ->  f(P(-id,a)) */
+  } else if (r->tail && r->args_kind == '(' && (r->call & LP_CALL_EMPTY)) {
+    plan_begin(pl, r->args_off + 1);        /* f()  ->  f(P()) */
+    plan_exit(pl);
+    plan_end(pl);
+  } else if (r->tail && r->args_kind == '(' && !(r->call & LP_CALL_MULTI)) {
+    plan_begin(pl, r->args_end - 1);        /* f(a)  ->  f(a,P()) */
+    buf_str(&pl->text, ","); plan_exit(pl);
+    plan_end(pl);
+  } else if (r->tail && r->args_kind == '(') {   /* f(g())  ->  f(P(0,g())) */
     plan_begin(pl, r->args_off + 1);
-    plan_call(pl, id); buf_str(&pl->text, r->args_empty ? "" : ",");
+    plan_exit_values(pl); buf_str(&pl->text, ",");
     plan_end(pl);
     plan_begin(pl, r->args_end - 1);
     buf_str(&pl->text, ")");
     plan_end(pl);
-  } else if (r->tail) {                     /* f"s", f{}  ->  f(P(-id,"s")) */
+  } else if (r->tail) {                     /* f"s", f{}  ->  f("s",P()) */
     plan_begin(pl, r->args_off);
-    buf_str(&pl->text, "("); plan_call(pl, id); buf_str(&pl->text, ",");
+    buf_str(&pl->text, "(");
     plan_end(pl);
     plan_begin(pl, r->args_end);
-    buf_str(&pl->text, "))");
+    buf_str(&pl->text, ","); plan_exit(pl); buf_str(&pl->text, ")");
     plan_end(pl);
-  } else {                                  /* return e  ->  return P(-id,e) */
+  } else if (!r->multi) {                   /* return a+b  ->  return a+b,P() */
+    plan_begin(pl, r->exp_end);
+    buf_str(&pl->text, ","); plan_exit(pl);
+    plan_end(pl);
+  } else {                                  /* return a,f()  ->  return P(0,a,f()) */
     plan_begin(pl, r->exp_off);
-    plan_call(pl, id); buf_str(&pl->text, ",");
+    plan_exit_values(pl); buf_str(&pl->text, ",");
     plan_end(pl);
     plan_begin(pl, r->exp_end);
     buf_str(&pl->text, ")");

@@ -6,10 +6,17 @@
 ** Probe protocol (what the runtime must provide, see README "How probes work"):
 **   line 1:  local P=(("").__luainstr or <no-op factory>)("<descriptors>");P(1);
 **   entry:   P(id);                 before the first statement of a function
-**   exit:    return P(-id, e1, ...) every return; P returns its arguments but
-**            the first, so the returned values are unchanged
-**   tail:    return f(P(-id, a...)) the call stays a tail call
-**   fall:    P(-id); end            falling off the end of a function
+**   exit:    P() return x           values that run no code when evaluated
+**                                   (locals, upvalues, literals, `...`)
+**            return e1, e2, P()     last value yields exactly one value
+**            return P(0, e1, f())   last value may be several: P returns
+**                                   its arguments but the first
+**   tail:    return f(a, P())       the call stays a tail call; f(P()),
+**            return f(P(0, g()))    f("s", P()); P() before `return` when
+**                                   callee and arguments run no code
+**   fall:    P(); end               falling off the end of a function
+** An exit probe ends the activation that calls it (the runtime knows it by
+** its CallInfo), so exits carry no id.
 ** Ids are small positive integers local to the chunk: 1 is the main chunk,
 ** then functions in the order their `function` keyword appears.
 */

@@ -6,7 +6,7 @@
 ** its local ids to function records, upvalue 2 the profiler's userdata
 ** (which keeps the profiler alive as long as instrumented code exists).
 **   probe(id)        entry of function id: push a frame
-**   probe(-id, ...)  exit: pop it, return the other arguments
+**   probe(), probe(0, ...)  exit: pop it, return the arguments after the 0
 ** A frame is identified by Lua's CallInfo of the activation (lua_getstack
 ** level 1 from inside the probe), so an exit matches its own entry even in
 ** recursion, and frames whose activation is gone (an error caught outside
@@ -354,9 +354,40 @@ static int active_below(const li_stack *S, uint32_t func) {
 ** The probe
 ** ====================================================================== */
 
+/* The frames on top of S that an error unwound without our seeing it (it
+** was caught by C code other than the pcalls we replace): close them as
+** exits by an error.  Called on entry of a call running in CallInfo ci. */
+static void close_dead(li_prof *P, lua_State *L, li_stack *S, const void *ci) {
+  lua_Debug ar;
+  uint64_t t = li_clock_ticks(&P->clock);
+  /* The call is the first of its thread (it runs where the thread's base
+  ** calls ran before, checked again as CallInfos are freed and reused):
+  ** every frame is dead. */
+  if (ci == S->base_ci && !lua_getstack(L, 2, &ar))
+    li_stack_close(P, S, 0, t, 1);
+  /* Lua gave this call the CallInfo of a frame we still hold: that frame
+  ** and the ones above it are dead. */
+  while (S->n > 0 && S->f[S->n - 1].ci == ci) close_top(P, S, t, 1);
+}
+
+/* Learn where the base calls of S's thread run (its first level). */
+static void learn_base(lua_State *L, li_stack *S, const void *ci) {
+  lua_Debug ar;
+  if (!lua_getstack(L, 2, &ar)) S->base_ci = ci;
+}
+
+static int grow_frames(li_stack *S) {
+  uint32_t cap = S->cap ? S->cap * 2 : 64;
+  li_frame *nf = realloc(S->f, (size_t)cap * sizeof *nf);
+  if (nf == NULL) return 0;
+  S->f = nf;
+  S->cap = cap;
+  return 1;
+}
+
 /* Entry of function `func` in thread L. */
 static void enter(li_prof *P, lua_State *L, uint32_t func) {
-  li_stack *S = li_stack_of(P, L);
+  li_stack *S = L == P->curL ? P->cur : li_stack_of(P, L);
   lua_Debug ar;
   const void *ci;
   li_frame *fr;
@@ -365,45 +396,24 @@ static void enter(li_prof *P, lua_State *L, uint32_t func) {
   if (S == NULL) return;
   ci = lua_getstack(L, 1, &ar) ? (const void *)ar.i_ci : NULL;
   if (S->n > 0) {
-    /* Frames an error unwound past every pcall we see (to a host's
-    ** lua_pcall) are still on the shadow stack.  When this call is the
-    ** first of its thread, all of them are dead: it runs in the CallInfo
-    ** the thread's base calls had before (checked again, as CallInfos are
-    ** freed and reused).  Otherwise a dead frame shows when Lua gives its
-    ** CallInfo to this call. */
-    uint64_t t = 0;
-    if (ci == S->base_ci && !lua_getstack(L, 2, &ar)) {
-      t = li_clock_ticks(&P->clock);
-      li_stack_close(P, S, 0, t, 1);
-    }
-    while (S->n > 0 && S->f[S->n - 1].ci == ci) {
-      if (t == 0) t = li_clock_ticks(&P->clock);
-      close_top(P, S, t, 1);
-    }
-  } else if (ci != S->base_ci && !lua_getstack(L, 2, &ar)) {
-    S->base_ci = ci;                 /* learn where base calls run */
+    if (S->f[S->n - 1].ci == ci || ci == S->base_ci) close_dead(P, L, S, ci);
+  } else if (ci != S->base_ci) {
+    learn_base(L, S, ci);
   }
-  if (S->n == S->cap) {
-    uint32_t cap = S->cap ? S->cap * 2 : 64;
-    li_frame *nf = realloc(S->f, (size_t)cap * sizeof *nf);
-    if (nf == NULL) return;
-    S->f = nf;
-    S->cap = cap;
-  }
+  if (S->n == S->cap && !grow_frames(S)) return;
   f = &P->fn[func];
   parent = S->n > 0 ? S->f[S->n - 1].node : S->root;
   node = node_child(P, parent, func);
   if (node == LI_NONE) node = parent;
   fr = &S->f[S->n];
+  fr->outer = f->active++ == 0 || !active_below(S, func);
   fr->ci = ci;
   fr->func = func;
   fr->node = node;
   fr->child = 0;
   fr->ndesc = 0;
   fr->susp = S->susp_total;
-  fr->outer = f->active == 0 || !active_below(S, func);
   S->n++;
-  f->active++;
   f->calls++;
   P->node[node].calls++;
   P->entries++;
@@ -411,28 +421,12 @@ static void enter(li_prof *P, lua_State *L, uint32_t func) {
   li_trace(P, S, 'B', func, fr->start);
 }
 
-/* Exit of function `func` in thread L. */
-static void leave(li_prof *P, lua_State *L, uint32_t func) {
-  uint64_t t = li_clock_ticks(&P->clock);
-  li_stack *S = li_stack_of(P, L);
-  lua_Debug ar;
-  const void *ci;
-  uint32_t i;
-  if (S == NULL) return;
-  P->exits++;
-  /* The common case: the top frame is this function's.  (Its CallInfo is
-  ** not compared: only an error caught by C code other than the pcalls we
-  ** replace could leave a dead activation of the same function on top.) */
-  if (S->n > 0 && S->f[S->n - 1].func == func) {
-    close_top(P, S, t, 0);
-    return;
-  }
-  /* Not the top frame: the frames above its own were unwound by an error
-  ** caught where we could not see it.  No frame at all: it was entered
-  ** before collection started; nothing to close. */
-  ci = lua_getstack(L, 1, &ar) ? (const void *)ar.i_ci : NULL;
-  for (i = S->n; i-- > 0;) {
-    if (S->f[i].ci == ci && S->f[i].func == func) {
+/* An exit whose frame is not on top of S: the frames above it were
+** unwound by an error caught where we could not see it.  No frame at all:
+** the call was entered before collection started; nothing to close. */
+static void leave_deep(li_prof *P, li_stack *S, const void *ci, uint64_t t) {
+  for (uint32_t i = S->n; i-- > 0;) {
+    if (S->f[i].ci == ci) {
       li_stack_close(P, S, i + 1, t, 1);
       close_top(P, S, t, 0);
       return;
@@ -440,16 +434,40 @@ static void leave(li_prof *P, lua_State *L, uint32_t func) {
   }
 }
 
+/* Exit of the function running in thread L (level 1 from the probe). */
+static void leave(li_prof *P, lua_State *L) {
+  uint64_t t = li_clock_ticks(&P->clock);
+  li_stack *S = L == P->curL ? P->cur : li_stack_of(P, L);
+  lua_Debug ar;
+  const void *ci;
+  if (S == NULL) return;
+  P->exits++;
+  ci = lua_getstack(L, 1, &ar) ? (const void *)ar.i_ci : NULL;
+  if (S->n > 0 && S->f[S->n - 1].ci == ci) close_top(P, S, t, 0);
+  else leave_deep(P, S, ci, t);
+}
+
+/*   P(id)       entry of function id (id > 0): push a frame
+**   P()         exit: pop the frame of the calling activation
+**   P(0, ...)   exit, returning the values after the 0
+** (Chunks rewritten for exits of the form P(-id, ...) run unchanged: any
+** first argument that is not a positive integer marks an exit.) */
 static int probe(lua_State *L) {
   li_chunk *c = lua_touserdata(L, lua_upvalueindex(1));
-  lua_Integer id = lua_tointegerx(L, 1, NULL);
   li_prof *P = c->P;
+  int n = lua_gettop(L);
+  lua_Integer id;
+  if (n == 0) {
+    if (P->on) leave(P, L);
+    return 0;
+  }
+  id = lua_tointegerx(L, 1, NULL);
   if (id > 0) {
     if (P->on && (lua_Unsigned)id <= c->n) enter(P, L, c->gid[id - 1]);
     return 0;
   }
-  if (P->on && id < 0 && (lua_Unsigned)-id <= c->n) leave(P, L, c->gid[-id - 1]);
-  return lua_gettop(L) - 1;
+  if (P->on) leave(P, L);
+  return n - 1;
 }
 
 /* The probe of a chunk nobody profiles: exits return their values. */
@@ -533,7 +551,7 @@ nothing:
 static const char calibration_chunk[] =
   "local P, n, probed = ...\n"
   "local f\n"
-  "if probed then f = function() P(2); P(-2); end\n"
+  "if probed then f = function() P(2); P(); end\n"
   "else f = function() end end\n"
   "for _ = 1, n do f() end\n";
 

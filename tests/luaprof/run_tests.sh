@@ -91,6 +91,17 @@ printf 'print("init file ran")\n' >"$w/init.lua"
 printf 'print(package.path)\nprint(os.getenv("LUA_PATH"))\n' >"$w/path.lua"
 printf 'io.open("ran.marker", "w"):close()\n' >"$w/marker.lua"
 printf 'print("warn test"); warn("hello"); warn("@on"); warn("shown")\n' >"$w/warn.lua"
+# Stack overflows: with the C probe the message names the original line.
+cat >"$w/overflow.lua" <<'EOF'
+local function overflow() return 1 + overflow() end
+print(pcall(overflow))
+local function overflow2(n) local t = {n} return overflow2(n + 1) + t[1] end
+print(pcall(overflow2, 1))
+local function overflow3(a, b) return overflow3(b, a) + a end
+print(pcall(overflow3, 1, 2))
+local function overflow4(...) return 1, overflow4(...) end
+print(pcall(overflow4, 1, 2))
+EOF
 
 # ---- helpers ---------------------------------------------------------------
 
@@ -161,6 +172,7 @@ same stdin_implicit   "$w/stdin.lua" --
 same stdin_error      "$w/fails.lua" --
 same stdin_dash_error "$w/fails.lua" -- -
 same file_named_dash  $n -- -- - a
+same stack_overflow   $n -- overflow.lua
 same init_string      $n LUA_INIT='print("init", arg[0])' -- args.lua
 same init_54_first    $n LUA_INIT='print(1)' LUA_INIT_5_4='print(54)' -- args.lua
 same init_file        $n LUA_INIT=@init.lua -- args.lua

@@ -44,10 +44,14 @@ local data = {}
 for i = 1, 200 do data[i] = lcg() % 1000 end
 qsort(data)
 print(data[1], data[50], data[100], data[200])
--- stack overflow is caught with the same message
+-- stack overflow is caught with the same message.  (Only the text after
+-- the position is compared here: run without the runtime, the probe is a
+-- Lua function on line 1 and the overflow may happen inside it; see
+-- known_limits/stack_overflow_fallback.lua.  Under luaprof the whole
+-- message is compared by tests/luaprof/run_tests.sh.)
 local function overflow() return 1 + overflow() end
 local ok, e = pcall(overflow)
-print(ok, e)
+print(ok, (e:gsub("^[^:]*:%d+: ", "")))
 local function overflow2(n) local t = {n} return overflow2(n + 1) + t[1] end
 ok, e = pcall(overflow2, 1)
-print(ok, e)
+print(ok, (e:gsub("^[^:]*:%d+: ", "")))
