@@ -196,7 +196,7 @@ static int yield_done(lua_State *L, int status, lua_KContext ctx) {
     li_stack *S = li_stack_of(P, L);
     if (S != NULL && S->suspended) {
       uint64_t t = li_clock_ticks(&P->clock);
-      S->susp_total += t - S->susp_since;
+      S->excl += t - S->susp_since;
       S->suspended = 0;
       if (P->on) li_trace(P, S, 'R', 0, t);
     }

@@ -133,7 +133,6 @@ static uint32_t fn_find(li_prof *P, const char *chunkname, uint32_t id,
     return LI_NONE;
   }
   f->id = id; f->line = line; f->lastline = lastline; f->hash = h;
-  f->min = UINT64_MAX;
   i = P->nfn++;
   for (k = (uint32_t)h & (P->fnhcap - 1); P->fnhash[k]; k = (k + 1) & (P->fnhcap - 1)) {}
   P->fnhash[k] = i + 1;
@@ -183,6 +182,7 @@ static uint32_t node_child(li_prof *P, uint32_t parent, uint32_t func) {
   P->node[i].func = func;
   P->node[i].parent = parent;
   P->node[i].last_child = LI_NONE;
+  P->node[i].min = UINT64_MAX;
   P->node[parent].last_child = i;
   for (k = node_hash(parent, func) & (P->nodehcap - 1); P->nodehash[k];
        k = (k + 1) & (P->nodehcap - 1)) {}
@@ -198,6 +198,7 @@ static int init_tree(li_prof *P) {
   P->node[0].func = LI_NONE;
   P->node[0].parent = LI_NONE;
   P->node[0].last_child = LI_NONE;
+  P->node[0].min = UINT64_MAX;
   P->nnode = 1;
   free(P->nodehash);
   P->nodehash = NULL;
@@ -302,24 +303,15 @@ li_stack *li_stack_of_thread(li_prof *P, lua_State *L, int idx) {
 /* Close the top frame of S at time t. */
 static void close_top(li_prof *P, li_stack *S, uint64_t t, int err) {
   li_frame *fr = &S->f[--S->n];
-  li_fn *f = &P->fn[fr->func];
   li_node *nd = &P->node[fr->node];
   uint64_t incl = li_frame_incl(P, S, fr, t);
-  uint64_t self = li_minus(incl, fr->child);
-  if (f->active) f->active--;
-  if (fr->outer) f->total += incl;
-  f->self += self;
-  if (incl < f->min) f->min = incl;
-  if (incl > f->max) f->max = incl;
   nd->total += incl;
-  nd->self += self;
-  if (err) { f->errors++; nd->errors++; }
+  nd->self += li_minus(incl, fr->child);
+  if (incl < nd->min) nd->min = incl;
+  if (incl > nd->max) nd->max = incl;
+  if (err) nd->errors++;
   li_trace(P, S, err ? 'X' : 'E', fr->func, t);
-  if (S->n > 0) {
-    li_frame *parent = &S->f[S->n - 1];
-    parent->child += incl;
-    parent->ndesc += fr->ndesc + 1;
-  }
+  if (S->n > 0) S->f[S->n - 1].child += incl;
 }
 
 void li_stack_close(li_prof *P, li_stack *S, uint32_t to, uint64_t t, int err) {
@@ -336,19 +328,8 @@ void li_prof_charge(li_prof *P, li_stack *S, uint64_t ticks, uint64_t pairs) {
   if (S == NULL || S->n == 0) return;
   fr = &S->f[S->n - 1];
   fr->child += li_minus(ticks, pairs * P->pair_cost);
-  fr->ndesc += pairs;
+  S->excl += pairs * P->pair_cost;
 }
-
-/* Is there an activation of func below the top frame of S, or in the
-** threads that resumed S (a recursion that crosses coroutine.resume is
-** still one activation inside another)? */
-static int active_below(const li_stack *S, uint32_t func) {
-  for (; S != NULL; S = S->resumer)
-    for (uint32_t i = S->n; i-- > 0;)
-      if (S->f[i].func == func) return 1;
-  return 0;
-}
-
 
 /* ======================================================================
 ** The probe
@@ -385,40 +366,37 @@ static int grow_frames(li_stack *S) {
   return 1;
 }
 
-/* Entry of function `func` in thread L. */
-static void enter(li_prof *P, lua_State *L, uint32_t func) {
+/* Entry of function `func` in thread L (the probe returns 0 values). */
+static int enter(li_prof *P, lua_State *L, uint32_t func) {
   li_stack *S = L == P->curL ? P->cur : li_stack_of(P, L);
   lua_Debug ar;
   const void *ci;
   li_frame *fr;
-  li_fn *f;
   uint32_t parent, node;
-  if (S == NULL) return;
+  if (S == NULL) return 0;
   ci = lua_getstack(L, 1, &ar) ? (const void *)ar.i_ci : NULL;
   if (S->n > 0) {
     if (S->f[S->n - 1].ci == ci || ci == S->base_ci) close_dead(P, L, S, ci);
   } else if (ci != S->base_ci) {
     learn_base(L, S, ci);
   }
-  if (S->n == S->cap && !grow_frames(S)) return;
-  f = &P->fn[func];
+  if (S->n == S->cap && !grow_frames(S)) return 0;
   parent = S->n > 0 ? S->f[S->n - 1].node : S->root;
   node = node_child(P, parent, func);
   if (node == LI_NONE) node = parent;
   fr = &S->f[S->n];
-  fr->outer = f->active++ == 0 || !active_below(S, func);
   fr->ci = ci;
   fr->func = func;
   fr->node = node;
   fr->child = 0;
-  fr->ndesc = 0;
-  fr->susp = S->susp_total;
+  S->excl += P->pair_cost;      /* this pair's cost, for the frames below */
+  fr->excl0 = S->excl;
   S->n++;
-  f->calls++;
   P->node[node].calls++;
   P->entries++;
   fr->start = li_clock_ticks(&P->clock);
   li_trace(P, S, 'B', func, fr->start);
+  return 0;
 }
 
 /* An exit whose frame is not on top of S: the frames above it were
@@ -434,17 +412,19 @@ static void leave_deep(li_prof *P, li_stack *S, const void *ci, uint64_t t) {
   }
 }
 
-/* Exit of the function running in thread L (level 1 from the probe). */
-static void leave(li_prof *P, lua_State *L) {
+/* Exit of the function running in thread L (level 1 from the probe);
+** returns nret, the probe's count of results. */
+static int leave(li_prof *P, lua_State *L, int nret) {
   uint64_t t = li_clock_ticks(&P->clock);
   li_stack *S = L == P->curL ? P->cur : li_stack_of(P, L);
   lua_Debug ar;
   const void *ci;
-  if (S == NULL) return;
+  if (S == NULL) return nret;
   P->exits++;
   ci = lua_getstack(L, 1, &ar) ? (const void *)ar.i_ci : NULL;
   if (S->n > 0 && S->f[S->n - 1].ci == ci) close_top(P, S, t, 0);
   else leave_deep(P, S, ci, t);
+  return nret;
 }
 
 /*   P(id)       entry of function id (id > 0): push a frame
@@ -457,17 +437,11 @@ static int probe(lua_State *L) {
   li_prof *P = c->P;
   int n = lua_gettop(L);
   lua_Integer id;
-  if (n == 0) {
-    if (P->on) leave(P, L);
-    return 0;
-  }
+  if (n == 0) return P->on ? leave(P, L, 0) : 0;
   id = lua_tointegerx(L, 1, NULL);
-  if (id > 0) {
-    if (P->on && (lua_Unsigned)id <= c->n) enter(P, L, c->gid[id - 1]);
-    return 0;
-  }
-  if (P->on) leave(P, L);
-  return n - 1;
+  if (id <= 0) return P->on ? leave(P, L, n - 1) : n - 1;
+  if (P->on && (lua_Unsigned)id <= c->n) return enter(P, L, c->gid[id - 1]);
+  return 0;
 }
 
 /* The probe of a chunk nobody profiles: exits return their values. */
@@ -579,6 +553,14 @@ static uint64_t cal_time(li_prof *P, lua_State *L, int loop, int pr, int probed)
 
 static void prof_free_data(li_prof *P);
 
+/* Inclusive ticks of func over its nodes (no recursion here). */
+static uint64_t fn_total(const li_prof *P, uint32_t func) {
+  uint64_t t = 0;
+  for (uint32_t i = 1; i < P->nnode; i++)
+    if (P->node[i].func == func) t += P->node[i].total;
+  return t;
+}
+
 static void calibrate(li_prof *P, lua_State *L) {
   li_prof *Q;           /* scratch profiler: the real probe, own figures */
   li_chunk *c;
@@ -607,11 +589,12 @@ static void calibrate(li_prof *P, lua_State *L) {
     goto done;                                         /* top+3 */
   for (r = 0; r < CAL_ROUNDS; r++) {
     uint64_t plain = cal_time(P, L, top + 3, top + 2, 0), probed;
-    Q->fn[1].total = 0;
+    uint64_t before = fn_total(Q, 1), after;
     probed = cal_time(P, L, top + 3, top + 2, 1);
     if (plain == 0 || probed == 0) break;
+    after = fn_total(Q, 1);
     pair[r] = li_minus(probed, plain) / CAL_CALLS;
-    inside[r] = Q->fn[1].total / CAL_CALLS;
+    inside[r] = li_minus(after, before) / CAL_CALLS;
   }
   if (r == CAL_ROUNDS) {
     qsort(pair, CAL_ROUNDS, sizeof pair[0], cmp_u64);
@@ -854,12 +837,6 @@ void li_prof_clear(li_prof *P) {
   for (li_stack *S = &P->main; S != NULL; S = S->next) {
     S->n = 0;
     S->root = 0;
-  }
-  for (uint32_t i = 0; i < P->nfn; i++) {
-    li_fn *f = &P->fn[i];
-    f->active = 0;
-    f->calls = f->errors = f->total = f->self = f->max = 0;
-    f->min = UINT64_MAX;
   }
   init_tree(P);
   P->entries = P->exits = 0;

@@ -16,7 +16,9 @@
 
 #define LI_NONE 0xFFFFFFFFu
 
-/* One function of user code, summed over every load of its chunk. */
+/* One function of user code (by chunk and definition, the same over every
+** load of its chunk).  Its figures are the sums of its call-tree nodes,
+** made by the snapshot: the probes touch nodes only. */
 typedef struct li_fn {
   char *name;           /* as the rewriter names it (malloc'd) */
   char *source;         /* chunk name as Lua shows it (malloc'd) */
@@ -24,17 +26,11 @@ typedef struct li_fn {
   uint32_t id;          /* id in its chunk (1 = main chunk) */
   uint32_t line;        /* line of `function` (0: main chunk) */
   uint32_t lastline;    /* line of `end` */
-  uint32_t active;      /* open activations, all stacks */
   uint64_t hash;        /* of (chunkname, id, line, lastline, name) */
-  uint64_t calls;       /* entries */
-  uint64_t errors;      /* exits by an error */
-  uint64_t total;       /* inclusive ticks, outermost activations only */
-  uint64_t self;        /* exclusive ticks */
-  uint64_t min;         /* shortest call (UINT64_MAX: none yet) */
-  uint64_t max;         /* longest call */
 } li_fn;
 
-/* A node of the call tree: a function in one calling context. */
+/* A node of the call tree: a function in one calling context.  A node's
+** parent has a smaller index. */
 typedef struct li_node {
   uint32_t func;        /* li_fn index (LI_NONE for the root) */
   uint32_t parent;      /* parent node (LI_NONE for the root) */
@@ -43,18 +39,18 @@ typedef struct li_node {
   uint64_t errors;      /* exits by an error */
   uint64_t total;       /* inclusive ticks */
   uint64_t self;        /* exclusive ticks */
+  uint64_t min;         /* shortest call (UINT64_MAX: none yet) */
+  uint64_t max;         /* longest call */
 } li_node;
 
 /* An open activation of a function. */
 typedef struct li_frame {
   const void *ci;       /* Lua's CallInfo of the activation: its identity */
   uint64_t start;       /* ticks at entry */
-  uint64_t susp;        /* the stack's suspended ticks at entry */
+  uint64_t excl0;       /* the stack's excluded ticks at entry */
   uint64_t child;       /* corrected inclusive ticks of its children */
-  uint64_t ndesc;       /* probe pairs run inside it (cost to subtract) */
   uint32_t func;        /* li_fn index */
   uint32_t node;        /* li_node index */
-  uint32_t outer;       /* 1: no other activation of func below it */
 } li_frame;
 
 typedef struct li_stack li_stack;
@@ -66,7 +62,9 @@ struct li_stack {
   uint32_t cap;         /* allocated frames */
   uint32_t root;        /* node the bottom frames hang from */
   int suspended;        /* yielded (through coroutine.yield) */
-  uint64_t susp_total;  /* ticks spent suspended so far */
+  uint64_t excl;        /* ticks its frames do not count, so far: the time
+                           it spent suspended and the cost of every probe
+                           pair entered in it (or in coroutines it resumed) */
   uint64_t susp_since;  /* when it was suspended */
   uint32_t tid;         /* small id for traces: 0 main, then 1, 2, ... */
   const void *base_ci;  /* CallInfo of the last call seen at the thread's
@@ -159,13 +157,14 @@ static inline uint64_t li_minus(uint64_t x, uint64_t sub) {
 }
 
 /* The inclusive ticks of frame fr of stack S if it ends at t: without the
-** time S was suspended, the probe pairs run inside it and the probes' own
-** work inside the measured span.  (The frame's self time is this minus
-** fr->child.)  Closing a frame and the snapshot's virtual close share it. */
+** time S was suspended, the probe pairs run inside it (both counted in
+** S->excl since the frame's entry) and the probes' own work inside the
+** measured span.  (The frame's self time is this minus fr->child.)
+** Closing a frame and the snapshot's virtual close share it. */
 static inline uint64_t li_frame_incl(const li_prof *P, const li_stack *S,
                                      const li_frame *fr, uint64_t t) {
-  uint64_t raw = li_minus(li_minus(t, fr->start), S->susp_total - fr->susp);
-  return li_minus(raw, fr->ndesc * P->pair_cost + P->inside_cost);
+  int64_t d = (int64_t)(t - fr->start - (S->excl - fr->excl0) - P->inside_cost);
+  return d > 0 ? (uint64_t)d : 0;
 }
 
 /* Record a trace event (when trace mode is on). */

@@ -14,9 +14,9 @@ typedef struct tally {
   uint64_t calls, errors, total, self, min, max;
 } tally;
 
-/* Close a copy of S's frames into the tallies, as close_top would. */
+/* Close a copy of S's frames into the node tallies, as close_top would. */
 static int close_virtually(const li_prof *P, const li_stack *S, uint64_t t,
-                           tally *fn, tally *nd) {
+                           tally *nd) {
   li_frame *f;
   uint32_t n = S->n;
   if (n == 0) return 1;
@@ -26,20 +26,69 @@ static int close_virtually(const li_prof *P, const li_stack *S, uint64_t t,
   while (n > 0) {
     li_frame *fr = &f[--n];
     uint64_t incl = li_frame_incl(P, S, fr, t);
-    uint64_t self = li_minus(incl, fr->child);
-    tally *a = &fn[fr->func], *b = &nd[fr->node];
-    if (fr->outer) a->total += incl;
-    a->self += self;
-    if (incl < a->min) a->min = incl;
-    if (incl > a->max) a->max = incl;
+    tally *b = &nd[fr->node];
     b->total += incl;
-    b->self += self;
-    if (n > 0) {
-      f[n - 1].child += incl;
-      f[n - 1].ndesc += fr->ndesc + 1;
-    }
+    b->self += li_minus(incl, fr->child);
+    if (incl < b->min) b->min = incl;
+    if (incl > b->max) b->max = incl;
+    if (n > 0) f[n - 1].child += incl;
   }
   free(f);
+  return 1;
+}
+
+/* Add node v's figures to its function's; `outer`: no node of the same
+** function above it. */
+static void add_node(tally *a, const tally *b, int outer) {
+  a->calls += b->calls;
+  a->errors += b->errors;
+  a->self += b->self;
+  if (b->min < a->min) a->min = b->min;
+  if (b->max > a->max) a->max = b->max;
+  if (outer) a->total += b->total;
+}
+
+/* A function's figures from its nodes: calls, errors and self time add
+** up; min and max are over all its calls; its inclusive time counts only
+** the nodes with no node of the same function above them (in a recursion
+** the outermost activation already includes the inner ones).  A depth-first
+** walk of the tree keeps, for every function, how many of its nodes are on
+** the path from the root. */
+static int sum_functions(const li_prof *P, const tally *nd, tally *fn) {
+  uint32_t nn = P->nnode, *first, *kids, *onpath, *stack, *next, sp = 0;
+  first = calloc((size_t)nn + 1, sizeof *first);
+  kids = malloc((size_t)nn * sizeof *kids);
+  next = malloc((size_t)nn * sizeof *next);
+  stack = malloc((size_t)nn * sizeof *stack);
+  onpath = calloc(P->nfn ? P->nfn : 1, sizeof *onpath);
+  if (first == NULL || kids == NULL || next == NULL || stack == NULL || onpath == NULL) {
+    free(first); free(kids); free(next); free(stack); free(onpath);
+    return 0;
+  }
+  for (uint32_t i = 0; i < P->nfn; i++) fn[i].min = UINT64_MAX;
+  /* children of node p: kids[first[p] .. first[p+1]) */
+  for (uint32_t i = 1; i < nn; i++) first[P->node[i].parent + 1]++;
+  for (uint32_t i = 0; i < nn; i++) first[i + 1] += first[i];
+  for (uint32_t i = 0; i < nn; i++) next[i] = first[i];
+  for (uint32_t i = 1; i < nn; i++) kids[next[P->node[i].parent]++] = i;
+  for (uint32_t i = 0; i < nn; i++) next[i] = first[i];
+  stack[sp++] = 0;                  /* the root: no function */
+  while (sp > 0) {
+    uint32_t v = stack[sp - 1], fv = P->node[v].func;
+    if (next[v] == first[v] && fv != LI_NONE)       /* first visit */
+      add_node(&fn[fv], &nd[v], onpath[fv]++ == 0);
+    if (next[v] < first[v + 1]) {
+      uint32_t c = kids[next[v]++], fc = P->node[c].func;
+      if (first[c] == first[c + 1])                  /* a leaf: no push */
+        add_node(&fn[fc], &nd[c], onpath[fc] == 0);
+      else
+        stack[sp++] = c;
+    } else {
+      if (fv != LI_NONE) onpath[fv]--;
+      sp--;
+    }
+  }
+  free(first); free(kids); free(next); free(stack); free(onpath);
   return 1;
 }
 
@@ -62,22 +111,18 @@ int li_snapshot(li_prof *P, li_profile *out) {
   out->nodes = calloc(P->nnode ? P->nnode : 1, sizeof *out->nodes);
   if (fn == NULL || nd == NULL || out->funcs == NULL || out->nodes == NULL)
     goto nomem;
-  for (i = 0; i < P->nfn; i++) {
-    const li_fn *f = &P->fn[i];
-    fn[i].calls = f->calls; fn[i].errors = f->errors;
-    fn[i].total = f->total; fn[i].self = f->self;
-    fn[i].min = f->min; fn[i].max = f->max;
-  }
   for (i = 0; i < P->nnode; i++) {
     const li_node *n = &P->node[i];
     nd[i].calls = n->calls; nd[i].errors = n->errors;
     nd[i].total = n->total; nd[i].self = n->self;
+    nd[i].min = n->min; nd[i].max = n->max;
   }
   for (const li_stack *S = &P->main; S != NULL; S = S->next) {
-    if (!close_virtually(P, S, S->suspended ? S->susp_since : now, fn, nd))
+    if (!close_virtually(P, S, S->suspended ? S->susp_since : now, nd))
       goto nomem;
     out->open_frames += S->n;
   }
+  if (!sum_functions(P, nd, fn)) goto nomem;
   for (i = 0; i < P->nfn; i++) {
     li_pfunc *o = &out->funcs[i];
     const li_fn *f = &P->fn[i];
