@@ -301,7 +301,7 @@ li_stack *li_stack_of_thread(li_prof *P, lua_State *L, int idx) {
 }
 
 /* Close the top frame of S at time t. */
-static void close_top(li_prof *P, li_stack *S, uint64_t t, int err) {
+static inline void close_top(li_prof *P, li_stack *S, uint64_t t, int err) {
   li_frame *fr = &S->f[--S->n];
   li_node *nd = &P->node[fr->node];
   uint64_t incl = li_frame_incl(P, S, fr, t);
