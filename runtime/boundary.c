@@ -105,13 +105,11 @@ static int resume(lua_State *L, lua_State *co, int coidx, int narg) {
     /* a coroutine that starts afresh hangs under its resumer's frame */
     if (C != NULL && C->n == 0)
       C->root = R != NULL && R->n > 0 ? R->f[R->n - 1].node : (R ? R->root : 0);
-    if (C != NULL && C != R) C->resumer = R;
     pairs0 = P->entries;
     t0 = li_clock_ticks(&P->clock);
   }
   lua_xmove(L, co, narg);
   status = lua_resume(co, L, narg, &nres);
-  if (P != NULL && !P->closed && C != NULL) C->resumer = NULL;
   if (P != NULL && P->on && R != NULL && t0 != 0) {
     uint64_t t1 = li_clock_ticks(&P->clock);
     /* back in L: its stack is current again (the list may have changed) */

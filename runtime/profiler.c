@@ -239,8 +239,6 @@ static int stack_gc(lua_State *L) {
     uint64_t t = S->suspended ? S->susp_since : li_clock_ticks(&P->clock);
     li_stack_close(P, S, 0, t, 0);
     stack_unlink(S);
-    for (li_stack *o = &P->main; o != NULL; o = o->next)
-      if (o->resumer == S) o->resumer = NULL;
     if (P->cur == S) { P->cur = NULL; P->curL = NULL; }
   }
   free(S->f);

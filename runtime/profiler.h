@@ -69,8 +69,6 @@ struct li_stack {
   uint32_t tid;         /* small id for traces: 0 main, then 1, 2, ... */
   const void *base_ci;  /* CallInfo of the last call seen at the thread's
                            base (its first level), a hint: checked again */
-  li_stack *resumer;    /* stack of the thread resuming it (while it runs
-                           under coroutine.resume/wrap), else NULL */
   lua_State *L;         /* its thread (identity only, never dereferenced
                            after the thread is collected) */
   li_prof *P;           /* owner */
