@@ -20,19 +20,21 @@
 #include <string.h>
 #include "parse.h"
 /* The parser stack grows through these; parse.c caps its depth so that
-** absurd nesting is an error, not unbounded memory. */
-#define malloc(n) lp_stack_malloc(n)
-#define realloc(p, n) lp_stack_realloc(p, n)
+** absurd nesting is an error, not unbounded memory.  The cap counts
+** entries (yyStackEntry is defined by the time yyGrowStack expands these),
+** so the depth at which nesting fails does not depend on their size. */
+#define malloc(n) lp_stack_malloc(n, sizeof(yyStackEntry))
+#define realloc(p, n) lp_stack_realloc(p, n, sizeof(yyStackEntry))
 
 /* Combine the ranges of two pieces into one expression. */
-static lp_exp span(size_t off, size_t end, const lp_ctx *ctx) {
+static lp_exp span(uint32_t off, uint32_t end, const lp_ctx *ctx) {
   lp_exp e;
   memset(&e, 0, sizeof e);
   e.off = off; e.end = end; e.kind = EK_OTHER;
   (void)ctx;
   return e;
 }
-static size_t tend(const lp_tok *t) { return (size_t)t->off + t->len; }
+static uint32_t tend(const lp_tok *t) { return t->off + t->len; }
 }
 
 %syntax_error {
@@ -268,8 +270,8 @@ exp(A) ::= DOTS(T). { A = span(T.off, tend(&T), ctx); A.kind = EK_VARARG; A.onel
 exp(A) ::= FUNCTION(T) funcbody(B). {
   A = span(T.off, ctx->funcs[B].end_off + 3, ctx); A.kind = EK_FUNC; A.func = B;
 }
-exp(A) ::= prefixexp(P). [LOWEST] { A = P; }
-exp(A) ::= tablecons(T). { A = T; }
+exp(A) ::= prefixexp(A). [LOWEST]
+exp(A) ::= tablecons(A).
 
 exp(A) ::= exp(L) OR exp(R). { A = span(L.off, R.end, ctx); }
 exp(A) ::= exp(L) AND exp(R). { A = span(L.off, R.end, ctx); }
@@ -298,7 +300,7 @@ exp(A) ::= MINUS(T) exp(R). [UNARY] { A = span(T.off, R.end, ctx); }
 exp(A) ::= TILDE(T) exp(R). [UNARY] { A = span(T.off, R.end, ctx); }
 
 /* prefixexp -> var | prefixexp args | prefixexp ':' NAME args | '(' exp ')' */
-prefixexp(A) ::= var(V). { A = V; }
+prefixexp(A) ::= var(A).
 prefixexp(A) ::= prefixexp(P) args(G). {
   A = G; A.off = P.off; A.kind = EK_CALL; A.oneline = P.oneline && G.oneline;
 }
@@ -347,11 +349,11 @@ args(A) ::= LONGSTRING(S). {
 
 /* explist -> exp {',' exp} */
 explist(A) ::= exp(E). {
-  A.off = E.off; A.end = E.end; A.n = 1; A.base = ctx->nexps; A.last = E;
+  A.off = E.off; A.end = E.end; A.n = 1; A.base = ctx->nexps;
   lp_push_exp(ctx, &E);
 }
 explist(A) ::= explist(L) COMMA exp(E). {
-  A = L; A.end = E.end; A.n++; A.last = E; lp_push_exp(ctx, &E);
+  A = L; A.end = E.end; A.n++; lp_push_exp(ctx, &E);
 }
 
 /* tablecons -> '{' [fieldlist [fieldsep]] '}' */

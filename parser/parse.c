@@ -16,17 +16,19 @@ void *LuaParseAlloc(void *(*mallocProc)(size_t));
 void LuaParseFree(void *p, void (*freeProc)(void *));
 void LuaParse(void *p, int major, lp_tok minor, lp_ctx *ctx);
 
-/* Most bytes lemon's stack may take: far beyond any chunk Lua accepts
+/* Most entries lemon's stack may hold: far beyond any chunk Lua accepts
 ** (Lua stops at 200 nested levels), small enough that 100,000 nested
-** parentheses end in an error instead of a big allocation. */
-#define LP_STACK_MAX ((size_t)2 << 20)
+** parentheses end in an error instead of a big allocation.  It was 2 MiB
+** of 72-byte entries; it stays at that many entries now that they are
+** smaller, so that every input fails (or not) at the same token. */
+#define LP_STACK_MAX_ENTRIES (((size_t)2 << 20) / 72)
 
-void *lp_stack_malloc(size_t n) {
-  return n > LP_STACK_MAX ? NULL : malloc(n);
+void *lp_stack_malloc(size_t n, size_t entry) {
+  return n / entry > LP_STACK_MAX_ENTRIES ? NULL : malloc(n);
 }
 
-void *lp_stack_realloc(void *p, size_t n) {
-  return n > LP_STACK_MAX ? NULL : realloc(p, n);
+void *lp_stack_realloc(void *p, size_t n, size_t entry) {
+  return n / entry > LP_STACK_MAX_ENTRIES ? NULL : realloc(p, n);
 }
 
 /* Lexer kinds to lemon token codes.  ORDER TOKENS (lex.h). */
@@ -242,12 +244,13 @@ void lp_return_stat(lp_ctx *ctx, const lp_tok *ret, const lp_explist *el) {
   r->exp_end = el->end;
   /* `return f(x)` is a tail call unless a <close> variable is active
   ** (Lua 5.4 then compiles it as an ordinary call). */
-  if (el->n == 1 && el->last.kind == EK_CALL && !sc_close_active(ctx)) {
+  const lp_exp *only = el->n == 1 ? &ctx->exps[el->base] : NULL;
+  if (only && only->kind == EK_CALL && !sc_close_active(ctx)) {
     r->tail = 1;
-    r->args_off = el->last.args_off;
-    r->args_end = el->last.args_end;
-    r->args_kind = el->last.args_kind;
-    r->args_empty = el->last.args_empty;
+    r->args_off = only->args_off;
+    r->args_end = only->args_end;
+    r->args_kind = only->args_kind;
+    r->args_empty = only->args_empty;
   }
   if (sc_active(ctx) + el->n + 2 + LP_REG_HEADROOM > LP_REG_LIMIT) {
     ctx->funcs[f].noprobe = 1;
