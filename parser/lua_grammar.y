@@ -35,6 +35,30 @@ static lp_exp span(uint32_t off, uint32_t end, const lp_ctx *ctx) {
   return e;
 }
 static uint32_t tend(const lp_tok *t) { return t->off + t->len; }
+
+/* var -> NAME, prefixexp -> NAME: a use of the variable.  Tokens and
+** expressions go in and out by value, so that lemon may build the result
+** in the stack slot of the first right-hand symbol (A-overwrites-N). */
+static lp_exp name_exp(lp_ctx *ctx, lp_tok n) {
+  sc_use(ctx, n.off, n.len);
+  lp_exp e = span(n.off, tend(&n), ctx);
+  e.kind = EK_VAR; e.oneline = 1;
+  return e;
+}
+
+/* prefixexp '.' NAME: a plain dotted chain on one line can name a function */
+static lp_exp field_exp(lp_exp p, lp_tok n, const lp_ctx *ctx) {
+  lp_exp e = span(p.off, tend(&n), ctx);
+  e.kind = EK_VAR; e.oneline = p.kind == EK_VAR && p.oneline;
+  return e;
+}
+
+/* prefixexp '[' exp ']': never names a function */
+static lp_exp index_exp(lp_exp p, lp_tok r, const lp_ctx *ctx) {
+  lp_exp e = span(p.off, tend(&r), ctx);
+  e.kind = EK_VAR; e.oneline = 0;
+  return e;
+}
 }
 
 %syntax_error {
@@ -299,8 +323,15 @@ exp(A) ::= HASH(T) exp(R). { A = span(T.off, R.end, ctx); }
 exp(A) ::= MINUS(T) exp(R). [UNARY] { A = span(T.off, R.end, ctx); }
 exp(A) ::= TILDE(T) exp(R). [UNARY] { A = span(T.off, R.end, ctx); }
 
-/* prefixexp -> var | prefixexp args | prefixexp ':' NAME args | '(' exp ')' */
-prefixexp(A) ::= var(A).
+/* prefixexp -> NAME | prefixexp '.' NAME | prefixexp '[' exp ']'
+**            | prefixexp args | prefixexp ':' NAME args | '(' exp ')'
+** A name or a field is a `var` only where it is assigned to (varlist);
+** everywhere else it reduces straight to prefixexp, one reduction fewer
+** per name and per field than `var` followed by `prefixexp ::= var`.
+** Both build their value with the same helper. */
+prefixexp(A) ::= NAME(N). { A = name_exp(ctx, N); /*A-overwrites-N*/ }
+prefixexp(A) ::= prefixexp(A) DOT NAME(N). { A = field_exp(A, N, ctx); }
+prefixexp(A) ::= prefixexp(A) LBRACKET exp RBRACKET(R). { A = index_exp(A, R, ctx); }
 prefixexp(A) ::= prefixexp(P) args(G). {
   A = G; A.off = P.off; A.kind = EK_CALL; A.oneline = P.oneline && G.oneline;
 }
@@ -311,18 +342,10 @@ prefixexp(A) ::= LPAREN(L) exp(E) RPAREN(R). {
   A = span(L.off, tend(&R), ctx); A.kind = EK_PAREN; A.oneline = E.oneline && L.line == R.line;
 }
 
-var(A) ::= NAME(N). {
-  sc_use(ctx, N.off, N.len);
-  A = span(N.off, tend(&N), ctx); A.kind = EK_VAR; A.oneline = 1;
-}
-var(A) ::= prefixexp(P) LBRACKET exp(E) RBRACKET(R). {
-  A = span(P.off, tend(&R), ctx); A.kind = EK_VAR;
-  A.oneline = P.oneline && E.oneline && R.line == R.lastline && 0;
-}
-var(A) ::= prefixexp(P) DOT NAME(N). {
-  A = span(P.off, tend(&N), ctx); A.kind = EK_VAR;
-  A.oneline = P.kind == EK_VAR && P.oneline;   /* a plain dotted chain */
-}
+/* var -> NAME | prefixexp '.' NAME | prefixexp '[' exp ']' */
+var(A) ::= NAME(N). { A = name_exp(ctx, N); /*A-overwrites-N*/ }
+var(A) ::= prefixexp(A) DOT NAME(N). { A = field_exp(A, N, ctx); }
+var(A) ::= prefixexp(A) LBRACKET exp RBRACKET(R). { A = index_exp(A, R, ctx); }
 
 /* args -> '(' [explist] ')' | tablecons | STRING;  the result carries the
 ** argument range in args_off/args_end */
