@@ -53,6 +53,17 @@ static lp_exp field_exp(lp_exp p, lp_tok n, const lp_ctx *ctx) {
   return e;
 }
 
+/* A call of the prefix expression starting at `off`, with the arguments
+** args_off..args_end: `(`..`)` (empty or not), a table or a string. */
+static lp_exp call_exp(uint32_t off, uint32_t args_off, uint32_t args_end,
+                       uint8_t args_kind, uint8_t args_empty, const lp_ctx *ctx) {
+  lp_exp e = span(off, args_end, ctx);
+  e.kind = EK_CALL; e.oneline = 0;
+  e.args_off = args_off; e.args_end = args_end;
+  e.args_kind = args_kind; e.args_empty = args_empty;
+  return e;
+}
+
 /* prefixexp '[' exp ']': never names a function */
 static lp_exp index_exp(lp_exp p, lp_tok r, const lp_ctx *ctx) {
   lp_exp e = span(p.off, tend(&r), ctx);
@@ -92,7 +103,6 @@ static lp_exp index_exp(lp_exp p, lp_tok r, const lp_ctx *ctx) {
 %type exp {lp_exp}
 %type prefixexp {lp_exp}
 %type var {lp_exp}
-%type args {lp_exp}
 %type tablecons {lp_exp}
 %type explist {lp_explist}
 %type namelist {lp_names}
@@ -122,7 +132,7 @@ block(A) ::= bopen body(B). { A = B; sc_block_close(ctx); }
 bopen ::= . { sc_block_open(ctx); }
 
 statlist(A) ::= . { A.trail_off = LP_NONE; A.ends_return = 0; A.last_end = LP_NONE; }
-statlist(A) ::= statlist(L) stat(S). { A = L; lp_body_add(&A, &S); }
+statlist(A) ::= statlist(A) stat(S). { lp_body_add(&A, &S); }
 
 /* retstat -> RETURN [explist] [';'];  value: end of the statement */
 retstat(A) ::= RETURN(R). {
@@ -142,7 +152,7 @@ retstat(A) ::= RETURN(R) explist(E) SEMI(S). {
 
 /* ---- statements ---------------------------------------------------- */
 
-stat(A) ::= SEMI(S). { A.off = S.off; A.end = tend(&S); A.kind = 2; }
+stat(A) ::= SEMI(S). { size_t off = S.off, end = tend(&S); A.off = off; A.end = end; A.kind = 2; /*A-overwrites-S*/ }
 
 /* stat -> varlist '=' explist */
 stat(A) ::= varlist(V) ASSIGN explist(E). {
@@ -297,27 +307,27 @@ exp(A) ::= FUNCTION(T) funcbody(B). {
 exp(A) ::= prefixexp(A). [LOWEST]
 exp(A) ::= tablecons(A).
 
-exp(A) ::= exp(L) OR exp(R). { A = span(L.off, R.end, ctx); }
-exp(A) ::= exp(L) AND exp(R). { A = span(L.off, R.end, ctx); }
-exp(A) ::= exp(L) LT exp(R). { A = span(L.off, R.end, ctx); }
-exp(A) ::= exp(L) GT exp(R). { A = span(L.off, R.end, ctx); }
-exp(A) ::= exp(L) LE exp(R). { A = span(L.off, R.end, ctx); }
-exp(A) ::= exp(L) GE exp(R). { A = span(L.off, R.end, ctx); }
-exp(A) ::= exp(L) NE exp(R). { A = span(L.off, R.end, ctx); }
-exp(A) ::= exp(L) EQ exp(R). { A = span(L.off, R.end, ctx); }
-exp(A) ::= exp(L) PIPE exp(R). { A = span(L.off, R.end, ctx); }
-exp(A) ::= exp(L) TILDE exp(R). { A = span(L.off, R.end, ctx); }
-exp(A) ::= exp(L) AMP exp(R). { A = span(L.off, R.end, ctx); }
-exp(A) ::= exp(L) SHL exp(R). { A = span(L.off, R.end, ctx); }
-exp(A) ::= exp(L) SHR exp(R). { A = span(L.off, R.end, ctx); }
-exp(A) ::= exp(L) CONCAT exp(R). { A = span(L.off, R.end, ctx); }
-exp(A) ::= exp(L) PLUS exp(R). { A = span(L.off, R.end, ctx); }
-exp(A) ::= exp(L) MINUS exp(R). { A = span(L.off, R.end, ctx); }
-exp(A) ::= exp(L) STAR exp(R). { A = span(L.off, R.end, ctx); }
-exp(A) ::= exp(L) SLASH exp(R). { A = span(L.off, R.end, ctx); }
-exp(A) ::= exp(L) DSLASH exp(R). { A = span(L.off, R.end, ctx); }
-exp(A) ::= exp(L) PERCENT exp(R). { A = span(L.off, R.end, ctx); }
-exp(A) ::= exp(L) CARET exp(R). { A = span(L.off, R.end, ctx); }
+exp(A) ::= exp(A) OR exp(R). { A = span(A.off, R.end, ctx); }
+exp(A) ::= exp(A) AND exp(R). { A = span(A.off, R.end, ctx); }
+exp(A) ::= exp(A) LT exp(R). { A = span(A.off, R.end, ctx); }
+exp(A) ::= exp(A) GT exp(R). { A = span(A.off, R.end, ctx); }
+exp(A) ::= exp(A) LE exp(R). { A = span(A.off, R.end, ctx); }
+exp(A) ::= exp(A) GE exp(R). { A = span(A.off, R.end, ctx); }
+exp(A) ::= exp(A) NE exp(R). { A = span(A.off, R.end, ctx); }
+exp(A) ::= exp(A) EQ exp(R). { A = span(A.off, R.end, ctx); }
+exp(A) ::= exp(A) PIPE exp(R). { A = span(A.off, R.end, ctx); }
+exp(A) ::= exp(A) TILDE exp(R). { A = span(A.off, R.end, ctx); }
+exp(A) ::= exp(A) AMP exp(R). { A = span(A.off, R.end, ctx); }
+exp(A) ::= exp(A) SHL exp(R). { A = span(A.off, R.end, ctx); }
+exp(A) ::= exp(A) SHR exp(R). { A = span(A.off, R.end, ctx); }
+exp(A) ::= exp(A) CONCAT exp(R). { A = span(A.off, R.end, ctx); }
+exp(A) ::= exp(A) PLUS exp(R). { A = span(A.off, R.end, ctx); }
+exp(A) ::= exp(A) MINUS exp(R). { A = span(A.off, R.end, ctx); }
+exp(A) ::= exp(A) STAR exp(R). { A = span(A.off, R.end, ctx); }
+exp(A) ::= exp(A) SLASH exp(R). { A = span(A.off, R.end, ctx); }
+exp(A) ::= exp(A) DSLASH exp(R). { A = span(A.off, R.end, ctx); }
+exp(A) ::= exp(A) PERCENT exp(R). { A = span(A.off, R.end, ctx); }
+exp(A) ::= exp(A) CARET exp(R). { A = span(A.off, R.end, ctx); }
 exp(A) ::= NOT(T) exp(R). { A = span(T.off, R.end, ctx); }
 exp(A) ::= HASH(T) exp(R). { A = span(T.off, R.end, ctx); }
 exp(A) ::= MINUS(T) exp(R). [UNARY] { A = span(T.off, R.end, ctx); }
@@ -332,14 +342,37 @@ exp(A) ::= TILDE(T) exp(R). [UNARY] { A = span(T.off, R.end, ctx); }
 prefixexp(A) ::= NAME(N). { A = name_exp(ctx, N); /*A-overwrites-N*/ }
 prefixexp(A) ::= prefixexp(A) DOT NAME(N). { A = field_exp(A, N, ctx); }
 prefixexp(A) ::= prefixexp(A) LBRACKET exp RBRACKET(R). { A = index_exp(A, R, ctx); }
-prefixexp(A) ::= prefixexp(P) args(G). {
-  A = G; A.off = P.off; A.kind = EK_CALL; A.oneline = P.oneline && G.oneline;
-}
-prefixexp(A) ::= prefixexp(P) COLON NAME args(G). {
-  A = G; A.off = P.off; A.kind = EK_CALL; A.oneline = 0;
-}
 prefixexp(A) ::= LPAREN(L) exp(E) RPAREN(R). {
   A = span(L.off, tend(&R), ctx); A.kind = EK_PAREN; A.oneline = E.oneline && L.line == R.line;
+}
+
+/* Calls.  args -> '(' [explist] ')' | tablecons | STRING is spelled out in
+** each call rule rather than reduced on its own: one reduction fewer per
+** call.  The result carries the argument range in args_off/args_end. */
+prefixexp(A) ::= prefixexp(A) LPAREN(L) RPAREN(R). {
+  A = call_exp(A.off, L.off, tend(&R), '(', 1, ctx);
+}
+prefixexp(A) ::= prefixexp(A) LPAREN(L) explist(E) RPAREN(R). {
+  lp_pop_exps(ctx, &E); A = call_exp(A.off, L.off, tend(&R), '(', 0, ctx);
+}
+prefixexp(A) ::= prefixexp(A) tablecons(T). { A = call_exp(A.off, T.off, T.end, '{', 0, ctx); }
+prefixexp(A) ::= prefixexp(A) STRING(S). { A = call_exp(A.off, S.off, tend(&S), 's', 0, ctx); }
+prefixexp(A) ::= prefixexp(A) LONGSTRING(S). { A = call_exp(A.off, S.off, tend(&S), 's', 0, ctx); }
+/* method calls: prefixexp ':' NAME args */
+prefixexp(A) ::= prefixexp(A) COLON NAME LPAREN(L) RPAREN(R). {
+  A = call_exp(A.off, L.off, tend(&R), '(', 1, ctx);
+}
+prefixexp(A) ::= prefixexp(A) COLON NAME LPAREN(L) explist(E) RPAREN(R). {
+  lp_pop_exps(ctx, &E); A = call_exp(A.off, L.off, tend(&R), '(', 0, ctx);
+}
+prefixexp(A) ::= prefixexp(A) COLON NAME tablecons(T). {
+  A = call_exp(A.off, T.off, T.end, '{', 0, ctx);
+}
+prefixexp(A) ::= prefixexp(A) COLON NAME STRING(S). {
+  A = call_exp(A.off, S.off, tend(&S), 's', 0, ctx);
+}
+prefixexp(A) ::= prefixexp(A) COLON NAME LONGSTRING(S). {
+  A = call_exp(A.off, S.off, tend(&S), 's', 0, ctx);
 }
 
 /* var -> NAME | prefixexp '.' NAME | prefixexp '[' exp ']' */
@@ -347,36 +380,14 @@ var(A) ::= NAME(N). { A = name_exp(ctx, N); /*A-overwrites-N*/ }
 var(A) ::= prefixexp(A) DOT NAME(N). { A = field_exp(A, N, ctx); }
 var(A) ::= prefixexp(A) LBRACKET exp RBRACKET(R). { A = index_exp(A, R, ctx); }
 
-/* args -> '(' [explist] ')' | tablecons | STRING;  the result carries the
-** argument range in args_off/args_end */
-args(A) ::= LPAREN(L) RPAREN(R). {
-  A = span(L.off, tend(&R), ctx);
-  A.args_off = L.off; A.args_end = tend(&R); A.args_kind = '('; A.args_empty = 1; A.oneline = 0;
-}
-args(A) ::= LPAREN(L) explist(E) RPAREN(R). {
-  A = span(L.off, tend(&R), ctx);
-  A.args_off = L.off; A.args_end = tend(&R); A.args_kind = '('; A.args_empty = 0; A.oneline = 0;
-  lp_pop_exps(ctx, &E);
-}
-args(A) ::= tablecons(T). {
-  A = T; A.args_off = T.off; A.args_end = T.end; A.args_kind = '{'; A.oneline = 0;
-}
-args(A) ::= STRING(S). {
-  A = span(S.off, tend(&S), ctx);
-  A.args_off = S.off; A.args_end = tend(&S); A.args_kind = 's'; A.oneline = 0;
-}
-args(A) ::= LONGSTRING(S). {
-  A = span(S.off, tend(&S), ctx);
-  A.args_off = S.off; A.args_end = tend(&S); A.args_kind = 's'; A.oneline = 0;
-}
-
 /* explist -> exp {',' exp} */
 explist(A) ::= exp(E). {
-  A.off = E.off; A.end = E.end; A.n = 1; A.base = ctx->nexps;
+  uint32_t off = E.off, end = E.end, base = ctx->nexps;
   lp_push_exp(ctx, &E);
+  A.off = off; A.end = end; A.n = 1; A.base = base; /*A-overwrites-E*/
 }
-explist(A) ::= explist(L) COMMA exp(E). {
-  A = L; A.end = E.end; A.n++; lp_push_exp(ctx, &E);
+explist(A) ::= explist(A) COMMA exp(E). {
+  A.end = E.end; A.n++; lp_push_exp(ctx, &E);
 }
 
 /* tablecons -> '{' [fieldlist [fieldsep]] '}' */
