@@ -16,6 +16,7 @@
 
 %include {
 #include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "parse.h"
@@ -25,6 +26,15 @@
 ** so the depth at which nesting fails does not depend on their size. */
 #define malloc(n) lp_stack_malloc(n, sizeof(yyStackEntry))
 #define realloc(p, n) lp_stack_realloc(p, n, sizeof(yyStackEntry))
+
+/* lemon's push function, made static by this first declaration (the
+** generated definition then has internal linkage), so that the compiler
+** inlines it into the token loop of lp_run (%code, below): it is called
+** once per token. */
+#if defined(__GNUC__)
+__attribute__((always_inline)) inline
+#endif
+static void LuaParse(void *yyp, int yymajor, lp_tok yyminor, lp_ctx *ctx);
 
 /* Combine the ranges of two pieces into one expression. */
 static lp_exp span(uint32_t off, uint32_t end, const lp_ctx *ctx) {
@@ -408,3 +418,87 @@ field ::= NAME(N) ASSIGN exp(V). {
   if (V.kind == EK_FUNC) lp_name_func(ctx, V.func, NULL, N.off, N.len);
 }
 field ::= exp.
+
+/* The driver's token loop (lp_parse in parse.c sets up the context and
+** the lexer), here because lemon's parser is in this file. */
+%code {
+/* Lexer kinds to lemon token codes.  ORDER TOKENS (lex.h). */
+static const unsigned char tokmap[LX_NKINDS] = {
+  0, 0,
+  TK_AND, TK_BREAK, TK_DO, TK_ELSE, TK_ELSEIF, TK_END, TK_FALSE, TK_FOR,
+  TK_FUNCTION, TK_GOTO, TK_IF, TK_IN, TK_LOCAL, TK_NIL, TK_NOT, TK_OR,
+  TK_REPEAT, TK_RETURN, TK_THEN, TK_TRUE, TK_UNTIL, TK_WHILE,
+  TK_PLUS, TK_MINUS, TK_STAR, TK_SLASH, TK_DSLASH, TK_PERCENT, TK_CARET,
+  TK_HASH, TK_AMP, TK_TILDE, TK_PIPE, TK_SHL, TK_SHR, TK_CONCAT, TK_DOTS,
+  TK_EQ, TK_NE, TK_LE, TK_GE, TK_LT, TK_GT, TK_ASSIGN, TK_LPAREN,
+  TK_RPAREN, TK_LBRACE, TK_RBRACE, TK_LBRACKET, TK_RBRACKET, TK_DBCOLON,
+  TK_SEMI, TK_COLON, TK_COMMA, TK_DOT,
+  TK_NAME, TK_NUMBER, TK_STRING, TK_LONGSTRING
+};
+
+/* Note names that could collide with the probe's local (__LI, __LI<k>). */
+static void note_name(lp_ctx *ctx, const lp_tok *t) {
+  const char *s = ctx->src + t->off;
+  if (t->len < 4 || t->len > 6 || memcmp(s, "__LI", 4) != 0) return;
+  if (t->len == 4) { ctx->li_used |= 1; return; }
+  unsigned k = 0;
+  for (size_t i = 4; i < t->len; i++) {
+    if (s[i] < '0' || s[i] > '9') return;
+    k = k * 10 + (unsigned)(s[i] - '0');
+  }
+  if (k < 64 && !(t->len > 5 && s[4] == '0')) ctx->li_used |= (uint64_t)1 << k;
+}
+
+/* A body's first token: lemon reduces the parameter list either when `)`
+** is fed (shift-reduce) or when the token after it is; either way the body
+** starts at the first token past the `)`. */
+static void stamp_body(lp_ctx *ctx, size_t off) {
+  if (ctx->pending_body && off >= ctx->pending_after) {
+    ctx->funcs[ctx->pending_body - 1].body_off = off;
+    ctx->pending_body = 0;
+  }
+}
+
+int lp_run(lp_ctx *ctx, lx_state *ls) {
+  void *p = LuaParseAlloc(malloc);
+  if (p == NULL) { lp_oom(ctx); return ctx->error; }
+  /* The lexer writes straight into ctx->la (the lookahead lp_error
+  ** quotes); the parser gets a 16-byte copy read field by field.  Copying
+  ** the whole lx_token right after the lexer's narrow stores would stall
+  ** on store forwarding, once per token. */
+  lx_token *tok = &ctx->la;
+  for (;;) {
+    int k = lx_next(ls, tok);
+    if (k == LX_ERROR) {
+      if (!ctx->error) {
+        ctx->error = 1;
+        ctx->errline = ls->errline;
+        snprintf(ctx->errmsg, sizeof ctx->errmsg, "%s",
+                 ls->errmsg ? ls->errmsg : "lexical error");
+      }
+      break;
+    }
+    lp_tok t;
+    t.off = (uint32_t)tok->off;
+    t.len = (uint32_t)tok->len;
+    t.line = tok->line;
+    t.lastline = tok->lastline;
+    stamp_body(ctx, t.off);
+    if (k != LX_EOF) {
+      if (!ctx->seen_token) {
+        ctx->seen_token = 1;
+        ctx->funcs[0].body_off = t.off;
+      }
+      if (k == LX_FUNCTION) ctx->last_function_line = t.line;
+      else if (k == LX_NAME) note_name(ctx, &t);
+    }
+    LuaParse(p, tokmap[k], t, ctx);   /* the only call: inlined */
+    if (k == LX_EOF) break;
+    stamp_body(ctx, t.off);
+    if (ctx->error) break;
+    ctx->last_end = (size_t)t.off + t.len;
+  }
+  LuaParseFree(p, free);
+  return ctx->error;
+}
+}

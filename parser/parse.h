@@ -145,6 +145,9 @@ typedef struct lp_ctx {
 int lp_parse(lp_ctx *ctx, const char *src, size_t len, size_t start,
              uint32_t line, int version);
 void lp_free(lp_ctx *ctx);
+/* lp_parse's token loop (lua_grammar.y): feeds the lexer's tokens to
+** lemon's parser until the end or the first error; returns ctx->error. */
+int lp_run(lp_ctx *ctx, lx_state *ls);
 
 /* --- helpers called by grammar actions (parse.c) ---------------------- */
 void *lp_stack_malloc(size_t n, size_t entry);   /* lemon's stack, capped */
