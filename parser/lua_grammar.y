@@ -3,8 +3,8 @@
 ** 5.1, 5.2 and 5.3 source.  It builds no tree: its actions record what the
 ** rewriter needs (function bodies, returns, tail calls, trailing labels,
 ** names) and feed the scope tracker (scope.c) for the local/upvalue limits.
-** The lexer (lexer/lex.re) pushes tokens in through parse.c; comments and
-** whitespace never reach this file.
+** The lexer (lexer/lex.re) pushes tokens in through lp_run (%code, at the
+** end); comments and whitespace never reach the grammar.
 */
 
 %name LuaParse                     /* entry points LuaParse, LuaParseAlloc... */

@@ -1,7 +1,8 @@
 /*
-** parse.c -- drives the lexer and the lemon parser over one chunk, and
-** holds the helpers the grammar actions call to record functions, returns
-** and names.  No recursion anywhere: nesting depth lives on lemon's stack,
+** parse.c -- sets up the parse of one chunk (the token loop itself, lp_run,
+** is in lua_grammar.y next to lemon's parser, which it inlines), and holds
+** the helpers the grammar actions call to record functions, returns and
+** names.  No recursion anywhere: nesting depth lives on lemon's stack,
 ** which is capped here.
 */
 #include <stdio.h>
