@@ -1,14 +1,73 @@
 /*
 ** lex.re -- the Lua lexer (re2c).  See lex.h.
 **
-** re2c matches names, keywords, operators, numerals and whitespace; long
-** brackets and short strings are scanned by small loops below, guarded by
-** the limit.  The input is not NUL-terminated and may hold NULs: every read
-** goes through PEEK, which yields 0 at the limit, and the `$` rule tells the
-** real end from a NUL byte.
+** Blanks, line breaks, names and keywords, which make up most of the bytes
+** and most of the tokens, are scanned by a small hand-written front with a
+** class table; re2c matches operators, numerals and the starts of comments
+** and strings; long brackets and short strings are scanned by small loops
+** below.  Every loop is guarded by the limit.  The input is not
+** NUL-terminated and may hold NULs: every read in the DFA goes through
+** PEEK, which yields 0 at the limit, and the `$` rule tells the real end
+** from a NUL byte.
 */
 #include <stddef.h>
+#include <string.h>
 #include "lex.h"
+
+/* Byte classes of the front (a byte may have several). */
+enum { CC_BLANK = 1, CC_ALNUM = 2, CC_ALPHA = 4 };
+#define B CC_BLANK
+#define D CC_ALNUM
+#define L (CC_ALNUM | CC_ALPHA)
+static const unsigned char cclass[256] = {
+  /*       0 1 2 3 4 5 6 7 8 9 a b c d e f */
+  /* 0x */ 0,0,0,0,0,0,0,0,0,B,0,B,B,0,0,0,    /* \t \v \f; \n \r apart */
+  /* 1x */ 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+  /* 2x */ B,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,    /* space */
+  /* 3x */ D,D,D,D,D,D,D,D,D,D,0,0,0,0,0,0,    /* 0-9 */
+  /* 4x */ 0,L,L,L,L,L,L,L,L,L,L,L,L,L,L,L,    /* A-O */
+  /* 5x */ L,L,L,L,L,L,L,L,L,L,L,0,0,0,0,L,    /* P-Z _ */
+  /* 6x */ 0,L,L,L,L,L,L,L,L,L,L,L,L,L,L,L,    /* a-o */
+  /* 7x */ L,L,L,L,L,L,L,L,L,L,L,0,0,0,0,0,    /* p-z */
+  /* 8x-fx: 0 (not part of a Lua name) */
+};
+#undef B
+#undef D
+#undef L
+
+/* Do the n bytes at s, from the second on, match those of w? */
+static int rest_is(const unsigned char *s, const char *w, size_t n) {
+  for (size_t i = 1; i < n; i++)
+    if (s[i] != (unsigned char)w[i]) return 0;
+  return 1;
+}
+
+/* The kind of the name s[0..n): a reserved word or LX_NAME, chosen by the
+** first byte and the length, then the other bytes compared in line (a
+** memcmp call per candidate cost more than the rest of the front).
+** ORDER RESERVED (lex.h); `goto` is a name in 5.1. */
+static int reserved(const lx_state *ls, const unsigned char *s, size_t n) {
+#define KW(w, k) if (n == sizeof w - 1 && rest_is(s, w, sizeof w - 1)) return k
+  switch (s[0]) {
+  case 'a': KW("and", LX_AND); break;
+  case 'b': KW("break", LX_BREAK); break;
+  case 'd': KW("do", LX_DO); break;
+  case 'e': KW("end", LX_END); KW("else", LX_ELSE); KW("elseif", LX_ELSEIF); break;
+  case 'f': KW("for", LX_FOR); KW("false", LX_FALSE); KW("function", LX_FUNCTION); break;
+  case 'g': KW("goto", ls->version <= 51 ? LX_NAME : LX_GOTO); break;
+  case 'i': KW("if", LX_IF); KW("in", LX_IN); break;
+  case 'l': KW("local", LX_LOCAL); break;
+  case 'n': KW("nil", LX_NIL); KW("not", LX_NOT); break;
+  case 'o': KW("or", LX_OR); break;
+  case 'r': KW("return", LX_RETURN); KW("repeat", LX_REPEAT); break;
+  case 't': KW("then", LX_THEN); KW("true", LX_TRUE); break;
+  case 'u': KW("until", LX_UNTIL); break;
+  case 'w': KW("while", LX_WHILE); break;
+  default: break;
+  }
+#undef KW
+  return LX_NAME;
+}
 
 /* Count one line break at p (any of \n, \r, \r\n, \n\r, as Lua does);
 ** returns the byte after it. */
@@ -108,9 +167,21 @@ int lx_next(lx_state *ls, lx_token *tok) {
   (void)mar;
   if (ls->errmsg) { tok->kind = LX_ERROR; return LX_ERROR; }
   for (;;) {
-    cur = start = ls->cur;
+    /* the front: blanks and line breaks, then a name or reserved word */
+    cur = ls->cur;
+    while (cur < lim) {
+      if (cclass[*cur] & CC_BLANK) cur++;
+      else if (*cur == '\n' || *cur == '\r') cur = newline(ls, cur);
+      else break;
+    }
+    ls->cur = start = cur;
     tok->off = (size_t)(start - ls->buf);
     tok->line = ls->line;
+    if (cur < lim && (cclass[*cur] & CC_ALPHA)) {
+      do cur++; while (cur < lim && (cclass[*cur] & CC_ALNUM));
+      kind = reserved(ls, start, (size_t)(cur - start));
+      goto done;
+    }
     /*!re2c
       re2c:api = custom;
       re2c:api:style = free-form;
@@ -123,42 +194,16 @@ int lx_next(lx_state *ls, lx_token *tok) {
       re2c:yyfill:enable = 0;
       re2c:eof = 0;
 
-      name  = [a-zA-Z_][a-zA-Z_0-9]*;
       dec   = [0-9] ([eE] [+-]? | [0-9a-fA-F.])* | "." [0-9] ([eE] [+-]? | [0-9a-fA-F.])*;
       hex   = "0" [xX] ([pP] [+-]? | [0-9a-fA-F.])*;
       num   = (dec | hex) [a-zA-Z_0-9]*;   // trailing letters: LuaJIT's 1ULL, 2i
 
+      // blanks, line breaks and names never get here: the front took them
       $                 { kind = LX_EOF; goto done; }
-      [ \t\f\v]+        { ls->cur = cur; continue; }
-      "\r\n" | "\n\r" | "\n" | "\r" { ls->line++; ls->cur = cur; continue; }
       "--"              { ls->cur = cur; goto comment; }
       "["               { goto bracket; }
       ["']              { goto string; }
-
-      "and"       { kind = LX_AND; goto done; }
-      "break"     { kind = LX_BREAK; goto done; }
-      "do"        { kind = LX_DO; goto done; }
-      "else"      { kind = LX_ELSE; goto done; }
-      "elseif"    { kind = LX_ELSEIF; goto done; }
-      "end"       { kind = LX_END; goto done; }
-      "false"     { kind = LX_FALSE; goto done; }
-      "for"       { kind = LX_FOR; goto done; }
-      "function"  { kind = LX_FUNCTION; goto done; }
-      "goto"      { kind = ls->version <= 51 ? LX_NAME : LX_GOTO; goto done; }
-      "if"        { kind = LX_IF; goto done; }
-      "in"        { kind = LX_IN; goto done; }
-      "local"     { kind = LX_LOCAL; goto done; }
-      "nil"       { kind = LX_NIL; goto done; }
-      "not"       { kind = LX_NOT; goto done; }
-      "or"        { kind = LX_OR; goto done; }
-      "repeat"    { kind = LX_REPEAT; goto done; }
-      "return"    { kind = LX_RETURN; goto done; }
-      "then"      { kind = LX_THEN; goto done; }
-      "true"      { kind = LX_TRUE; goto done; }
-      "until"     { kind = LX_UNTIL; goto done; }
-      "while"     { kind = LX_WHILE; goto done; }
-      name        { kind = LX_NAME; goto done; }
-      num         { kind = LX_NUMBER; goto done; }
+      num               { kind = LX_NUMBER; goto done; }
 
       "+"   { kind = LX_PLUS; goto done; }
       "-"   { kind = LX_MINUS; goto done; }
@@ -203,7 +248,14 @@ int lx_next(lx_state *ls, lx_token *tok) {
         continue;
       }
     }
-    while (ls->cur < lim && *ls->cur != '\n' && *ls->cur != '\r') ls->cur++;
+    {
+      /* a line comment: up to the line break (memchr scans long lines
+      ** many bytes at a time) */
+      const unsigned char *p = ls->cur, *end = memchr(p, '\n', (size_t)(lim - p));
+      if (end == NULL) end = lim;
+      const unsigned char *cr = memchr(p, '\r', (size_t)(end - p));
+      ls->cur = cr ? cr : end;
+    }
     continue;
   }
 

@@ -3,8 +3,8 @@
 ** 5.1, 5.2 and 5.3 source.  It builds no tree: its actions record what the
 ** rewriter needs (function bodies, returns, tail calls, trailing labels,
 ** names) and feed the scope tracker (scope.c) for the local/upvalue limits.
-** The lexer (lexer/lex.re) pushes tokens in through parse.c; comments and
-** whitespace never reach this file.
+** The lexer (lexer/lex.re) pushes tokens in through lp_run (%code, at the
+** end); comments and whitespace never reach the grammar.
 */
 
 %name LuaParse                     /* entry points LuaParse, LuaParseAlloc... */
@@ -16,28 +16,92 @@
 
 %include {
 #include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "parse.h"
 /* The parser stack grows through these; parse.c caps its depth so that
-** absurd nesting is an error, not unbounded memory. */
-#define malloc(n) lp_stack_malloc(n)
-#define realloc(p, n) lp_stack_realloc(p, n)
+** absurd nesting is an error, not unbounded memory.  The cap counts
+** entries (yyStackEntry is defined by the time yyGrowStack expands these),
+** so the depth at which nesting fails does not depend on their size. */
+#define malloc(n) lp_stack_malloc(n, sizeof(yyStackEntry))
+#define realloc(p, n) lp_stack_realloc(p, n, sizeof(yyStackEntry))
+
+/* lemon's push function, made static by this first declaration (the
+** generated definition then has internal linkage), so that the compiler
+** inlines it into the token loop of lp_run (%code, below): it is called
+** once per token. */
+#if defined(__GNUC__)
+__attribute__((always_inline)) inline
+#endif
+static void LuaParse(void *yyp, int yymajor, lp_tok yyminor, lp_ctx *ctx);
 
 /* Combine the ranges of two pieces into one expression. */
-static lp_exp span(size_t off, size_t end, const lp_ctx *ctx) {
+static lp_exp span(uint32_t off, uint32_t end, const lp_ctx *ctx) {
   lp_exp e;
   memset(&e, 0, sizeof e);
   e.off = off; e.end = end; e.kind = EK_OTHER;
   (void)ctx;
   return e;
 }
-static size_t tend(const lp_tok *t) { return (size_t)t->off + t->len; }
-/* Is there a line break in src[from, to)? */
-static int breaks_line(const lp_ctx *ctx, size_t from, size_t to) {
-  for (size_t i = from; i < to; i++)
-    if (ctx->src[i] == '\n' || ctx->src[i] == '\r') return 1;
+static uint32_t tend(const lp_tok *t) { return t->off + t->len; }
+
+/* var -> NAME, prefixexp -> NAME: a use of the variable.  Tokens and
+** expressions go in and out by value, so that lemon may build the result
+** in the stack slot of the first right-hand symbol (A-overwrites-N). */
+static lp_exp name_exp(lp_ctx *ctx, lp_tok n) {
+  int local = sc_use(ctx, n.off, n.len);
+  lp_exp e = span(n.off, tend(&n), ctx);
+  e.kind = local ? EK_LOCAL : EK_VAR; e.oneline = 1;
+  return e;
+}
+
+/* prefixexp '.' NAME: a plain dotted chain on one line can name a function */
+static lp_exp field_exp(lp_exp p, lp_tok n, const lp_ctx *ctx) {
+  lp_exp e = span(p.off, tend(&n), ctx);
+  e.kind = EK_VAR; e.oneline = (p.kind == EK_VAR || p.kind == EK_LOCAL) && p.oneline;
+  return e;
+}
+
+/* A call of the prefix expression starting at `off`, with the arguments
+** args_off..args_end: `(`..`)` (empty or not), a table or a string; `call`
+** holds its LP_CALL_* flags. */
+static lp_exp call_exp(uint32_t off, uint32_t args_off, uint32_t args_end,
+                       uint8_t args_kind, int call, const lp_ctx *ctx) {
+  lp_exp e = span(off, args_end, ctx);
+  e.kind = EK_CALL; e.oneline = 0;
+  e.args_off = args_off; e.args_end = args_end;
+  e.args_kind = args_kind; e.call = (uint8_t)call;
+  return e;
+}
+
+/* LP_CALL_PURE if the callee is a local (its arguments are checked apart). */
+static int callee_pure(const lp_exp *callee) {
+  return callee->kind == EK_LOCAL ? LP_CALL_PURE : 0;
+}
+
+/* The flags of an argument list: a last value that may be several, and
+** arguments that all run no code. */
+static int args_flags(const lp_ctx *ctx, const lp_explist *el) {
+  uint8_t k = ctx->exps[el->base + el->n - 1].kind;
+  return (k == EK_CALL || k == EK_VARARG ? LP_CALL_MULTI : 0) |
+         (lp_explist_pure(ctx, el) ? LP_CALL_PURE : 0);
+}
+
+/* Lua 5.1 reads a `(` at the start of a line as a new statement: note a
+** line break in src[from, to) before a string or table argument. */
+static int split_flag(const lp_ctx *ctx, uint32_t from, uint32_t to) {
+  if (ctx->version >= 52) return 0;
+  for (uint32_t i = from; i < to; i++)
+    if (ctx->src[i] == '\n' || ctx->src[i] == '\r') return LP_CALL_SPLIT;
   return 0;
+}
+
+/* prefixexp '[' exp ']': never names a function */
+static lp_exp index_exp(lp_exp p, lp_tok r, const lp_ctx *ctx) {
+  lp_exp e = span(p.off, tend(&r), ctx);
+  e.kind = EK_VAR; e.oneline = 0;
+  return e;
 }
 }
 
@@ -72,7 +136,6 @@ static int breaks_line(const lp_ctx *ctx, size_t from, size_t to) {
 %type exp {lp_exp}
 %type prefixexp {lp_exp}
 %type var {lp_exp}
-%type args {lp_exp}
 %type tablecons {lp_exp}
 %type explist {lp_explist}
 %type namelist {lp_names}
@@ -102,7 +165,7 @@ block(A) ::= bopen body(B). { A = B; sc_block_close(ctx); }
 bopen ::= . { sc_block_open(ctx); }
 
 statlist(A) ::= . { A.trail_off = LP_NONE; A.ends_return = 0; A.last_end = LP_NONE; }
-statlist(A) ::= statlist(L) stat(S). { A = L; lp_body_add(&A, &S); }
+statlist(A) ::= statlist(A) stat(S). { lp_body_add(&A, &S); }
 
 /* retstat -> RETURN [explist] [';'];  value: end of the statement */
 retstat(A) ::= RETURN(R). {
@@ -122,7 +185,7 @@ retstat(A) ::= RETURN(R) explist(E) SEMI(S). {
 
 /* ---- statements ---------------------------------------------------- */
 
-stat(A) ::= SEMI(S). { A.off = S.off; A.end = tend(&S); A.kind = 2; }
+stat(A) ::= SEMI(S). { size_t off = S.off, end = tend(&S); A.off = off; A.end = end; A.kind = 2; /*A-overwrites-S*/ }
 
 /* stat -> varlist '=' explist */
 stat(A) ::= varlist(V) ASSIGN explist(E). {
@@ -274,102 +337,100 @@ exp(A) ::= DOTS(T). { A = span(T.off, tend(&T), ctx); A.kind = EK_VARARG; A.onel
 exp(A) ::= FUNCTION(T) funcbody(B). {
   A = span(T.off, ctx->funcs[B].end_off + 3, ctx); A.kind = EK_FUNC; A.func = B;
 }
-exp(A) ::= prefixexp(P). [LOWEST] { A = P; }
-exp(A) ::= tablecons(T). { A = T; }
+exp(A) ::= prefixexp(A). [LOWEST]
+exp(A) ::= tablecons(A).
 
-exp(A) ::= exp(L) OR exp(R). { A = span(L.off, R.end, ctx); }
-exp(A) ::= exp(L) AND exp(R). { A = span(L.off, R.end, ctx); }
-exp(A) ::= exp(L) LT exp(R). { A = span(L.off, R.end, ctx); }
-exp(A) ::= exp(L) GT exp(R). { A = span(L.off, R.end, ctx); }
-exp(A) ::= exp(L) LE exp(R). { A = span(L.off, R.end, ctx); }
-exp(A) ::= exp(L) GE exp(R). { A = span(L.off, R.end, ctx); }
-exp(A) ::= exp(L) NE exp(R). { A = span(L.off, R.end, ctx); }
-exp(A) ::= exp(L) EQ exp(R). { A = span(L.off, R.end, ctx); }
-exp(A) ::= exp(L) PIPE exp(R). { A = span(L.off, R.end, ctx); }
-exp(A) ::= exp(L) TILDE exp(R). { A = span(L.off, R.end, ctx); }
-exp(A) ::= exp(L) AMP exp(R). { A = span(L.off, R.end, ctx); }
-exp(A) ::= exp(L) SHL exp(R). { A = span(L.off, R.end, ctx); }
-exp(A) ::= exp(L) SHR exp(R). { A = span(L.off, R.end, ctx); }
-exp(A) ::= exp(L) CONCAT exp(R). { A = span(L.off, R.end, ctx); }
-exp(A) ::= exp(L) PLUS exp(R). { A = span(L.off, R.end, ctx); }
-exp(A) ::= exp(L) MINUS exp(R). { A = span(L.off, R.end, ctx); }
-exp(A) ::= exp(L) STAR exp(R). { A = span(L.off, R.end, ctx); }
-exp(A) ::= exp(L) SLASH exp(R). { A = span(L.off, R.end, ctx); }
-exp(A) ::= exp(L) DSLASH exp(R). { A = span(L.off, R.end, ctx); }
-exp(A) ::= exp(L) PERCENT exp(R). { A = span(L.off, R.end, ctx); }
-exp(A) ::= exp(L) CARET exp(R). { A = span(L.off, R.end, ctx); }
+exp(A) ::= exp(A) OR exp(R). { A = span(A.off, R.end, ctx); }
+exp(A) ::= exp(A) AND exp(R). { A = span(A.off, R.end, ctx); }
+exp(A) ::= exp(A) LT exp(R). { A = span(A.off, R.end, ctx); }
+exp(A) ::= exp(A) GT exp(R). { A = span(A.off, R.end, ctx); }
+exp(A) ::= exp(A) LE exp(R). { A = span(A.off, R.end, ctx); }
+exp(A) ::= exp(A) GE exp(R). { A = span(A.off, R.end, ctx); }
+exp(A) ::= exp(A) NE exp(R). { A = span(A.off, R.end, ctx); }
+exp(A) ::= exp(A) EQ exp(R). { A = span(A.off, R.end, ctx); }
+exp(A) ::= exp(A) PIPE exp(R). { A = span(A.off, R.end, ctx); }
+exp(A) ::= exp(A) TILDE exp(R). { A = span(A.off, R.end, ctx); }
+exp(A) ::= exp(A) AMP exp(R). { A = span(A.off, R.end, ctx); }
+exp(A) ::= exp(A) SHL exp(R). { A = span(A.off, R.end, ctx); }
+exp(A) ::= exp(A) SHR exp(R). { A = span(A.off, R.end, ctx); }
+exp(A) ::= exp(A) CONCAT exp(R). { A = span(A.off, R.end, ctx); }
+exp(A) ::= exp(A) PLUS exp(R). { A = span(A.off, R.end, ctx); }
+exp(A) ::= exp(A) MINUS exp(R). { A = span(A.off, R.end, ctx); }
+exp(A) ::= exp(A) STAR exp(R). { A = span(A.off, R.end, ctx); }
+exp(A) ::= exp(A) SLASH exp(R). { A = span(A.off, R.end, ctx); }
+exp(A) ::= exp(A) DSLASH exp(R). { A = span(A.off, R.end, ctx); }
+exp(A) ::= exp(A) PERCENT exp(R). { A = span(A.off, R.end, ctx); }
+exp(A) ::= exp(A) CARET exp(R). { A = span(A.off, R.end, ctx); }
 exp(A) ::= NOT(T) exp(R). { A = span(T.off, R.end, ctx); }
 exp(A) ::= HASH(T) exp(R). { A = span(T.off, R.end, ctx); }
 exp(A) ::= MINUS(T) exp(R). [UNARY] { A = span(T.off, R.end, ctx); }
 exp(A) ::= TILDE(T) exp(R). [UNARY] { A = span(T.off, R.end, ctx); }
 
-/* prefixexp -> var | prefixexp args | prefixexp ':' NAME args | '(' exp ')' */
-prefixexp(A) ::= var(V). { A = V; }
-prefixexp(A) ::= prefixexp(P) args(G). {
-  A = G; A.off = P.off; A.kind = EK_CALL; A.oneline = P.oneline && G.oneline;
-  if (P.kind != EK_LOCAL) A.call &= (uint8_t)~LP_CALL_PURE;
-  if (G.args_kind != '(' && ctx->version < 52 && breaks_line(ctx, P.end, G.args_off))
-    A.call |= LP_CALL_SPLIT;
-}
-prefixexp(A) ::= prefixexp(P) COLON NAME args(G). {
-  A = G; A.off = P.off; A.kind = EK_CALL; A.oneline = 0;
-  A.call &= (uint8_t)~LP_CALL_PURE;     /* the method lookup may run code */
-  if (G.args_kind != '(' && ctx->version < 52 && breaks_line(ctx, P.end, G.args_off))
-    A.call |= LP_CALL_SPLIT;
-}
+/* prefixexp -> NAME | prefixexp '.' NAME | prefixexp '[' exp ']'
+**            | prefixexp args | prefixexp ':' NAME args | '(' exp ')'
+** A name or a field is a `var` only where it is assigned to (varlist);
+** everywhere else it reduces straight to prefixexp, one reduction fewer
+** per name and per field than `var` followed by `prefixexp ::= var`.
+** Both build their value with the same helper. */
+prefixexp(A) ::= NAME(N). { A = name_exp(ctx, N); /*A-overwrites-N*/ }
+prefixexp(A) ::= prefixexp(A) DOT NAME(N). { A = field_exp(A, N, ctx); }
+prefixexp(A) ::= prefixexp(A) LBRACKET exp RBRACKET(R). { A = index_exp(A, R, ctx); }
 prefixexp(A) ::= LPAREN(L) exp(E) RPAREN(R). {
   A = span(L.off, tend(&R), ctx); A.kind = EK_PAREN; A.oneline = E.oneline && L.line == R.line;
 }
 
-var(A) ::= NAME(N). {
-  int local = sc_use(ctx, N.off, N.len);
-  A = span(N.off, tend(&N), ctx); A.kind = local ? EK_LOCAL : EK_VAR; A.oneline = 1;
+/* Calls.  args -> '(' [explist] ')' | tablecons | STRING is spelled out in
+** each call rule rather than reduced on its own: one reduction fewer per
+** call.  The result carries the argument range in args_off/args_end. */
+prefixexp(A) ::= prefixexp(A) LPAREN(L) RPAREN(R). {
+  A = call_exp(A.off, L.off, tend(&R), '(', LP_CALL_EMPTY | callee_pure(&A), ctx);
 }
-var(A) ::= prefixexp(P) LBRACKET exp(E) RBRACKET(R). {
-  A = span(P.off, tend(&R), ctx); A.kind = EK_VAR;
-  A.oneline = P.oneline && E.oneline && R.line == R.lastline && 0;
+prefixexp(A) ::= prefixexp(A) LPAREN(L) explist(E) RPAREN(R). {
+  int fl = args_flags(ctx, &E) & (LP_CALL_MULTI | callee_pure(&A));
+  lp_pop_exps(ctx, &E); A = call_exp(A.off, L.off, tend(&R), '(', fl, ctx);
 }
-var(A) ::= prefixexp(P) DOT NAME(N). {
-  A = span(P.off, tend(&N), ctx); A.kind = EK_VAR;
-  A.oneline = (P.kind == EK_VAR || P.kind == EK_LOCAL) && P.oneline;  /* a plain dotted chain */
+prefixexp(A) ::= prefixexp(A) tablecons(T). {
+  A = call_exp(A.off, T.off, T.end, '{', split_flag(ctx, A.end, T.off), ctx);
+}
+prefixexp(A) ::= prefixexp(A) STRING(S). {
+  int fl = callee_pure(&A) | split_flag(ctx, A.end, S.off);
+  A = call_exp(A.off, S.off, tend(&S), 's', fl, ctx);
+}
+prefixexp(A) ::= prefixexp(A) LONGSTRING(S). {
+  int fl = callee_pure(&A) | split_flag(ctx, A.end, S.off);
+  A = call_exp(A.off, S.off, tend(&S), 's', fl, ctx);
+}
+/* method calls: prefixexp ':' NAME args (the method lookup may run code) */
+prefixexp(A) ::= prefixexp(A) COLON NAME LPAREN(L) RPAREN(R). {
+  A = call_exp(A.off, L.off, tend(&R), '(', LP_CALL_EMPTY, ctx);
+}
+prefixexp(A) ::= prefixexp(A) COLON NAME LPAREN(L) explist(E) RPAREN(R). {
+  int fl = args_flags(ctx, &E) & LP_CALL_MULTI;
+  lp_pop_exps(ctx, &E); A = call_exp(A.off, L.off, tend(&R), '(', fl, ctx);
+}
+prefixexp(A) ::= prefixexp(A) COLON NAME(N) tablecons(T). {
+  A = call_exp(A.off, T.off, T.end, '{', split_flag(ctx, tend(&N), T.off), ctx);
+}
+prefixexp(A) ::= prefixexp(A) COLON NAME(N) STRING(S). {
+  A = call_exp(A.off, S.off, tend(&S), 's', split_flag(ctx, tend(&N), S.off), ctx);
+}
+prefixexp(A) ::= prefixexp(A) COLON NAME(N) LONGSTRING(S). {
+  A = call_exp(A.off, S.off, tend(&S), 's', split_flag(ctx, tend(&N), S.off), ctx);
 }
 
-/* args -> '(' [explist] ')' | tablecons | STRING;  the result carries the
-** argument range in args_off/args_end and the LP_CALL_* flags (PURE here
-** for the arguments only; prefixexp clears it for a callee that is not) */
-args(A) ::= LPAREN(L) RPAREN(R). {
-  A = span(L.off, tend(&R), ctx);
-  A.args_off = L.off; A.args_end = tend(&R); A.args_kind = '(';
-  A.call = LP_CALL_EMPTY | LP_CALL_PURE; A.oneline = 0;
-}
-args(A) ::= LPAREN(L) explist(E) RPAREN(R). {
-  A = span(L.off, tend(&R), ctx);
-  A.args_off = L.off; A.args_end = tend(&R); A.args_kind = '('; A.oneline = 0;
-  A.call = (uint8_t)((E.last.kind == EK_CALL || E.last.kind == EK_VARARG ? LP_CALL_MULTI : 0) |
-                     (lp_explist_pure(ctx, &E) ? LP_CALL_PURE : 0));
-  lp_pop_exps(ctx, &E);
-}
-args(A) ::= tablecons(T). {
-  A = T; A.args_off = T.off; A.args_end = T.end; A.args_kind = '{'; A.oneline = 0; A.call = 0;
-}
-args(A) ::= STRING(S). {
-  A = span(S.off, tend(&S), ctx);
-  A.args_off = S.off; A.args_end = tend(&S); A.args_kind = 's'; A.oneline = 0;
-  A.call = LP_CALL_PURE;
-}
-args(A) ::= LONGSTRING(S). {
-  A = span(S.off, tend(&S), ctx);
-  A.args_off = S.off; A.args_end = tend(&S); A.args_kind = 's'; A.oneline = 0;
-  A.call = LP_CALL_PURE;
-}
+/* var -> NAME | prefixexp '.' NAME | prefixexp '[' exp ']' */
+var(A) ::= NAME(N). { A = name_exp(ctx, N); /*A-overwrites-N*/ }
+var(A) ::= prefixexp(A) DOT NAME(N). { A = field_exp(A, N, ctx); }
+var(A) ::= prefixexp(A) LBRACKET exp RBRACKET(R). { A = index_exp(A, R, ctx); }
 
 /* explist -> exp {',' exp} */
 explist(A) ::= exp(E). {
-  A.off = E.off; A.end = E.end; A.n = 1; A.base = ctx->nexps; A.last = E;
+  uint32_t off = E.off, end = E.end, base = ctx->nexps;
   lp_push_exp(ctx, &E);
+  A.off = off; A.end = end; A.n = 1; A.base = base; /*A-overwrites-E*/
 }
-explist(A) ::= explist(L) COMMA exp(E). {
-  A = L; A.end = E.end; A.n++; A.last = E; lp_push_exp(ctx, &E);
+explist(A) ::= explist(A) COMMA exp(E). {
+  A.end = E.end; A.n++; lp_push_exp(ctx, &E);
 }
 
 /* tablecons -> '{' [fieldlist [fieldsep]] '}' */
@@ -390,3 +451,87 @@ field ::= NAME(N) ASSIGN exp(V). {
   if (V.kind == EK_FUNC) lp_name_func(ctx, V.func, NULL, N.off, N.len);
 }
 field ::= exp.
+
+/* The driver's token loop (lp_parse in parse.c sets up the context and
+** the lexer), here because lemon's parser is in this file. */
+%code {
+/* Lexer kinds to lemon token codes.  ORDER TOKENS (lex.h). */
+static const unsigned char tokmap[LX_NKINDS] = {
+  0, 0,
+  TK_AND, TK_BREAK, TK_DO, TK_ELSE, TK_ELSEIF, TK_END, TK_FALSE, TK_FOR,
+  TK_FUNCTION, TK_GOTO, TK_IF, TK_IN, TK_LOCAL, TK_NIL, TK_NOT, TK_OR,
+  TK_REPEAT, TK_RETURN, TK_THEN, TK_TRUE, TK_UNTIL, TK_WHILE,
+  TK_PLUS, TK_MINUS, TK_STAR, TK_SLASH, TK_DSLASH, TK_PERCENT, TK_CARET,
+  TK_HASH, TK_AMP, TK_TILDE, TK_PIPE, TK_SHL, TK_SHR, TK_CONCAT, TK_DOTS,
+  TK_EQ, TK_NE, TK_LE, TK_GE, TK_LT, TK_GT, TK_ASSIGN, TK_LPAREN,
+  TK_RPAREN, TK_LBRACE, TK_RBRACE, TK_LBRACKET, TK_RBRACKET, TK_DBCOLON,
+  TK_SEMI, TK_COLON, TK_COMMA, TK_DOT,
+  TK_NAME, TK_NUMBER, TK_STRING, TK_LONGSTRING
+};
+
+/* Note names that could collide with the probe's local (__LI, __LI<k>). */
+static void note_name(lp_ctx *ctx, const lp_tok *t) {
+  const char *s = ctx->src + t->off;
+  if (t->len < 4 || t->len > 6 || memcmp(s, "__LI", 4) != 0) return;
+  if (t->len == 4) { ctx->li_used |= 1; return; }
+  unsigned k = 0;
+  for (size_t i = 4; i < t->len; i++) {
+    if (s[i] < '0' || s[i] > '9') return;
+    k = k * 10 + (unsigned)(s[i] - '0');
+  }
+  if (k < 64 && !(t->len > 5 && s[4] == '0')) ctx->li_used |= (uint64_t)1 << k;
+}
+
+/* A body's first token: lemon reduces the parameter list either when `)`
+** is fed (shift-reduce) or when the token after it is; either way the body
+** starts at the first token past the `)`. */
+static void stamp_body(lp_ctx *ctx, size_t off) {
+  if (ctx->pending_body && off >= ctx->pending_after) {
+    ctx->funcs[ctx->pending_body - 1].body_off = off;
+    ctx->pending_body = 0;
+  }
+}
+
+int lp_run(lp_ctx *ctx, lx_state *ls) {
+  void *p = LuaParseAlloc(malloc);
+  if (p == NULL) { lp_oom(ctx); return ctx->error; }
+  /* The lexer writes straight into ctx->la (the lookahead lp_error
+  ** quotes); the parser gets a 16-byte copy read field by field.  Copying
+  ** the whole lx_token right after the lexer's narrow stores would stall
+  ** on store forwarding, once per token. */
+  lx_token *tok = &ctx->la;
+  for (;;) {
+    int k = lx_next(ls, tok);
+    if (k == LX_ERROR) {
+      if (!ctx->error) {
+        ctx->error = 1;
+        ctx->errline = ls->errline;
+        snprintf(ctx->errmsg, sizeof ctx->errmsg, "%s",
+                 ls->errmsg ? ls->errmsg : "lexical error");
+      }
+      break;
+    }
+    lp_tok t;
+    t.off = (uint32_t)tok->off;
+    t.len = (uint32_t)tok->len;
+    t.line = tok->line;
+    t.lastline = tok->lastline;
+    stamp_body(ctx, t.off);
+    if (k != LX_EOF) {
+      if (!ctx->seen_token) {
+        ctx->seen_token = 1;
+        ctx->funcs[0].body_off = t.off;
+      }
+      if (k == LX_FUNCTION) ctx->last_function_line = t.line;
+      else if (k == LX_NAME) note_name(ctx, &t);
+    }
+    LuaParse(p, tokmap[k], t, ctx);   /* the only call: inlined */
+    if (k == LX_EOF) break;
+    stamp_body(ctx, t.off);
+    if (ctx->error) break;
+    ctx->last_end = (size_t)t.off + t.len;
+  }
+  LuaParseFree(p, free);
+  return ctx->error;
+}
+}

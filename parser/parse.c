@@ -1,7 +1,8 @@
 /*
-** parse.c -- drives the lexer and the lemon parser over one chunk, and
-** holds the helpers the grammar actions call to record functions, returns
-** and names.  No recursion anywhere: nesting depth lives on lemon's stack,
+** parse.c -- sets up the parse of one chunk (the token loop itself, lp_run,
+** is in lua_grammar.y next to lemon's parser, which it inlines), and holds
+** the helpers the grammar actions call to record functions, returns and
+** names.  No recursion anywhere: nesting depth lives on lemon's stack,
 ** which is capped here.
 */
 #include <stdio.h>
@@ -9,39 +10,21 @@
 #include <string.h>
 
 #include "parse.h"
-#include "lua_grammar.h"
 
-/* lemon's entry points (generated, %name LuaParse) */
-void *LuaParseAlloc(void *(*mallocProc)(size_t));
-void LuaParseFree(void *p, void (*freeProc)(void *));
-void LuaParse(void *p, int major, lp_tok minor, lp_ctx *ctx);
-
-/* Most bytes lemon's stack may take: far beyond any chunk Lua accepts
+/* Most entries lemon's stack may hold: far beyond any chunk Lua accepts
 ** (Lua stops at 200 nested levels), small enough that 100,000 nested
-** parentheses end in an error instead of a big allocation. */
-#define LP_STACK_MAX ((size_t)2 << 20)
+** parentheses end in an error instead of a big allocation.  It was 2 MiB
+** of 72-byte entries; it stays at that many entries now that they are
+** smaller, so that every input fails (or not) at the same token. */
+#define LP_STACK_MAX_ENTRIES (((size_t)2 << 20) / 72)
 
-void *lp_stack_malloc(size_t n) {
-  return n > LP_STACK_MAX ? NULL : malloc(n);
+void *lp_stack_malloc(size_t n, size_t entry) {
+  return n / entry > LP_STACK_MAX_ENTRIES ? NULL : malloc(n);
 }
 
-void *lp_stack_realloc(void *p, size_t n) {
-  return n > LP_STACK_MAX ? NULL : realloc(p, n);
+void *lp_stack_realloc(void *p, size_t n, size_t entry) {
+  return n / entry > LP_STACK_MAX_ENTRIES ? NULL : realloc(p, n);
 }
-
-/* Lexer kinds to lemon token codes.  ORDER TOKENS (lex.h). */
-static const unsigned char tokmap[LX_NKINDS] = {
-  0, 0,
-  TK_AND, TK_BREAK, TK_DO, TK_ELSE, TK_ELSEIF, TK_END, TK_FALSE, TK_FOR,
-  TK_FUNCTION, TK_GOTO, TK_IF, TK_IN, TK_LOCAL, TK_NIL, TK_NOT, TK_OR,
-  TK_REPEAT, TK_RETURN, TK_THEN, TK_TRUE, TK_UNTIL, TK_WHILE,
-  TK_PLUS, TK_MINUS, TK_STAR, TK_SLASH, TK_DSLASH, TK_PERCENT, TK_CARET,
-  TK_HASH, TK_AMP, TK_TILDE, TK_PIPE, TK_SHL, TK_SHR, TK_CONCAT, TK_DOTS,
-  TK_EQ, TK_NE, TK_LE, TK_GE, TK_LT, TK_GT, TK_ASSIGN, TK_LPAREN,
-  TK_RPAREN, TK_LBRACE, TK_RBRACE, TK_LBRACKET, TK_RBRACKET, TK_DBCOLON,
-  TK_SEMI, TK_COLON, TK_COMMA, TK_DOT,
-  TK_NAME, TK_NUMBER, TK_STRING, TK_LONGSTRING
-};
 
 /* ---- growable arrays -------------------------------------------------- */
 
@@ -253,14 +236,18 @@ void lp_return_stat(lp_ctx *ctx, const lp_tok *ret, const lp_explist *el) {
   r->exp_end = el->end;
   /* `return f(x)` is a tail call unless a <close> variable is active
   ** (Lua 5.4 then compiles it as an ordinary call). */
-  if (el->n == 1 && el->last.kind == EK_CALL && !sc_close_active(ctx)) {
+  const lp_exp *only = el->n == 1 ? &ctx->exps[el->base] : NULL;
+  if (only && only->kind == EK_CALL && !sc_close_active(ctx)) {
     r->tail = 1;
-    r->args_off = el->last.args_off;
-    r->args_end = el->last.args_end;
-    r->args_kind = el->last.args_kind;
-    r->call = el->last.call;
+    r->args_off = only->args_off;
+    r->args_end = only->args_end;
+    r->args_kind = only->args_kind;
+    r->call = only->call;
   }
-  r->multi = el->n > 0 && (el->last.kind == EK_CALL || el->last.kind == EK_VARARG);
+  if (el->n > 0) {
+    uint8_t k = ctx->exps[el->base + el->n - 1].kind;
+    r->multi = k == EK_CALL || k == EK_VARARG;
+  }
   r->pure = lp_explist_pure(ctx, el) || (r->tail && (r->call & LP_CALL_PURE));
   if (sc_active(ctx) + el->n + 2 + LP_REG_HEADROOM > LP_REG_LIMIT) {
     ctx->funcs[f].noprobe = 1;
@@ -269,29 +256,6 @@ void lp_return_stat(lp_ctx *ctx, const lp_tok *ret, const lp_explist *el) {
 }
 
 /* ---- the driver -------------------------------------------------------- */
-
-/* Note names that could collide with the probe's local (__LI, __LI<k>). */
-static void note_name(lp_ctx *ctx, const lp_tok *t) {
-  const char *s = ctx->src + t->off;
-  if (t->len < 4 || t->len > 6 || memcmp(s, "__LI", 4) != 0) return;
-  if (t->len == 4) { ctx->li_used |= 1; return; }
-  unsigned k = 0;
-  for (size_t i = 4; i < t->len; i++) {
-    if (s[i] < '0' || s[i] > '9') return;
-    k = k * 10 + (unsigned)(s[i] - '0');
-  }
-  if (k < 64 && !(t->len > 5 && s[4] == '0')) ctx->li_used |= (uint64_t)1 << k;
-}
-
-/* A body's first token: lemon reduces the parameter list either when `)`
-** is fed (shift-reduce) or when the token after it is; either way the body
-** starts at the first token past the `)`. */
-static void stamp_body(lp_ctx *ctx, size_t off) {
-  if (ctx->pending_body && off >= ctx->pending_after) {
-    ctx->funcs[ctx->pending_body - 1].body_off = off;
-    ctx->pending_body = 0;
-  }
-}
 
 int lp_parse(lp_ctx *ctx, const char *src, size_t len, size_t start,
              uint32_t line, int version) {
@@ -308,49 +272,9 @@ int lp_parse(lp_ctx *ctx, const char *src, size_t len, size_t start,
   ctx->funcs[main].body_off = start;
   sc_func_open(ctx, main);
 
-  void *p = LuaParseAlloc(malloc);
-  if (p == NULL) { lp_oom(ctx); return ctx->error; }
   lx_state ls;
   lx_init(&ls, src, len, start, line, ctx->version);
-  /* The lexer writes straight into ctx->la (the lookahead lp_error
-  ** quotes); the parser gets a 16-byte copy read field by field.  Copying
-  ** the whole lx_token right after the lexer's narrow stores would stall
-  ** on store forwarding, once per token. */
-  lx_token *tok = &ctx->la;
-  for (;;) {
-    int k = lx_next(&ls, tok);
-    if (k == LX_ERROR) {
-      if (!ctx->error) {
-        ctx->error = 1;
-        ctx->errline = ls.errline;
-        snprintf(ctx->errmsg, sizeof ctx->errmsg, "%s",
-                 ls.errmsg ? ls.errmsg : "lexical error");
-      }
-      break;
-    }
-    lp_tok t;
-    t.off = (uint32_t)tok->off;
-    t.len = (uint32_t)tok->len;
-    t.line = tok->line;
-    t.lastline = tok->lastline;
-    stamp_body(ctx, t.off);
-    if (k == LX_EOF) {
-      LuaParse(p, 0, t, ctx);
-      break;
-    }
-    if (!ctx->seen_token) {
-      ctx->seen_token = 1;
-      ctx->funcs[0].body_off = t.off;
-    }
-    if (k == LX_FUNCTION) ctx->last_function_line = t.line;
-    else if (k == LX_NAME) note_name(ctx, &t);
-    LuaParse(p, tokmap[k], t, ctx);
-    stamp_body(ctx, t.off);
-    if (ctx->error) break;
-    ctx->last_end = (size_t)t.off + t.len;
-  }
-  LuaParseFree(p, free);
-  return ctx->error;
+  return lp_run(ctx, &ls);
 }
 
 void lp_free(lp_ctx *ctx) {

@@ -38,9 +38,9 @@ enum { EK_OTHER = 0, EK_CALL, EK_PAREN, EK_VAR, EK_FUNC, EK_VARARG, EK_TABLE,
 
 /* What an expression looks like from outside. */
 typedef struct lp_exp {
-  size_t off, end;      /* byte range [off, end) in the source */
-  size_t args_off;      /* EK_CALL: offset of `(`, of the string or of `{` */
-  size_t args_end;      /* EK_CALL: one past `)`, the string or `}` */
+  uint32_t off, end;    /* byte range [off, end) in the source */
+  uint32_t args_off;    /* EK_CALL: offset of `(`, of the string or of `{` */
+  uint32_t args_end;    /* EK_CALL: one past `)`, the string or `}` */
   uint32_t func;        /* EK_FUNC: function index; EK_TABLE: first field
                            name slot (see lp_ctx.fields) */
   uint8_t kind;         /* EK_* */
@@ -49,13 +49,14 @@ typedef struct lp_exp {
   uint8_t oneline;      /* 1 if the whole expression is on one line */
 } lp_exp;
 
-/* A list of expressions; their kinds and function indexes sit on
-** lp_ctx.exps from index `base`. */
+/* A list of expressions; the expressions themselves sit on lp_ctx.exps
+** from index `base` (the last one is exps[base + n - 1]).  Sixteen bytes:
+** it does not carry a copy of its last expression, so that lemon's stack
+** entries stay small (see lp_tok). */
 typedef struct lp_explist {
-  size_t off, end;      /* range of the whole list */
+  uint32_t off, end;    /* range of the whole list */
   uint32_t n;           /* number of expressions */
   uint32_t base;        /* index of the first on lp_ctx.exps */
-  lp_exp last;          /* the last expression */
 } lp_explist;
 
 /* A run of names (namelist, attnamelist, varlist) on lp_ctx.names. */
@@ -159,10 +160,13 @@ typedef struct lp_ctx {
 int lp_parse(lp_ctx *ctx, const char *src, size_t len, size_t start,
              uint32_t line, int version);
 void lp_free(lp_ctx *ctx);
+/* lp_parse's token loop (lua_grammar.y): feeds the lexer's tokens to
+** lemon's parser until the end or the first error; returns ctx->error. */
+int lp_run(lp_ctx *ctx, lx_state *ls);
 
 /* --- helpers called by grammar actions (parse.c) ---------------------- */
-void *lp_stack_malloc(size_t n);          /* lemon's stack, capped */
-void *lp_stack_realloc(void *p, size_t n);
+void *lp_stack_malloc(size_t n, size_t entry);   /* lemon's stack, capped */
+void *lp_stack_realloc(void *p, size_t n, size_t entry);
 void lp_error(lp_ctx *ctx, const char *msg);
 void lp_oom(lp_ctx *ctx);
 uint32_t lp_func_open(lp_ctx *ctx);               /* at the `(` of a body */
