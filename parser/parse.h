@@ -41,8 +41,7 @@ typedef struct lp_exp {
   uint32_t off, end;    /* byte range [off, end) in the source */
   uint32_t args_off;    /* EK_CALL: offset of `(`, of the string or of `{` */
   uint32_t args_end;    /* EK_CALL: one past `)`, the string or `}` */
-  uint32_t func;        /* EK_FUNC: function index; EK_TABLE: first field
-                           name slot (see lp_ctx.fields) */
+  uint32_t func;        /* EK_FUNC: function index */
   uint8_t kind;         /* EK_* */
   uint8_t args_kind;    /* EK_CALL: '(' , 's' (string) or '{' */
   uint8_t call;         /* EK_CALL: LP_CALL_* flags */
