@@ -140,8 +140,8 @@ static void set_args(lua_State *L, const char *script, int nargs, char **args,
 ** floor: probes that do nothing
 ** ====================================================================== */
 
-/* The probe protocol of rewriter/rewrite.h: P(id) returns nothing,
-** P(-id, values...) returns the values. */
+/* The probe protocol of rewriter/rewrite.h: P(id) and P() return nothing,
+** P(0, values...) returns the values. */
 static int noop_probe(lua_State *L) {
   return lua_gettop(L) > 0 ? lua_gettop(L) - 1 : 0;
 }

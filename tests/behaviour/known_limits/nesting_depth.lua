@@ -1,4 +1,7 @@
--- 195 nested parentheses in a return: the maximum lua5.4 compiles when
--- running a file; wrapping the values in P(...) needs one more C level.
-local function f(x) return (((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((x))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))) end
+-- 194 nested parentheses inside the arguments of a call that is the last
+-- of several returned values: the most lua5.4 compiles when running a
+-- file; passing those values through P(0, ...) needs one more C level.
+-- (A return of one value is no longer wrapped: `return (((x))), P()`.)
+local function g(...) return ... end
+local function f(x) return 1, g(((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((x))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))) end
 print(f(1))
