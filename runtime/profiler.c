@@ -280,10 +280,8 @@ static li_stack *stack_lookup(li_prof *P, lua_State *L, int idx, lua_State *T) {
   return S;
 }
 
-li_stack *li_stack_of(li_prof *P, lua_State *L) {
-  li_stack *S;
-  if (L == P->curL && P->cur != NULL) return P->cur;
-  S = stack_lookup(P, L, 0, L);
+li_stack *li_stack_switch(li_prof *P, lua_State *L) {
+  li_stack *S = stack_lookup(P, L, 0, L);
   if (S != NULL) {
     P->curL = L;
     P->cur = S;
@@ -366,7 +364,7 @@ static int grow_frames(li_stack *S) {
 
 /* Entry of function `func` in thread L (the probe returns 0 values). */
 static int enter(li_prof *P, lua_State *L, uint32_t func) {
-  li_stack *S = L == P->curL ? P->cur : li_stack_of(P, L);
+  li_stack *S = li_stack_of(P, L);
   lua_Debug ar;
   const void *ci;
   li_frame *fr;
@@ -414,7 +412,7 @@ static void leave_deep(li_prof *P, li_stack *S, const void *ci, uint64_t t) {
 ** returns nret, the probe's count of results. */
 static int leave(li_prof *P, lua_State *L, int nret) {
   uint64_t t = li_clock_ticks(&P->clock);
-  li_stack *S = L == P->curL ? P->cur : li_stack_of(P, L);
+  li_stack *S = li_stack_of(P, L);
   lua_Debug ar;
   const void *ci;
   if (S == NULL) return nret;

@@ -120,8 +120,13 @@ struct li_prof {
 };
 
 /* The stack of the running thread L (created if it has none), made the
-** current one; NULL: out of memory. */
-li_stack *li_stack_of(li_prof *P, lua_State *L);
+** current one; NULL: out of memory.  The probe's path: the thread of the
+** last probe is checked inline (curL and cur are set and cleared together;
+** curL alone may be reset), any other one is looked up. */
+li_stack *li_stack_switch(li_prof *P, lua_State *L);
+static inline li_stack *li_stack_of(li_prof *P, lua_State *L) {
+  return L == P->curL ? P->cur : li_stack_switch(P, L);
+}
 
 /* The stack of the thread at index idx of L (created if it has none);
 ** the current stack does not change. */
