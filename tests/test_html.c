@@ -19,20 +19,14 @@
 #include <time.h>
 
 #include "report.h"
+#include "known_profile.h"
 
 /* ---- profiles ------------------------------------------------------------ */
 
 /* test_report.c's known profile, plus names built to run script if a
 ** writer let markup through. */
 static li_pfunc funcs[] = {
-  { "never", "main.lua", 50, 52, 0, 0, 0, 0, 0, 0 },
-  { " spaced ", "sp ace.lua", 1, 1, 1, 0, 0, 0, 0, 0 },
-  { "caf\xe9 \xcf\x80", "utf.lua", 20, 22, 7, 0, 5000, 5000, 700, 800 },
-  { "M.parse", "main.lua", 10, 40, 1000, 2, 1200000000, 800000000, 500000, 3456789 },
-  { "main chunk", "main.lua", 0, 0, 1, 0, 1900000000, 100000000, 1900000000, 1900000000 },
-  { "<script>alert(1);</script>", "web.lua", 7, 9, 3, 0, 5000, 5000, 1000, 2500 },
-  { "t[\"a,b\"]", "[string \"x\"]", 3, 5, 250000, 1, 400000000, 400000000, 999, 999999 },
-  { "multi\nline\r\n\tname", "dir,x/odd.lua", 30, 31, 3, 3, 9999, 5000, 2000, 4000 },
+  LI_KNOWN_FUNCS,
   { "t[\"<img src=x onerror=\\\"document.title='pwned'\\\">\"]", "<b>evil</b>.lua",
     60, 61, 2, 0, 90000000, 90000000, 40000000, 50000000 },
   { "</script><script>document.title='pwned'</script>", "a&amp;b;c.lua",
@@ -43,12 +37,7 @@ static li_pfunc funcs[] = {
 #define NFUNCS (sizeof funcs / sizeof funcs[0])
 
 static li_pnode nodes[] = {
-  { UINT32_MAX, 0, 0, 0, 0, 0 },
-  { 4, 0, 1, 0, 1900000000, 100000000 },
-  { 3, 1, 1000, 2, 1200000000, 800000000 },
-  { 6, 2, 250000, 1, 400000000, 400000000 },
-  { 5, 1, 3, 0, 14999, 5000 },
-  { 7, 4, 3, 3, 9999, 5000 },
+  LI_KNOWN_NODES,
   { 8, 1, 2, 0, 90000000, 90000000 },
   { 9, 1, 2, 0, 80000000, 80000000 },
   { 10, 1, 1, 0, 70000000, 70000000 },
