@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include <lauxlib.h>
+#include "bytecode.h"
 #include "instrument.h"
 
 #define LI_MAX_RETRIES 16
@@ -52,6 +53,91 @@ static void warn(li_rewrite_result *r, const char *prefix, const char *msg) {
   r->warnings = w;
 }
 
+/* ---- compiling ---------------------------------------------------------- */
+
+typedef struct dumpbuf { char *p; size_t n, cap; int oom; } dumpbuf;
+
+static int dump_writer(lua_State *L, const void *p, size_t sz, void *ud) {
+  dumpbuf *b = ud;
+  (void)L;
+  if (b->n + sz > b->cap) {
+    size_t nc = b->cap ? b->cap : 4096;
+    while (nc < b->n + sz) nc *= 2;
+    char *np = realloc(b->p, nc);
+    if (np == NULL) { b->oom = 1; return 1; }
+    b->p = np; b->cap = nc;
+  }
+  memcpy(b->p + b->n, p, sz);
+  b->n += sz;
+  return 0;
+}
+
+/* The wrapper compiled on top of L becomes the main function it wraps
+** (bytecode.h): dumped, lifted, loaded again as binary.  LUA_OK with the
+** function replacing the wrapper; otherwise an error status with a message
+** in its place (LUA_ERRMEM, or LUA_ERRRUN when the dump is not of the
+** expected shape, which the caller treats as a failure of this form). */
+static int lift(lua_State *L, const char *name) {
+  dumpbuf b = {0};
+  char *out = NULL;
+  size_t outlen = 0;
+  int status;
+  if (lua_dump(L, dump_writer, &b, 0) != 0 || b.oom) {
+    free(b.p);
+    lua_pop(L, 1);
+    lua_pushliteral(L, "not enough memory");
+    return LUA_ERRMEM;
+  }
+  lua_pop(L, 1);
+  if (!li_bc_lift_main(b.p, b.n, &out, &outlen)) {
+    free(b.p);
+    lua_pushliteral(L, "luainstr: unexpected binary chunk layout");
+    return LUA_ERRRUN;
+  }
+  free(b.p);
+  status = luaL_loadbufferx(L, out, outlen, name, "b");
+  free(out);
+  return status;
+}
+
+/* Reader that hands out one line a call, remembering which (for a compile
+** error that names no line: "C stack overflow" from deep nesting). */
+typedef struct linereader { const char *p, *end; uint32_t line; } linereader;
+
+static const char *read_line(lua_State *L, void *ud, size_t *size) {
+  linereader *lr = ud;
+  const char *s = lr->p, *nl;
+  (void)L;
+  if (s >= lr->end) { *size = 0; return NULL; }
+  nl = memchr(s, '\n', (size_t)(lr->end - s));
+  lr->p = nl ? nl + 1 : lr->end;
+  lr->line++;
+  *size = (size_t)(lr->p - s);
+  return s;
+}
+
+/* The line where compiling text failed: the one in Lua's message, else the
+** line the lexer had read up to when it failed (compiled once more, a line
+** at a time; the lexer reads at most one token ahead). */
+static uint32_t failure_line(lua_State *L, const char *msg, const char *text,
+                             size_t len, const char *name) {
+  uint32_t line = error_line(msg);
+  if (line == 0) {
+    linereader lr = { text, text + len, 0 };
+    if (lua_load(L, read_line, &lr, name, "t") != LUA_OK) line = lr.line;
+    lua_pop(L, 1);
+  }
+  return line;
+}
+
+/* Compile r->out as luaL_loadbufferx would (lifting the loader's form). */
+static int compile(lua_State *L, const li_rewrite_result *r, const char *name,
+                   const char *mode) {
+  int status = luaL_loadbufferx(L, r->out, r->outlen, name, mode);
+  if (status == LUA_OK && r->probe_upvalue) status = lift(L, name);
+  return status;
+}
+
 int li_instrument_load(lua_State *L, const char *src, size_t len,
                        const char *name, const char *mode,
                        const li_rewrite_opts *opts, li_rewrite_result *r,
@@ -70,30 +156,36 @@ int li_instrument_load(lua_State *L, const char *src, size_t len,
   char *carried = NULL;          /* warnings of earlier attempts */
   int status;
   for (int attempt = 0;; attempt++) {
-    status = luaL_loadbufferx(L, r->out, r->outlen, name, mode);
+    status = compile(L, r, name, mode);
     if (status == LUA_OK) { *instrumented = 1; break; }
-    if (status != LUA_ERRSYNTAX) break;      /* out of memory: as Lua says */
-    uint32_t line = error_line(lua_tostring(L, -1));
+    if (status == LUA_ERRMEM) break;         /* out of memory: as Lua says */
     char *why = copy_str(lua_tostring(L, -1) ? lua_tostring(L, -1) : "?");
     if (why == NULL) break;
     lua_pop(L, 1);
     status = luaL_loadbufferx(L, src, len, name, mode);
     if (status != LUA_OK) { free(why); break; }   /* Lua rejects the original */
     /* The original compiles, the instrumented text does not: a limit the
-    ** rewriter did not foresee.  Leave the function at that line alone. */
-    uint32_t f = function_at(r, line);
+    ** rewriter did not foresee (a syntax limit, or nesting that runs out of
+    ** C levels).  Leave the function at that line alone; when that is the
+    ** main chunk or was done already, drop the loader's form (its wrapper
+    ** nests everything two levels deeper); else give up. */
+    uint32_t f = function_at(r, failure_line(L, why, r->out, r->outlen, name));
     if (skip == NULL) skip = calloc(r->nfuncs ? r->nfuncs : 1, 1);
-    if (skip == NULL || f == 0 || skip[f] || attempt >= LI_MAX_RETRIES) {
+    char msg[400];
+    if (skip != NULL && f != 0 && !skip[f] && attempt < LI_MAX_RETRIES) {
+      skip[f] = 1;
+      snprintf(msg, sizeof msg, "function '%s' (line %u) left without probes: Lua rejected it instrumented: %s",
+               r->funcs[f].name, (unsigned)r->funcs[f].line, why);
+    } else if (skip != NULL && o.probe_upvalue && attempt < LI_MAX_RETRIES) {
+      o.probe_upvalue = 0;
+      msg[0] = '\0';
+    } else {
       warn(r, "warning: chunk left without probes: Lua rejected the instrumented text: ", why);
       free(why);
       break;                                /* the original stays loaded */
     }
-    skip[f] = 1;
-    lua_pop(L, 1);
-    char msg[400];
-    snprintf(msg, sizeof msg, "function '%s' (line %u) left without probes: Lua rejected it instrumented: %s",
-             r->funcs[f].name, (unsigned)r->funcs[f].line, why);
     free(why);
+    lua_pop(L, 1);
     li_rewrite_result next;
     o.skip = skip; o.nskip = r->nfuncs;
     {
@@ -110,7 +202,7 @@ int li_instrument_load(lua_State *L, const char *src, size_t len,
       free(carried);
       carried = NULL;
     }
-    warn(r, "warning: ", msg);
+    if (msg[0] != '\0') warn(r, "warning: ", msg);
     if (st != LI_OK || r->nins == 0) {
       status = luaL_loadbufferx(L, src, len, name, mode);
       break;

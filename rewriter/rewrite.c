@@ -98,6 +98,7 @@ typedef struct plan {
   ins *v; size_t n, cap;
   buf text;               /* all inserted texts */
   char probe[8];          /* the probe's local name: __LI or __LI<k> */
+  int probe_upvalue;      /* the loader's form (rewrite.h) */
   int oom;
 } plan;
 
@@ -266,6 +267,15 @@ static void descriptors(buf *d, const lp_ctx *ctx, const char *chunkname) {
 /* prologue: local P=(("").__luainstr or <no-op factory>)("<descriptors>"); */
 static void plan_prologue(plan *pl, const lp_ctx *ctx, const char *chunkname) {
   buf d = {0};
+  if (pl->probe_upvalue) {
+    /* the loader's form: the chunk is the inner function; touching _ENV
+    ** first makes it upvalue 1 (where load() puts the environment), the
+    ** probe comes second; <const> marks it in dumps (bytecode.h) */
+    buf_str(&pl->text, "local ");
+    buf_str(&pl->text, pl->probe);
+    buf_str(&pl->text, " <const> = ...;return function(...)do local _=_ENV end ");
+    return;
+  }
   descriptors(&d, ctx, chunkname);
   if (d.oom) { pl->oom = 1; free(d.p); return; }
   buf_str(&pl->text, "local ");
@@ -490,6 +500,7 @@ int li_rewrite(const char *src, size_t len, const li_rewrite_opts *o,
   plan pl;
   memset(&pl, 0, sizeof pl);
   pl.src = src; pl.len = len;
+  pl.probe_upvalue = o && o->probe_upvalue;
   unsigned k = 0;
   while (k < 64 && (ctx.li_used >> k & 1)) k++;
   if (k == 0) snprintf(pl.probe, sizeof pl.probe, "__LI");
@@ -521,8 +532,17 @@ int li_rewrite(const char *src, size_t len, const li_rewrite_opts *o,
     if (probed[f]) plan_function(&pl, &ctx, f, 0, 0, chunkname, 1);
   for (uint32_t i = 0; i < ctx.nrets; i++)
     if (probed[ctx.rets[i].func]) plan_return(&pl, &ctx.rets[i]);
+  if (pl.probe_upvalue) {
+    /* ends the inner function, after everything (last, so it follows every
+    ** insertion at the end); its line break comes after the last source
+    ** line, in case that one ends in a comment */
+    plan_begin(&pl, len);
+    buf_str(&pl.text, "\nend");
+    plan_end(&pl);
+  }
   if (pl.oom || pl.text.oom) { status = LI_EMEM; goto done; }
   status = emit(&pl, r);
+  r->probe_upvalue = pl.probe_upvalue;
 
 done:
   if (warn.oom) status = LI_EMEM;

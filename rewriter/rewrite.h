@@ -5,6 +5,11 @@
 **
 ** Probe protocol (what the runtime must provide, see README "How probes work"):
 **   line 1:  local P=(("").__luainstr or <no-op factory>)("<descriptors>");P(1);
+**            or, with opts->probe_upvalue (the loader's form):
+**            local P <const> = ...;return function(...)do local _=_ENV end P(1);
+**            ... and "\nend" after the last byte: the chunk is the inner
+**            function, whose upvalue 1 is _ENV and upvalue 2 the probe, set
+**            by the loader (rewriter/instrument.c, bytecode.h)
 **   entry:   P(id);                 before the first statement of a function
 **   exit:    P() return x           values that run no code when evaluated
 **                                   (locals, upvalues, literals, `...`)
@@ -52,6 +57,9 @@ typedef struct li_rewrite_opts {
   const unsigned char *skip; /* optional: skip[id-1] != 0 leaves that
                                 function without probes */
   uint32_t nskip;            /* entries in skip */
+  int probe_upvalue;         /* 1: the loader's form (see above): the probe
+                                is an upvalue the loader sets, not fetched
+                                through the string metatable */
 } li_rewrite_opts;
 
 typedef struct li_rewrite_result {
@@ -63,6 +71,8 @@ typedef struct li_rewrite_result {
                             ins[2k+1] = length, ascending */
   size_t nins;           /* number of spans */
   char *warnings;        /* "name:line: warning: ...\n" lines, or NULL */
+  int probe_upvalue;     /* out is in the loader's form (opts->probe_upvalue
+                            and something was probed) */
   uint32_t errline;      /* LI_ESYNTAX: line of the error */
   char errmsg[200];      /* LI_ESYNTAX: message, luac style without name */
 } li_rewrite_result;

@@ -9,8 +9,27 @@
 #include <lua.h>
 #include <lauxlib.h>
 
+#include "bytecode.h"
 #include "instrument.h"
 #include "runtime.h"
+
+/* A string.dump()ed instrumented function keeps its probe's upvalue but
+** not its value (load() leaves it nil, or the environment when it is the
+** first): give it a probe that does nothing, so it runs as the original
+** would.  Found by its entry probe (bytecode.h) and, in a stripped dump
+** where names are gone, by the <const> kind of the loader's form. */
+static void give_probe_back(lua_State *L, const char *buff, size_t sz) {
+  int kind, up = li_bc_entry_probe(buff, sz, &kind);
+  const char *name;
+  if (up == 0 || (name = lua_getupvalue(L, -1, up)) == NULL) return;
+  lua_pop(L, 1);
+  if (strncmp(name, "__LI", 4) == 0 && strspn(name + 4, "0123456789") == strlen(name + 4))
+    ;                                    /* the rewriter's name */
+  else if (!(strcmp(name, "(no name)") == 0 && kind == LI_BC_CONST))
+    return;
+  li_push_probe(L, "", NULL, 0);
+  lua_setupvalue(L, -2, up);
+}
 
 int li_load(lua_State *L, const char *buff, size_t sz, const char *name,
             const char *mode) {
@@ -18,12 +37,22 @@ int li_load(lua_State *L, const char *buff, size_t sz, const char *name,
   li_rewrite_opts o;
   li_rewrite_result r;
   int instrumented, status;
+  if (sz > 0 && buff[0] == LUA_SIGNATURE[0]) {       /* binary */
+    status = luaL_loadbufferx(L, buff, sz, name, mode);
+    if (status == LUA_OK) give_probe_back(L, buff, sz);
+    return status;
+  }
   if (P != NULL && !li_prof_wants(P, name))
     return luaL_loadbufferx(L, buff, sz, name, mode);
   memset(&o, 0, sizeof o);
   o.version = 54;
   o.chunkname = name;
+  o.probe_upvalue = 1;
   status = li_instrument_load(L, buff, sz, name, mode, &o, &r, &instrumented);
+  if (status == LUA_OK && instrumented && r.probe_upvalue) {
+    li_push_probe(L, name ? name : "?", r.funcs, r.nfuncs);
+    lua_setupvalue(L, -2, 2);
+  }
   if (r.warnings != NULL && P != NULL) li_prof_warn(P, r.warnings);
   li_rewrite_free(&r);
   return status;
@@ -51,6 +80,6 @@ int li_load_filebytes(lua_State *L, const char *buff, size_t sz,
                       const char *name, const char *mode) {
   int binary;
   size_t skip = file_prefix(buff, sz, &binary);
-  if (binary) return luaL_loadbufferx(L, buff + skip, sz - skip, name, mode);
+  (void)binary;                    /* li_load tells binary chunks apart */
   return li_load(L, buff + skip, sz - skip, name, mode);
 }

@@ -210,6 +210,13 @@ static int finish_load (lua_State *L, int status, int envidx) {
     return 2;
   }
   if (envidx != 0) {
+    /* a dumped function whose only upvalue is its probe has none to the
+    ** original (bytecode.h): the environment has nowhere to go */
+    if (lua_getupvalue(L, -1, 1) != NULL) {
+      int probe = li_is_probe(L, -1);
+      lua_pop(L, 1);
+      if (probe) return 1;
+    }
     lua_pushvalue(L, envidx);
     if (!lua_setupvalue(L, -2, 1))  /* no upvalue: nothing to set */
       lua_pop(L, 1);

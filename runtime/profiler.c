@@ -511,6 +511,45 @@ nothing:
   return 1;
 }
 
+void li_push_probe(lua_State *L, const char *chunkname,
+                   const li_funcdesc *funcs, uint32_t nfuncs) {
+  li_prof *P;
+  li_chunk *c;
+  char cut[LI_CHUNKNAME_MAX + 1];
+  size_t n = strlen(chunkname);
+  /* the same record as the factory's for the same chunk (it keeps at most
+  ** LI_CHUNKNAME_MAX bytes of the name) */
+  if (n > LI_CHUNKNAME_MAX) {
+    memcpy(cut, chunkname, LI_CHUNKNAME_MAX);
+    cut[LI_CHUNKNAME_MAX] = '\0';
+    chunkname = cut;
+  }
+  luaL_checkstack(L, 3, NULL);
+  lua_getfield(L, LUA_REGISTRYINDEX, LI_REG_PROF);
+  P = lua_touserdata(L, -1);
+  if (P == NULL || P->closed || nfuncs == 0) goto nothing;
+  c = lua_newuserdatauv(L, sizeof *c + (size_t)nfuncs * sizeof c->gid[0], 0);
+  c->P = P;
+  c->n = nfuncs;
+  for (uint32_t i = 0; i < nfuncs; i++) {
+    const li_funcdesc *d = &funcs[i];
+    c->gid[i] = fn_find(P, chunkname, i + 1, d->name, strlen(d->name),
+                        d->line, d->lastline);
+    if (c->gid[i] == LI_NONE) { lua_pop(L, 1); goto nothing; }
+  }
+  lua_insert(L, -2);                 /* map, profiler */
+  lua_pushcclosure(L, probe, 2);
+  return;
+nothing:
+  lua_pop(L, 1);
+  lua_pushcfunction(L, probe_nothing);
+}
+
+int li_is_probe(lua_State *L, int idx) {
+  lua_CFunction f = lua_tocfunction(L, idx);
+  return f != NULL && (f == probe || f == probe_nothing);
+}
+
 
 /* ======================================================================
 ** Calibration: what one probe pair costs the caller, and how much of the

@@ -90,6 +90,16 @@ li_prof *li_prof_attach(lua_State *L);
 ** of the string metatable (made if there is none). */
 void li_set_factory(lua_State *L);
 
+/* Push the probe of a chunk loaded in the loader's form (rewrite.h), for
+** L's profiler (a probe that does nothing when L has none): the functions
+** are registered as the factory registers a descriptor's. */
+struct li_funcdesc;
+void li_push_probe(lua_State *L, const char *chunkname,
+                   const struct li_funcdesc *funcs, uint32_t nfuncs);
+
+/* Is the value at idx a probe (what li_push_probe or the factory make)? */
+int li_is_probe(lua_State *L, int idx);
+
 /* Should a chunk of this name be instrumented (include/exclude patterns)? */
 int li_prof_wants(li_prof *P, const char *chunkname);
 
