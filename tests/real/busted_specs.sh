@@ -61,9 +61,8 @@ tests=$(grep -Ec '^(not )?ok ' "$out/ref.stdout")
 fails=$(grep -Ec '^not ok ' "$out/ref.stdout")
 plan=$(grep -E '^1\.\.[0-9]+$' "$out/ref.stdout" | tail -n 1)
 msgs=$(differs "$out"
-       report_lacks "$report" busted '/busted/'
-       report_lacks "$report" "$lib" "/$lib/"
-       report_lacks "$report" "the specs" 'spec/[A-Za-z0-9_]*_spec\.lua')
+       report_lacks "$report" "busted:/busted/" "$lib:/$lib/" \
+         'the specs:spec/[A-Za-z0-9_]*_spec\.lua')
 if [ "$tests" -eq 0 ]; then
   msgs+=$'\n'"  busted ran no test under lua5.4"
 fi

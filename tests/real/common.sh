@@ -100,20 +100,26 @@ differs() {
   return $bad
 }
 
-# report_lacks CSV WHAT ERE: status 0 (with a message) unless the csv
-# report has a function called at least once whose source contains a match
-# of ERE (which must not match a comma).
+# report_lacks CSV WHAT:ERE...: status 0 (with a message) when the csv
+# report is missing or empty, or has no function called at least once
+# whose source contains a match of ERE (which must not match a comma), for
+# any WHAT:ERE pair.
 report_lacks() {
-  local csv=$1 what=$2 ere=$3
+  local csv=$1 pair what ere bad=1
+  shift
   if [ ! -s "$csv" ]; then
     echo "  no report written at $csv"
     return 0
   fi
-  # name,source,line,lastline,calls,...: names may hold quoted commas, so
-  # the source is found as a field of its own and calls after it.
-  if ! grep -Eq ",[^,]*${ere}[^,]*,[0-9]+,[0-9]+,[1-9][0-9]*," "$csv"; then
-    echo "  the report names no function of $what (source ~ $ere)"
-    return 0
-  fi
-  return 1
+  for pair in "$@"; do
+    what=${pair%%:*}
+    ere=${pair#*:}
+    # name,source,line,lastline,calls,...: names may hold quoted commas, so
+    # the source is found by the numbers that follow it.
+    if ! grep -Eq ",[^,]*${ere}[^,]*,[0-9]+,[0-9]+,[1-9][0-9]*," "$csv"; then
+      echo "  the report names no function of $what (source ~ $ere)"
+      bad=0
+    fi
+  done
+  return $bad
 }

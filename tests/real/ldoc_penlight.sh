@@ -55,8 +55,7 @@ msgs=$(differs "$out"
          echo "  --- generated files differ (diff -r lua5.4 luaprof):"
          head -n "${LI_DIFF_LINES:-40}" "$out/html.diff" | sed 's/^/    /'
        fi
-       report_lacks "$report" ldoc '/ldoc/'
-       report_lacks "$report" penlight '/pl/')
+       report_lacks "$report" "ldoc:/ldoc/" "penlight:/pl/")
 if [ "$files" -lt 10 ] || [ "$(cat "$out/ref.status")" != 0 ]; then
   msgs+=$'\n'"  ldoc under lua5.4 did not do its job: status $(cat "$out/ref.status"), $files files"
   msgs+=$'\n'"$(head -n 20 "$out/ref.stderr" | sed 's/^/    /')"

@@ -44,8 +44,7 @@ for t in "$src"/tests/*.lua; do
   done
   [ "$(cat "$out/ref.status")" = 0 ] || plain_fail+=("$name")
   msgs=$(differs "$out"
-         report_lacks "$report" "tests/$name" "tests/$name"
-         report_lacks "$report" penlight '/pl/')
+         report_lacks "$report" "tests/$name:tests/$name" "penlight:/pl/")
   if [ -z "$msgs" ]; then
     echo "ok   $name"
     passed=$((passed + 1))
