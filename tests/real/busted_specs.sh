@@ -32,6 +32,7 @@ set -o pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd) || exit 2
 [ $# -eq 4 ] || { echo "usage: $0 LUAPROF_BIN SUITES_DIR SUITE LIBRARY" >&2; exit 2; }
+# shellcheck source=tests/real/common.sh
 . "$here/common.sh"
 real_init "busted_specs.sh ($3)" "$1" "$2"
 suite=$3

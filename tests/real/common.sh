@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # common.sh -- what the real-suite runners share.  Sourced, not run.
 #
 # Every runner compares one run under the reference interpreter (side

@@ -17,6 +17,7 @@ set -o pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd) || exit 2
 [ $# -eq 2 ] || { echo "usage: $0 LUAPROF_BIN SUITES_DIR" >&2; exit 2; }
+# shellcheck source=tests/real/common.sh
 . "$here/common.sh"
 real_init penlight_tests.sh "$1" "$2"
 
