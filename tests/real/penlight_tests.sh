@@ -3,7 +3,7 @@
 # Debian's installed penlight: every script must give the same stdout,
 # stderr and exit status under `lua5.4 tests/T.lua` and under
 # `luaprof -f csv -o REPORT tests/T.lua`, run from the root of a fresh copy
-# of the suite (the same path for both sides: some tests write files, and
+# of the suite's tests/ (the same path for both sides: some tests write files, and
 # messages hold paths).  Nothing is normalised.  Scripts that fail plainly
 # (test-dir.lua and test-path.lua expect penlight's source tree) are
 # compared all the same: they must fail the same way.  Each report must
@@ -37,7 +37,7 @@ for t in "$src"/tests/*.lua; do
   mkdir -p "$out"
   report=$out/report.csv
   for side in ref prof; do
-    fresh_copy "$src/tests" "$run/tests"   # all the scripts use
+    fresh_copy "$src/tests" "$run/tests"   # the scripts read nothing else
     if [ $side = ref ]; then cmd=(lua5.4); else cmd=("$prof" -f csv -o "$report"); fi
     cd "$run" || exit 2
     timed_side "$out" $side "${cmd[@]}" "tests/$name"
