@@ -1,0 +1,126 @@
+# shellcheck shell=bash
+# common.sh -- what the real-suite runners share.  Sourced, not run.
+#
+# Every runner compares one run under the reference interpreter (side
+# `ref`) with one under luaprof (side `prof`).  Both sides run in the same
+# absolute directory, each in a fresh copy of the suite, so that paths in
+# messages, tracebacks and generated files need no normalising.
+#
+# Uses and sets: prog (runner name, for messages), tmo (seconds per run),
+# run_timeout, tmp (scratch directory, removed at exit unless LI_KEEP=1).
+
+# real_init PROG LUAPROF SUITES: check the arguments, clean the environment,
+# make the scratch directory.  The suites folder missing is a failure, not
+# a skip: CI must not go green without running them.
+real_init() {
+  prog=$1
+  prof=$2
+  suites=$3
+  case $prof in /*) ;; */*) prof=$(cd "$(dirname "$prof")" && pwd)/$(basename "$prof") ;; esac
+  if [ ! -x "$prof" ]; then
+    echo "$prog: FAIL: no luaprof binary at $prof" >&2
+    exit 1
+  fi
+  if [ ! -d "$suites" ]; then
+    echo "$prog: FAIL: the real-world suites are not at '$suites'" >&2
+    echo "$prog: configure with -DLI_REAL_SUITES=/path/to/real-suites" \
+         "(the folder holding penlight-1.13.1/ and luassert-1.9.0/)" >&2
+    exit 1
+  fi
+  suites=$(cd "$suites" && pwd)
+  need_tool lua5.4
+  # The installed libraries are what runs, so Lua's default search paths
+  # stay; only what could make the two sides differ goes.
+  unset LUA_INIT LUA_INIT_5_1 LUA_INIT_5_2 LUA_INIT_5_3 LUA_INIT_5_4 \
+        LUA_PATH LUA_PATH_5_1 LUA_PATH_5_2 LUA_PATH_5_3 LUA_PATH_5_4 \
+        LUA_CPATH LUA_CPATH_5_1 LUA_CPATH_5_2 LUA_CPATH_5_3 LUA_CPATH_5_4
+  export LC_ALL=C TZ=UTC
+  tmo=${LI_TIMEOUT:-120}
+  run_timeout=()
+  command -v timeout >/dev/null 2>&1 && run_timeout=(timeout -k 5 "$tmo")
+  tmp=$(mktemp -d "${TMPDIR:-/tmp}/li-real.XXXXXX") || exit 2
+  if [ "${LI_KEEP:-0}" = 1 ]; then
+    echo "$prog: keeping $tmp"
+  else
+    trap 'rm -rf -- "$tmp"' EXIT
+  fi
+  trap 'exit 130' INT TERM
+}
+
+# need_tool CMD: fail clearly when a Debian package is missing.
+need_tool() {
+  if ! command -v "$1" >/dev/null 2>&1; then
+    echo "$prog: FAIL: '$1' not found (scripts/deps.sh installs it)" >&2
+    exit 1
+  fi
+}
+
+# fresh_copy SRC DEST: DEST becomes an untouched copy of SRC.
+fresh_copy() {
+  rm -rf -- "$2" && mkdir -p -- "$(dirname "$2")" && cp -R -- "$1" "$2"
+}
+
+# run_side OUT SIDE CMD...: run CMD in the current directory with stdin
+# closed; OUT/SIDE.stdout, .stderr and .status receive what it did.
+run_side() {
+  local out=$1 side=$2
+  shift 2
+  "${run_timeout[@]}" "$@" </dev/null >"$out/$side.stdout" 2>"$out/$side.stderr"
+  echo $? >"$out/$side.status"
+}
+
+# timed_side OUT SIDE CMD...: run_side, adding the milliseconds it took to
+# the running total of SIDE (ms_ref, ms_prof).
+ms_ref=0
+ms_prof=0
+timed_side() {
+  local t0 t1
+  t0=$(date +%s%N)
+  run_side "$@"
+  t1=$(date +%s%N)
+  if [ "$2" = ref ]; then ms_ref=$((ms_ref + (t1 - t0) / 1000000))
+  else ms_prof=$((ms_prof + (t1 - t0) / 1000000)); fi
+}
+
+# differs OUT: compare OUT/ref.* with OUT/prof.*; print what differs with
+# the diffs (cut to LI_DIFF_LINES, default 40); status 0 when they differ.
+differs() {
+  local out=$1 s bad=1
+  if ! cmp -s "$out/ref.status" "$out/prof.status"; then
+    echo "  exit status: lua5.4 $(cat "$out/ref.status"), luaprof $(cat "$out/prof.status")"
+    bad=0
+  fi
+  for s in stdout stderr; do
+    if ! cmp -s "$out/ref.$s" "$out/prof.$s"; then
+      echo "  --- $s differs (lua5.4 vs luaprof):"
+      diff -u --label "lua5.4 $s" --label "luaprof $s" -a "$out/ref.$s" "$out/prof.$s" \
+        | head -n "${LI_DIFF_LINES:-40}" | sed 's/^/    /'
+      bad=0
+    fi
+  done
+  return $bad
+}
+
+# report_lacks CSV WHAT:ERE...: status 0 (with a message) when the csv
+# report is missing or empty, or has no function called at least once
+# whose source contains a match of ERE (which must not match a comma), for
+# any WHAT:ERE pair.
+report_lacks() {
+  local csv=$1 pair what ere bad=1
+  shift
+  if [ ! -s "$csv" ]; then
+    echo "  no report written at $csv"
+    return 0
+  fi
+  for pair in "$@"; do
+    what=${pair%%:*}
+    ere=${pair#*:}
+    # name,source,line,lastline,calls,...: names may hold quoted commas, so
+    # the source is found by the numbers that follow it.
+    if ! grep -Eq ",[^,]*${ere}[^,]*,[0-9]+,[0-9]+,[1-9][0-9]*," "$csv"; then
+      echo "  the report names no function of $what (source ~ $ere)"
+      bad=0
+    fi
+  done
+  return $bad
+}
