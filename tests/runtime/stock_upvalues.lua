@@ -97,6 +97,13 @@ local function wrap_upvalue(when)
   status("suspended", "after a yield")
   w()
   status("dead", "after the body returned")
+  -- each call resumes what upvalue 1 holds then, as stock Lua's does
+  local ran = false
+  co = coroutine.create(function() ran = true end)
+  debug.setupvalue(w, 1, co)
+  w()
+  if not ran then fail("%s: a new upvalue 1 of the wrap function is not run", when) end
+  status("dead", "after running the new upvalue")
 end
 
 local attached = package.loaded.luainstr ~= nil
