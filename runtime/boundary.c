@@ -10,7 +10,11 @@
 **   coroutine.close      a suspended coroutine's frames end where it
 **                        stopped.
 ** Each replacement behaves as Lua 5.4's own function (same results, same
-** messages, same yieldability); only the bookkeeping is added.  The
+** messages, same yieldability); only the bookkeeping is added.  They
+** also look like the originals to the debug library: light C functions
+** with no upvalue, and a wrap function whose one upvalue is its coroutine.
+** So the profiler is not an upvalue: it is found in the registry under a
+** light-userdata key (a pointer hash, no string on the hot path).  The
 ** originals are kept in the registry for li_restore_boundaries().
 */
 #include <lua.h>
@@ -20,9 +24,23 @@
 
 #define LI_REG_ORIGINALS "luainstr.boundaries"
 
-/* The profiler, from upvalue 1, or NULL when it no longer collects. */
-static li_prof *prof_up(lua_State *L) {
-  li_prof *P = lua_touserdata(L, lua_upvalueindex(1));
+/* Its address is the registry key of the profiler's userdata for the
+** replacements (set by li_install_boundaries, kept after a restore: a wrap
+** function made before still reports, as it did when it held the profiler
+** itself).  profiler.c's string key stays the profiler's identity; this is
+** the replacements' own cheap way to it. */
+static const char prof_key;
+
+/* The profiler, or NULL when there is none or it no longer collects.  It
+** takes one stack slot: every replacement has LUA_MINSTACK when it starts,
+** and finish_pcall's error path has its pcall's frame back; yield_done,
+** which may have none (a resume checks the stack for its values only),
+** gets the profiler in its context instead. */
+static li_prof *prof_of(lua_State *L) {
+  li_prof *P;
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &prof_key);
+  P = lua_touserdata(L, -1);
+  lua_pop(L, 1);
   return P != NULL && !P->closed ? P : NULL;
 }
 
@@ -36,7 +54,7 @@ static li_prof *prof_up(lua_State *L) {
 ** below the results (1 for pcall's `true`, 2 for xpcall's handler too). */
 static int finish_pcall(lua_State *L, int status, lua_KContext ctx) {
   if (status != LUA_OK && status != LUA_YIELD) {
-    li_prof *P = prof_up(L);
+    li_prof *P = prof_of(L);
     uint32_t depth = (uint32_t)((uintptr_t)ctx >> 2);
     if (P != NULL && P->on) {
       li_stack *S = li_stack_of(P, L);
@@ -52,7 +70,7 @@ static int finish_pcall(lua_State *L, int status, lua_KContext ctx) {
 
 /* The depth of L's shadow stack, packed with `extra` for finish_pcall. */
 static lua_KContext pcall_ctx(lua_State *L, int extra) {
-  li_prof *P = prof_up(L);
+  li_prof *P = prof_of(L);
   uintptr_t depth = 0;
   if (P != NULL && P->on) {
     li_stack *S = li_stack_of(P, L);
@@ -91,7 +109,7 @@ static int li_xpcall(lua_State *L) {
 /* Resume co with narg values from L's top.  Returns the count of results
 ** moved to L, or -1 with the error value on L's top. */
 static int resume(lua_State *L, lua_State *co, int coidx, int narg) {
-  li_prof *P = prof_up(L);
+  li_prof *P = prof_of(L);
   li_stack *R = NULL, *C = NULL;
   uint64_t t0 = 0, pairs0 = 0;
   int status, nres;
@@ -153,11 +171,14 @@ static int li_resume(lua_State *L) {
   return r + 1;
 }
 
-/* The function coroutine.wrap returns: upvalue 1 the profiler, 2 the
-** coroutine. */
+/* The function coroutine.wrap returns: upvalue 1 is the coroutine, as in
+** stock Lua (debug.setupvalue may change it). */
 static int wrapped(lua_State *L) {
-  lua_State *co = lua_tothread(L, lua_upvalueindex(2));
-  int r = resume(L, co, lua_upvalueindex(2), lua_gettop(L));
+  lua_State *co = lua_tothread(L, lua_upvalueindex(1));
+  int r;
+  if (co == NULL)           /* stock Lua would crash here: fail instead */
+    return luaL_error(L, "cannot resume a non-coroutine");
+  r = resume(L, co, lua_upvalueindex(1), lua_gettop(L));
   if (r < 0) {
     int st = lua_status(co);
     if (st != LUA_OK && st != LUA_YIELD) {   /* died: close its tbc vars */
@@ -180,17 +201,17 @@ static int li_wrap(lua_State *L) {
   co = lua_newthread(L);
   lua_pushvalue(L, 1);
   lua_xmove(L, co, 1);
-  lua_pushvalue(L, lua_upvalueindex(1));
-  lua_insert(L, -2);
-  lua_pushcclosure(L, wrapped, 2);
+  lua_pushcclosure(L, wrapped, 1);
   return 1;
 }
 
-/* Back from a yield: the coroutine runs again. */
+/* Back from a yield: the coroutine runs again.  ctx is the profiler that
+** li_yield found (the registry keeps its userdata until the state's last
+** object is freed, so the pointer outlives any resume), or 0. */
 static int yield_done(lua_State *L, int status, lua_KContext ctx) {
-  li_prof *P = prof_up(L);
-  (void)status; (void)ctx;
-  if (P != NULL) {
+  li_prof *P = (li_prof *)ctx;
+  (void)status;
+  if (P != NULL && !P->closed) {
     li_stack *S = li_stack_of(P, L);
     if (S != NULL && S->suspended) {
       uint64_t t = li_clock_ticks(&P->clock);
@@ -203,7 +224,7 @@ static int yield_done(lua_State *L, int status, lua_KContext ctx) {
 }
 
 static int li_yield(lua_State *L) {
-  li_prof *P = prof_up(L);
+  li_prof *P = prof_of(L);
   if (P != NULL && lua_isyieldable(L)) {
     li_stack *S = li_stack_of(P, L);
     if (S != NULL) {
@@ -212,7 +233,7 @@ static int li_yield(lua_State *L) {
       if (P->on) li_trace(P, S, 'Y', 0, S->susp_since);
     }
   }
-  return lua_yieldk(L, lua_gettop(L), 0, yield_done);
+  return lua_yieldk(L, lua_gettop(L), (lua_KContext)P, yield_done);
 }
 
 /* coroutine.status's view: 0 running, 1 dead, 2 suspended, 3 normal. */
@@ -235,7 +256,7 @@ static int li_close(lua_State *L) {
   li_prof *P;
   if (st != 1 && st != 2)
     return luaL_error(L, "cannot close a %s coroutine", names[st]);
-  P = prof_up(L);
+  P = prof_of(L);
   if (P != NULL && P->on) {           /* its frames end where it stopped */
     li_stack *C = li_stack_of_thread(P, L, 1);
     if (C != NULL)
@@ -293,6 +314,7 @@ void li_install_boundaries(lua_State *L) {
   luaL_checkstack(L, 8, "luainstr");
   lua_getfield(L, LUA_REGISTRYINDEX, "luainstr.profiler");
   if (lua_isnil(L, -1)) { lua_settop(L, top); return; }
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &prof_key);
   if (lua_getfield(L, LUA_REGISTRYINDEX, LI_REG_ORIGINALS) == LUA_TTABLE) {
     lua_settop(L, top);                /* already installed */
     return;
@@ -303,8 +325,7 @@ void li_install_boundaries(lua_State *L) {
     if (!push_holder(L, i)) continue;
     lua_getfield(L, -1, replaced[i].name);
     lua_rawseti(L, -3, (lua_Integer)i + 1);
-    lua_pushvalue(L, top + 1);         /* the profiler */
-    lua_pushcclosure(L, replaced[i].fn, 1);
+    lua_pushcfunction(L, replaced[i].fn);
     lua_setfield(L, -2, replaced[i].name);
     lua_pop(L, 1);
   }

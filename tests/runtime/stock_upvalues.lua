@@ -1,0 +1,121 @@
+-- The functions the profiler puts in place of stock ones (pcall, xpcall,
+-- coroutine.*, load, loadfile, dofile, the searchers of require) show
+-- debug.getinfo and debug.getupvalue what the stock ones show: the same
+-- nups, the same upvalue names and types.  A function coroutine.wrap makes
+-- has one upvalue, its coroutine, as in stock Lua.
+--
+-- STOCK is what Lua 5.4 shows.  Under the C module this file runs first as
+-- stock Lua (before require "luainstr"), which checks STOCK itself; then
+-- again with the profiler attached.  Under luaprof it is attached already.
+
+-- name -> {what, nups, upvalue types in order}; C upvalues are named ""
+local STOCK = {
+  pcall = {"C", 0, {}}, xpcall = {"C", 0, {}},
+  load = {"C", 0, {}}, loadfile = {"C", 0, {}}, dofile = {"C", 0, {}},
+  ["coroutine.create"] = {"C", 0, {}}, ["coroutine.resume"] = {"C", 0, {}},
+  ["coroutine.wrap"] = {"C", 0, {}}, ["coroutine.yield"] = {"C", 0, {}},
+  ["coroutine.close"] = {"C", 0, {}}, ["coroutine.status"] = {"C", 0, {}},
+  ["coroutine.running"] = {"C", 0, {}},
+  ["coroutine.isyieldable"] = {"C", 0, {}},
+  -- every searcher of loadlib.c has the package table as upvalue 1
+  ["package.searchers[1]"] = {"C", 1, {"table"}},
+  ["package.searchers[2]"] = {"C", 1, {"table"}},
+  ["package.searchers[3]"] = {"C", 1, {"table"}},
+  ["package.searchers[4]"] = {"C", 1, {"table"}},
+  ["a coroutine.wrap function"] = {"C", 1, {"thread"}},
+}
+
+local failures = {}
+local function fail(fmt, ...)
+  failures[#failures + 1] = fmt:format(...)
+end
+
+-- The functions under test, by name, as the program sees them now.
+local function functions()
+  local fs = {pcall = pcall, xpcall = xpcall, load = load,
+              loadfile = loadfile, dofile = dofile,
+              ["a coroutine.wrap function"] = coroutine.wrap(print)}
+  for k, f in pairs(coroutine) do fs["coroutine." .. k] = f end
+  for i, f in ipairs(package.searchers) do
+    fs["package.searchers[" .. i .. "]"] = f
+  end
+  return fs
+end
+
+-- Compare every function's getinfo/getupvalue figures with STOCK.
+local function compare(when)
+  local fs, names = functions(), {}
+  for name in pairs(STOCK) do names[#names + 1] = name end
+  table.sort(names)
+  for _, name in ipairs(names) do
+    local f, want = fs[name], STOCK[name]
+    if type(f) ~= "function" then
+      fail("%s: %s is a %s", when, name, type(f))
+    else
+      local info = debug.getinfo(f, "Su")
+      if info.what ~= want[1] or info.nups ~= want[2] then
+        fail("%s: %s is a %s function with %d upvalue(s), stock: %s, %d",
+             when, name, info.what, info.nups, want[1], want[2])
+      end
+      for i = 1, want[2] + 1 do
+        local n, v = debug.getupvalue(f, i)
+        local wt = want[3][i]
+        if wt == nil and n ~= nil then
+          fail("%s: %s has an upvalue %d (%q, a %s)", when, name, i, n, type(v))
+        elseif wt ~= nil and (n ~= "" or type(v) ~= wt) then
+          fail("%s: %s upvalue %d is %q, a %s; stock: \"\", a %s",
+               when, name, i, tostring(n), type(v), wt)
+        end
+      end
+    end
+  end
+  for name in pairs(fs) do
+    if not STOCK[name] then fail("%s: %s is not checked", when, name) end
+  end
+end
+
+-- The upvalue of a coroutine.wrap function is the coroutine it drives.
+local function wrap_upvalue(when)
+  local inside
+  local w = coroutine.wrap(function()
+    inside = coroutine.running()
+    coroutine.yield()
+  end)
+  local _, co = debug.getupvalue(w, 1)
+  local function status(want, at)
+    local got = type(co) == "thread" and coroutine.status(co) or type(co)
+    if got ~= want then
+      fail("%s: the wrap function's upvalue %s: %s, expected %s",
+           when, at, got, want)
+    end
+  end
+  status("suspended", "before the first call")
+  w()
+  if inside ~= co then
+    fail("%s: the wrap function's upvalue is not the coroutine it runs", when)
+  end
+  status("suspended", "after a yield")
+  w()
+  status("dead", "after the body returned")
+  -- each call resumes what upvalue 1 holds then, as stock Lua's does
+  local ran = false
+  co = coroutine.create(function() ran = true end)
+  debug.setupvalue(w, 1, co)
+  w()
+  if not ran then fail("%s: a new upvalue 1 of the wrap function is not run", when) end
+  status("dead", "after running the new upvalue")
+end
+
+local attached = package.loaded.luainstr ~= nil
+compare(attached and "under luaprof" or "stock")
+wrap_upvalue(attached and "under luaprof" or "stock")
+
+package.path = (arg[0]:match("^(.*)/[^/]*$") or ".") .. "/lib/?.lua;" .. package.path
+local check = require "check"
+check.start()
+if not attached then
+  compare("with the module")
+  wrap_upvalue("with the module")
+end
+for _, msg in ipairs(failures) do check.fail("%s", msg) end
+check.done()
