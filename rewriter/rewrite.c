@@ -533,11 +533,11 @@ int li_rewrite(const char *src, size_t len, const li_rewrite_opts *o,
   for (uint32_t i = 0; i < ctx.nrets; i++)
     if (probed[ctx.rets[i].func]) plan_return(&pl, &ctx.rets[i]);
   if (pl.probe_upvalue) {
-    /* ends the inner function, after everything (last, so it follows every
-    ** insertion at the end); its line break comes after the last source
-    ** line, in case that one ends in a comment */
-    plan_begin(&pl, len);
-    buf_str(&pl.text, "\nend");
+    /* ends the inner function right after the last token (made last, so
+    ** it follows every insertion there): its closing return is on the line
+    ** of the main chunk's, the line of its last token */
+    plan_begin(&pl, ctx.funcs[0].end_off);
+    buf_str(&pl.text, " end");
     plan_end(&pl);
   }
   if (pl.oom || pl.text.oom) { status = LI_EMEM; goto done; }

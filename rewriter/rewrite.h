@@ -7,7 +7,7 @@
 **   line 1:  local P=(("").__luainstr or <no-op factory>)("<descriptors>");P(1);
 **            or, with opts->probe_upvalue (the loader's form):
 **            local P <const> = ...;return function(...)do local _=_ENV end P(1);
-**            ... and "\nend" after the last byte: the chunk is the inner
+**            ... and " end" after the last token: the chunk is the inner
 **            function, whose upvalue 1 is _ENV and upvalue 2 the probe, set
 **            by the loader (rewriter/instrument.c, bytecode.h)
 **   entry:   P(id);                 before the first statement of a function

@@ -1,3 +1,4 @@
+-- differs: offline luaprof
 -- A function whose first statement makes no code on its own line (a local
 -- function, a label): the entry probe makes that line active and gives the
 -- line hook an extra event.

@@ -1,3 +1,4 @@
+-- differs: offline luaprof
 -- A `return` whose values start on a later line: the exit probe's call is
 -- on the `return` line, which was not active before.
 local function f(a, b)

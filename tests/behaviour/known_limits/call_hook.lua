@@ -1,3 +1,4 @@
+-- differs: offline luaprof
 -- Call/return hooks see the probe calls.
 local calls = 0
 local function f(x) return x + 1 end

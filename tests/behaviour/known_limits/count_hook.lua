@@ -1,3 +1,4 @@
+-- differs: offline luaprof
 -- Count hooks see the probe's instructions.
 local n = 0
 local function f(x) local s = 0 for i = 1, x do s = s + i end return s end

@@ -1,3 +1,4 @@
+-- differs: luaprof
 -- With the runtime present (luaprof, luainstr_open, require "luainstr"),
 -- the probe factory is a field of the string library table, where every
 -- instrumented chunk's prologue finds it as ("").__luainstr: a program that

@@ -1,3 +1,4 @@
+-- differs: offline
 -- 194 nested parentheses inside the arguments of a call that is the last
 -- of several returned values: the most lua5.4 compiles when running a
 -- file; passing those values through P(0, ...) needs one more C level.

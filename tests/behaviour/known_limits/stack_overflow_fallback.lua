@@ -1,3 +1,4 @@
+-- differs: offline(maybe)
 -- Stack overflow without the runtime: the instrumented chunk's fallback
 -- probe (the prologue's `function(_,...)return ... end`) is a Lua function
 -- defined on line 1.  When the Lua stack runs out while it is being

@@ -1,3 +1,4 @@
+-- differs: offline luaprof
 -- Upvalues by index and their count: the probe is an extra upvalue,
 -- usually the first one.
 local a, b = 1, 2
