@@ -341,3 +341,76 @@ Test(runtime, tail_callee_hangs_under_the_callers_caller) {
   li_snapshot_free(&prof);
   lua_close(L);
 }
+
+/* ---- the probe handed over by the loader (issue 9) ---------------------- */
+
+static int dump_writer(lua_State *L, const void *p, size_t sz, void *ud) {
+  luaL_Buffer *b = ud;
+  (void)L;
+  luaL_addlstring(b, p, sz);
+  return 0;
+}
+
+/* A chunk loaded through the hook keeps working while a sandbox has
+** removed the string metatable, and is measured: the probe is its upvalue,
+** not something the chunk fetches. */
+Test(runtime, loaded_chunk_runs_without_the_string_metatable) {
+  lua_State *L = profiled();
+  const char *src = "local function inner(x) return x * 2 end\n"
+                    "return inner(21)\n";
+  cr_assert_eq(luainstr_loadbufferx(L, src, strlen(src), "@sandboxed.lua", "t"), LUA_OK);
+  lua_pushliteral(L, "");
+  lua_pushnil(L);
+  lua_setmetatable(L, -2);            /* what pl.pretty.read does */
+  lua_pop(L, 1);
+  cr_assert_eq(lua_pcall(L, 0, 1, 0), LUA_OK, "%s", lua_tostring(L, -1));
+  cr_assert_eq(lua_tointeger(L, -1), 42);
+  lua_pop(L, 1);
+  luaL_requiref(L, "string", luaopen_string, 0);   /* the metatable back */
+  lua_pop(L, 1);
+  char *csv = csv_of(L);
+  cr_expect_eq(calls_of(csv, "local inner", "sandboxed.lua"), 1, "%s", csv);
+  cr_expect_eq(calls_of(csv, "main chunk", "sandboxed.lua"), 1, "%s", csv);
+  free(csv);
+  lua_close(L);
+}
+
+/* string.dump of an instrumented function, loaded through the hook in
+** another state that has a profiler, stripped or not: it runs as the
+** original would (its probe does nothing there). */
+Test(runtime, dumped_function_loads_in_another_profiled_state) {
+  lua_State *A = profiled(), *B = profiled();
+  const char *src = "local k = 10\n"
+                    "local function noup(a, b) return a * b + 1 end\n"
+                    "local function withenv(s) return string.rep(s, 2) end\n"
+                    "return noup, withenv\n";
+  const char *fn_names[2] = { "noup", "withenv" };
+  luainstr_install_loadbufferx_hook(luainstr_loadbufferx);
+  cr_assert_eq(wrap_luaL_loadbufferx(A, src, strlen(src), "@dumped.lua", "t"), LUA_OK);
+  cr_assert_eq(lua_pcall(A, 0, 2, 0), LUA_OK, "%s", lua_tostring(A, -1));
+  for (int strip = 0; strip <= 1; strip++) {
+    for (int f = 0; f < 2; f++) {
+      luaL_Buffer b;
+      size_t n;
+      luaL_buffinit(A, &b);
+      lua_pushvalue(A, f == 0 ? -3 : -2);   /* below the buffer's slot */
+      cr_assert_eq(lua_dump(A, dump_writer, &b, strip), 0);
+      lua_pop(A, 1);
+      luaL_pushresult(&b);
+      const char *d = lua_tolstring(A, -1, &n);
+      cr_assert_eq(wrap_luaL_loadbufferx(B, d, n, fn_names[f], "b"), LUA_OK,
+                   "%s", lua_tostring(B, -1));
+      lua_pop(A, 1);
+      if (f == 0) { lua_pushinteger(B, 6); lua_pushinteger(B, 7); }
+      else lua_pushliteral(B, "ab");
+      cr_assert_eq(lua_pcall(B, f == 0 ? 2 : 1, 1, 0), LUA_OK,
+                   "strip %d %s: %s", strip, fn_names[f], lua_tostring(B, -1));
+      if (f == 0) cr_expect_eq(lua_tointeger(B, -1), 43);
+      else cr_expect_str_eq(lua_tostring(B, -1), "abab");
+      lua_pop(B, 1);
+    }
+  }
+  luainstr_uninstall_loadbufferx_hook();
+  lua_close(A);
+  lua_close(B);
+}
