@@ -8,7 +8,8 @@
 **  (a) rewrite throughput: li_rewrite() over all files, MB of input per
 **      second, median of the passes;
 **  (b) load-time ratio: per file, luaL_loadbufferx() of the original, then
-**      li_rewrite() + luaL_loadbufferx() of its output, interleaved so both
+**      the runtime's loader path, li_instrument_load() in the loader's form
+**      (rewrite, compile, lift the main function), interleaved so both
 **      see the same caches and clock; the ratio of the two sums per pass,
 **      median of the passes, and Lua's own compile speed alongside;
 **  (c) the floor of (b): compile of the rewritten output alone over compile
@@ -28,7 +29,7 @@
 #include <lua.h>
 #include <lauxlib.h>
 
-#include "rewrite.h"
+#include "instrument.h"
 
 #define MAXPASSES 5
 
@@ -248,17 +249,24 @@ static double rewrite_pass(const corpus *c, results *res, int count)
   return (double)c->bytes / 1e6 / (now() - t0);
 }
 
-/* Rewrite a file and compile the output; returns whether it compiled. */
+/* Load a file as the runtime's loader does (li_instrument_load in the
+** loader's form: rewrite, compile, lift the main function); returns whether
+** it loaded instrumented. */
 static int rewrite_and_compile(lua_State *L, const bfile *b)
 {
   li_rewrite_opts o;
   li_rewrite_result r;
-  int ok = 0;
+  int binary, instrumented = 0;
+  size_t skip = loadfile_skip(b->src, b->len, &binary);
   rewrite_opts(&o, b);
-  if (li_rewrite(b->src, b->len, &o, &r) == LI_OK)
-    ok = compile(L, r.out, r.outlen, b->chunkname);
+  o.skip_first_line = 0;
+  o.probe_upvalue = 1;
+  if (li_instrument_load(L, b->src + skip, b->len - skip, b->chunkname, "t",
+                         &o, &r, &instrumented) != LUA_OK)
+    instrumented = 0;
+  lua_settop(L, 0);
   li_rewrite_free(&r);
-  return ok;
+  return instrumented;
 }
 
 /* (b): one pass; per file, compile the original and rewrite + compile the

@@ -14,6 +14,7 @@
 #include <lauxlib.h>
 #include <lualib.h>
 
+#include "bytecode.h"
 #include "instrument.h"
 #include "rewrite.h"
 
@@ -709,5 +710,106 @@ Test(run, probe_upvalue_comes_after_the_originals) {
     "debug.upvaluejoin(g, 1, f, 1)\n"
     "local a, b = g()\n"
     "assert(a == 1 and b == 1)\n");
+  lua_close(L);
+}
+
+/* ---- the loader's form and the bytecode it relies on -------------------- */
+
+typedef struct cbuf { char *p; size_t n; } cbuf;
+
+static int buf_writer(lua_State *L, const void *p, size_t sz, void *ud) {
+  cbuf *b = ud;
+  (void)L;
+  b->p = realloc(b->p, b->n + sz);
+  cr_assert_not_null(b->p);
+  memcpy(b->p + b->n, p, sz);
+  b->n += sz;
+  return 0;
+}
+
+/* The dump of the function on top of L, pushed as a string above it. */
+static const char *dump_top(lua_State *L, int strip, size_t *n) {
+  cbuf b = {NULL, 0};
+  cr_assert_eq(lua_dump(L, buf_writer, &b, strip), 0);
+  lua_pushlstring(L, b.p, b.n);
+  free(b.p);
+  return lua_tolstring(L, -1, n);
+}
+
+/* bytecode.c names opcodes and instruction fields by number: what the
+** interpreter compiles must match, or entry probes would not be found. */
+Test(bytecode, entry_probe_found_in_what_lua_compiles) {
+  lua_State *L = luaL_newstate();
+  static const char *cases[][2] = {
+    /* wrapper-like source, expected upvalue of the probe ("0": none) */
+    { "local u <const> = ... return function(a) u(3) return a end", "1" },
+    { "local x, u <const> = 1, ... return function(...) if false then local _=x end u(7) end", "2" },
+    { "local u <const> = ... return function() do local _=_ENV end u(1) end", "2" },
+    { "local u = ... return function() u(0) end", "0" },          /* id 0: an exit */
+    { "local u = ... return function() print(1) end", "0" },
+    { "local u = ... return function() local v = 1 u(1) end", "0" },
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    size_t n;
+    int kind;
+    cr_assert_eq(luaL_loadstring(L, cases[i][0]), LUA_OK, "%s", lua_tostring(L, -1));
+    lua_call(L, 0, 1);
+    for (int strip = 0; strip <= 1; strip++) {
+      const char *d = dump_top(L, strip, &n);
+      int up = li_bc_entry_probe(d, n, &kind);
+      cr_expect_eq(up, atoi(cases[i][1]), "case %zu strip %d: upvalue %d", i, strip, up);
+      if (up > 0 && strstr(cases[i][0], "<const>"))
+        cr_expect_eq(kind, LI_BC_CONST, "case %zu", i);
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+  }
+  /* truncated and foreign input: nothing, and no read past the end */
+  cr_assert_eq(luaL_loadstring(L, cases[0][0]), LUA_OK);
+  lua_call(L, 0, 1);
+  size_t n;
+  int kind;
+  const char *d = dump_top(L, 0, &n);
+  for (size_t cut = 0; cut < n; cut++) {
+    char *c = malloc(cut ? cut : 1);
+    memcpy(c, d, cut);
+    li_bc_entry_probe(c, cut, &kind);   /* valgrind/ASan would catch a read */
+    free(c);
+  }
+  cr_expect_eq(li_bc_entry_probe("return 1", 8, &kind), 0);
+  lua_close(L);
+}
+
+/* The loader's form: the chunk is a main chunk again (what, lines,
+** tracebacks), with _ENV as upvalue 1 and the probe as upvalue 2. */
+Test(bytecode, loaders_form_is_a_main_chunk) {
+  lua_State *L = luaL_newstate();
+  luaL_openlibs(L);
+  const char *src = "-- line 1\nlocal function f(x)\n  return x.y\nend\n"
+                    "local info = debug.getinfo(1, 'S')\n"
+                    "return info.what, info.linedefined, f\n";
+  li_rewrite_opts o;
+  li_rewrite_result r;
+  int instrumented;
+  memset(&o, 0, sizeof o);
+  o.probe_upvalue = 1;
+  cr_assert_eq(li_instrument_load(L, src, strlen(src), "@form.lua", "t", &o, &r, &instrumented), LUA_OK,
+               "%s", lua_tostring(L, -1));
+  cr_assert(instrumented);
+  cr_assert(r.probe_upvalue);
+  cr_assert_str_eq(lua_getupvalue(L, -1, 1), "_ENV");
+  lua_pop(L, 1);
+  cr_assert_str_eq(lua_getupvalue(L, -1, 2), "__LI");
+  lua_pop(L, 1);
+  cr_assert_null(lua_getupvalue(L, -1, 3));
+  cr_assert_eq(luaL_dostring(L, "return function(_, ...) return select(2, ...) end"), LUA_OK);
+  lua_setupvalue(L, -2, 2);            /* a do-nothing probe */
+  cr_assert_eq(lua_pcall(L, 0, 3, 0), LUA_OK, "%s", lua_tostring(L, -1));
+  cr_expect_str_eq(lua_tostring(L, -3), "main");
+  cr_expect_eq(lua_tointeger(L, -2), 0);
+  lua_pushnil(L);
+  cr_assert_neq(lua_pcall(L, 1, 0, 0), LUA_OK);
+  cr_expect_str_eq(lua_tostring(L, -1), "form.lua:3: attempt to index a nil value (local 'x')");
+  li_rewrite_free(&r);
   lua_close(L);
 }
