@@ -36,7 +36,7 @@ typedef struct li_clock {
 
 void li_clock_init(li_clock *c);
 uint64_t li_clock_mono_ns(void);
-/* Recalibrate (spinning up to 20 ms if the run is shorter than that). */
+/* Recalibrate (spinning up to 1 ms if the run is shorter than that). */
 void li_clock_calibrate(li_clock *c);
 const char *li_clock_name(const li_clock *c);
 

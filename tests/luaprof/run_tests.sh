@@ -271,6 +271,33 @@ if ! skip output_is_dir; then
   end_test
 fi
 
+# Start-up: an empty script costs little more under luaprof than under
+# lua5.4 (the probe and clock calibrations are short).  The medians of 11
+# interleaved runs each; the bound is loose (the target is 3 ms) so that a
+# busy machine does not fail it, but a 20 ms calibration does.
+if ! skip startup_cost; then
+  begin startup_cost
+  : >"$w/empty.lua"
+  ms_of() {  # CMD...: wall time of one run in microseconds
+    local t0 t1
+    t0=$(date +%s%N)
+    ( cd "$w" && "$@" </dev/null >/dev/null 2>&1 )
+    t1=$(date +%s%N)
+    echo $(((t1 - t0) / 1000))
+  }
+  ref_us=() prof_us=()
+  for _ in 1 2 3 4 5 6 7 8 9 10 11; do
+    ref_us+=("$(ms_of "$interp" empty.lua)")
+    prof_us+=("$(ms_of "$prof" -o /dev/null empty.lua)")
+  done
+  median() { printf '%s\n' "$@" | sort -n | sed -n 6p; }
+  ref_med=$(median "${ref_us[@]}") prof_med=$(median "${prof_us[@]}")
+  extra=$((prof_med - ref_med))
+  [ "$extra" -lt 8000 ] ||
+    why+=("luaprof takes ${prof_med} us, lua5.4 ${ref_med} us: ${extra} us more")
+  end_test
+fi
+
 # ---- luaprof's own usage -------------------------------------------------------
 
 # usage NAME STATUS EXPECTED_STDERR_LINE ARGS...: fails before running the
