@@ -13,7 +13,8 @@
 ** li_loadfilex, -e and LUA_INIT strings by li_load, modules and
 ** load/loadfile/dofile by the replacements luainstr_open installs.
 **
-** The report is written once, when the program ends: after the script
+** The report is written once, when the program ends (to the -o path as
+** it named a file at start): after the script
 ** returns or fails (after lua5.4's error message), from os.exit (before a
 ** requested lua_close, which would free the profiler), and from an atexit
 ** handler when C code calls exit().
@@ -209,7 +210,7 @@ static int own_options (int argc, char **argv, Options *o) {
 static struct {
   lua_State *L;         /* the open state, NULL once closed */
   const char *format;   /* -f */
-  const char *path;     /* -o, or NULL for stderr */
+  const char *path;     /* -o made absolute at start, or NULL for stderr */
   int written;          /* the report was written (or tried) */
 } report;
 
@@ -618,6 +619,7 @@ int main (int argc, char **argv) {
   Options opts;
   Run run;
   lua_State *L;
+  char *out_abs;
   int first, status, result, reported;
   first = own_options(argc, argv, &opts);
   /* Lua's argv: the interpreter's name, then what follows our options */
@@ -648,7 +650,9 @@ int main (int argc, char **argv) {
   }
   report.L = L;
   report.format = opts.format;
-  report.path = opts.out;
+  /* The program may change directory before the report is written. */
+  out_abs = li_report_abspath(opts.out);
+  report.path = out_abs != NULL ? out_abs : opts.out;
   atexit(write_report_at_exit);
   lua_pushcfunction(L, pmain);
   lua_pushlightuserdata(L, &run);
@@ -660,6 +664,7 @@ int main (int argc, char **argv) {
   lua_close(L);
   free(run.argv);
   free(opts.patterns);
+  free(out_abs);
   if (!(result && status == LUA_OK)) return EXIT_FAILURE;
   return reported ? EXIT_SUCCESS : EXIT_FAILURE;
 }
