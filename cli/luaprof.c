@@ -13,7 +13,8 @@
 ** li_loadfilex, -e and LUA_INIT strings by li_load, modules and
 ** load/loadfile/dofile by the replacements luainstr_open installs.
 **
-** The report is written once, when the program ends: after the script
+** The report is written once, when the program ends (to the -o path as
+** it named a file at start): after the script
 ** returns or fails (after lua5.4's error message), from os.exit (before a
 ** requested lua_close, which would free the profiler), and from an atexit
 ** handler when C code calls exit().
@@ -201,85 +202,6 @@ static int own_options (int argc, char **argv, Options *o) {
 
 /*
 ** {======================================================
-** The report, written exactly once
-** =======================================================
-*/
-
-/* Where and how the report goes, and whether it went. */
-static struct {
-  lua_State *L;         /* the open state, NULL once closed */
-  const char *format;   /* -f */
-  const char *path;     /* -o, or NULL for stderr */
-  int written;          /* the report was written (or tried) */
-} report;
-
-
-/* Writes the report if not yet written.  Returns 0 if it could not be
-** written (the message is on stderr). */
-static int write_report (void) {
-  lua_State *L = report.L;
-  if (report.written || L == NULL) return 1;
-  report.written = 1;
-  fflush(stdout);  /* the program's output before a report on a terminal */
-  if (luainstr_dump(L, report.format, report.path) != LUAINSTR_OK) {
-    fprintf(stderr, SELF ": %s\n", luainstr_errmsg(L));
-    fflush(stderr);
-    return 0;
-  }
-  return 1;
-}
-
-
-/* For exit() from C code: the state is still open.  The exit status is
-** already chosen, so a failure can only be reported. */
-static void write_report_at_exit (void) {
-  write_report();
-}
-
-
-/* os.exit as loslib's, but writing the report first: a requested
-** lua_close frees the profiler, and exit() is too late to change the
-** status when the report fails. */
-static int luaprof_os_exit (lua_State *L) {
-  int status;
-  if (lua_isboolean(L, 1))
-    status = lua_toboolean(L, 1) ? EXIT_SUCCESS : EXIT_FAILURE;
-  else
-    status = (int)luaL_optinteger(L, 1, EXIT_SUCCESS);
-  if (!write_report() && status == EXIT_SUCCESS)
-    status = EXIT_FAILURE;
-  if (lua_toboolean(L, 2)) {
-    report.L = NULL;
-    lua_close(L);
-  }
-  exit(status);
-  return 0;
-}
-
-
-/* When the state closes in some other way (a C module's lua_close): the
-** last moment the profiler still holds its figures. */
-static void write_report_on_close (lua_State *L, void *ud) {
-  (void)L;  (void)ud;
-  write_report();
-  report.L = NULL;
-}
-
-
-static void replace_os_exit (lua_State *L) {
-  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
-  if (lua_getfield(L, -1, LUA_OSLIBNAME) == LUA_TTABLE) {
-    lua_pushcfunction(L, luaprof_os_exit);
-    lua_setfield(L, -2, "exit");
-  }
-  lua_pop(L, 2);
-}
-
-/* }====================================================== */
-
-
-/*
-** {======================================================
 ** The standalone interpreter (lua.c of Lua 5.4.4, behaviour for
 ** behaviour; loads go through the instrumenting loader)
 ** =======================================================
@@ -346,24 +268,10 @@ static int report_status (lua_State *L, int status) {
 }
 
 
-/* Message handler of every chunk: a string message with a traceback. */
-static int msghandler (lua_State *L) {
-  const char *msg = lua_tostring(L, 1);
-  if (msg == NULL) {
-    if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
-      return 1;
-    msg = lua_pushfstring(L, "(error object is a %s value)",
-                          luaL_typename(L, 1));
-  }
-  luaL_traceback(L, L, msg, 1);
-  return 1;
-}
-
-
 static int docall (lua_State *L, int narg, int nres) {
   int status;
   int base = lua_gettop(L) - narg;
-  lua_pushcfunction(L, msghandler);
+  lua_pushcfunction(L, li_run_msghandler);
   lua_insert(L, base);
   globalL = L;
   set_signal(SIGINT, laction);
@@ -430,21 +338,6 @@ static int dolibrary (lua_State *L, char *globname) {
 }
 
 
-/* Pushes arg[1..#arg], read when the script starts (-e code may change
-** arg before). */
-static int pushargs (lua_State *L) {
-  int i, n;
-  if (lua_getglobal(L, "arg") != LUA_TTABLE)
-    luaL_error(L, "'arg' is not a table");
-  n = (int)luaL_len(L, -1);
-  luaL_checkstack(L, n + 3, "too many arguments to script");
-  for (i = 1; i <= n; i++)
-    lua_rawgeti(L, -i, i);
-  lua_remove(L, -i);
-  return n;
-}
-
-
 static int handle_script (lua_State *L, char **argv) {
   int status;
   const char *fname = argv[0];
@@ -452,7 +345,7 @@ static int handle_script (lua_State *L, char **argv) {
     fname = NULL;  /* stdin */
   status = li_loadfilex(L, fname, NULL);
   if (status == LUA_OK) {
-    int n = pushargs(L);
+    int n = li_run_pushargs(L);  /* read now: -e code may change arg */
     status = docall(L, n, LUA_MULTRET);
   }
   return report_status(L, status);
@@ -586,10 +479,9 @@ static int pmain (lua_State *L) {
   luaL_openlibs(L);
   createargtable(L, argv, r->argc, script);
   lua_gc(L, LUA_GCGEN, 0, 0);
-  replace_os_exit(L);
   if (!start_profiler(L, r->opts))
     return 0;
-  li_prof_on_close(L, write_report_on_close, NULL);
+  li_run_report_hooks(L);
   if (!(r->args & has_E) && handle_luainit(L) != LUA_OK)
     return 0;
   if (!runargs(L, argv, script))
@@ -618,6 +510,7 @@ int main (int argc, char **argv) {
   Options opts;
   Run run;
   lua_State *L;
+  char *out_abs;
   int first, status, result, reported;
   first = own_options(argc, argv, &opts);
   /* Lua's argv: the interpreter's name, then what follows our options */
@@ -646,20 +539,20 @@ int main (int argc, char **argv) {
     l_message(PROGNAME, "cannot create state: not enough memory");
     return EXIT_FAILURE;
   }
-  report.L = L;
-  report.format = opts.format;
-  report.path = opts.out;
-  atexit(write_report_at_exit);
+  /* The program may change directory before the report is written. */
+  out_abs = li_report_abspath(opts.out);
+  li_run_report_setup(L, SELF, opts.format, out_abs != NULL ? out_abs : opts.out);
   lua_pushcfunction(L, pmain);
   lua_pushlightuserdata(L, &run);
   status = lua_pcall(L, 1, 1, 0);
   result = lua_toboolean(L, -1);
   report_status(L, status);
-  reported = write_report();
-  report.L = NULL;
+  reported = li_run_report_write();
+  li_run_report_forget();
   lua_close(L);
   free(run.argv);
   free(opts.patterns);
+  free(out_abs);
   if (!(result && status == LUA_OK)) return EXIT_FAILURE;
   return reported ? EXIT_SUCCESS : EXIT_FAILURE;
 }

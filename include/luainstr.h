@@ -128,6 +128,12 @@ LUAINSTR_API int (luainstr_close)(struct lua_State *L);
 /* The Lua module (require "luainstr"); also the entry of luainstr.so. */
 LUAINSTR_API int (luaopen_luainstr)(struct lua_State *L);
 
+/* require "luainstr.run" (from luainstr.so): for `lua5.4 -l luainstr.run
+** SCRIPT [ARGS]`.  Profiles the script lua.c is about to run, runs it
+** once, writes the report (LUAINSTR_OUT, LUAINSTR_FORMAT) and ends the
+** process with lua5.4's status; never returns when there is a script. */
+LUAINSTR_API int (luaopen_luainstr_run)(struct lua_State *L);
+
 #ifdef __cplusplus
 }
 #endif

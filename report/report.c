@@ -329,6 +329,42 @@ int li_report_to_path(const li_profile *p, const char *format,
   return r;
 }
 
+/* The current directory in a malloc'd string, or NULL. */
+static char *current_dir(void) {
+  size_t cap = 256;
+  for (;;) {
+    char *buf = malloc(cap);
+    if (buf == NULL) return NULL;
+    if (getcwd(buf, cap) != NULL) return buf;
+    free(buf);
+    if (errno != ERANGE || cap > (1u << 20)) return NULL;
+    cap *= 2;
+  }
+}
+
+char *li_report_abspath(const char *path) {
+  char *cwd, *abs;
+  size_t nc, np;
+  if (path == NULL || path[0] == '\0') return NULL;
+  if (path[0] == '/') {
+    abs = malloc(strlen(path) + 1);
+    if (abs != NULL) strcpy(abs, path);
+    return abs;
+  }
+  cwd = current_dir();
+  if (cwd == NULL) return NULL;
+  nc = strlen(cwd);
+  np = strlen(path);
+  abs = malloc(nc + 1 + np + 1);
+  if (abs != NULL) {
+    memcpy(abs, cwd, nc);
+    abs[nc] = '/';           /* "/" + "/x": a double slash still names /x */
+    memcpy(abs + nc + 1, path, np + 1);
+  }
+  free(cwd);
+  return abs;
+}
+
 /* ---- JSON strings (json, chrome, html) ---------------------------------- */
 
 void li_json_lstring(FILE *f, const char *s, size_t len) {

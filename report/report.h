@@ -85,6 +85,14 @@ int li_report_write(const li_profile *p, const char *format, FILE *f);
 int li_report_to_path(const li_profile *p, const char *format,
                       const char *path, char *err, size_t errlen);
 
+/* The report path a program gave at start, made absolute against the
+** current directory now, so that a report written at exit lands where the
+** user meant even if the program changed directory (a relative path is
+** otherwise resolved when the file is opened).  Returns a malloc'd copy
+** (of path itself if it is absolute), or NULL if path is NULL or empty or
+** the current directory cannot be read (the caller keeps path). */
+char *li_report_abspath(const char *path);
+
 /* Write p in format to a malloc'd string (*out, *outlen).  0 or -1. */
 int li_report_to_string(const li_profile *p, const char *format,
                         char **out, size_t *outlen);

@@ -10,6 +10,8 @@
 **   loader.c     the instrumenting loader every entry point goes through
 **   loaders.c    Lua-level load/loadfile/dofile/require through it
 **   lapi.c       the C API of include/luainstr.h and the Lua module
+**   run.c        running a script as lua.c does, the report written once
+**                at the end (luaprof and the luainstr.run module)
 */
 #ifndef LI_RUNTIME_H
 #define LI_RUNTIME_H
@@ -36,7 +38,7 @@ typedef struct li_clock {
 
 void li_clock_init(li_clock *c);
 uint64_t li_clock_mono_ns(void);
-/* Recalibrate (spinning up to 20 ms if the run is shorter than that). */
+/* Recalibrate (spinning up to 1 ms if the run is shorter than that). */
 void li_clock_calibrate(li_clock *c);
 const char *li_clock_name(const li_clock *c);
 
@@ -50,6 +52,26 @@ static inline uint64_t li_clock_ticks(const li_clock *c) {
   (void)c;
   return li_clock_mono_ns();
 }
+/* ---- run.c -------------------------------------------------------------- */
+
+/* The report of the program running in L: to path (absolute, or NULL for
+** stderr) in format; messages start with "who: ".  Also registers (once
+** per process) an atexit handler that writes it. */
+void li_run_report_setup(lua_State *L, const char *who, const char *format,
+                         const char *path);
+/* Replace os.exit with one that writes the report first, and write it when
+** L closes; after luainstr_open. */
+void li_run_report_hooks(lua_State *L);
+/* Write the report unless it was written.  0: it failed (message on
+** stderr). */
+int li_run_report_write(void);
+/* The state is about to close: nothing to write any more. */
+void li_run_report_forget(void);
+/* lua.c's message handler: a string message with a traceback. */
+int li_run_msghandler(lua_State *L);
+/* Push arg[1..#arg], as lua.c passes them to the script; returns how many. */
+int li_run_pushargs(lua_State *L);
+
 #endif
 
 /* ---- loader.c ----------------------------------------------------------- */
@@ -109,5 +131,25 @@ void li_prof_on_close(lua_State *L, void (*fn)(lua_State *L, void *ud), void *ud
 
 /* Keep a rewriter warning for the report. */
 void li_prof_warn(li_prof *P, const char *text);
+
+/* ---- run.c -------------------------------------------------------------- */
+
+/* The report of the program running in L: to path (absolute, or NULL for
+** stderr) in format; messages start with "who: ".  Also registers (once
+** per process) an atexit handler that writes it. */
+void li_run_report_setup(lua_State *L, const char *who, const char *format,
+                         const char *path);
+/* Replace os.exit with one that writes the report first, and write it when
+** L closes; after luainstr_open. */
+void li_run_report_hooks(lua_State *L);
+/* Write the report unless it was written.  0: it failed (message on
+** stderr). */
+int li_run_report_write(void);
+/* The state is about to close: nothing to write any more. */
+void li_run_report_forget(void);
+/* lua.c's message handler: a string message with a traceback. */
+int li_run_msghandler(lua_State *L);
+/* Push arg[1..#arg], as lua.c passes them to the script; returns how many. */
+int li_run_pushargs(lua_State *L);
 
 #endif

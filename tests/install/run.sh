@@ -131,6 +131,12 @@ grep -q "^module: $(realpath "$LIBDIR")/lua/5.4/luainstr.so\$\|^module: $LIBDIR/
   || { echo "$out" >&2; fail "lua5.4 did not load the installed luainstr.so"; }
 CULPRIT='local slow_culprit' check_profile "lua5.4 + require \"luainstr\"" "$out"
 
+# The script itself, from the command line: lua5.4 -l luainstr.run.
+step "lua5.4 -l luainstr.run from $LIBDIR/lua/5.4"
+out=$(cd "$(dirname "$GAME")" && LUA_CPATH_5_4="$MOD" LUA_CPATH="$MOD" \
+      lua5.4 -l luainstr.run "$GAME" 2>&1) || { echo "$out" >&2; fail "lua5.4 -l luainstr.run exited $?"; }
+check_profile "lua5.4 -l luainstr.run" "$out"
+
 # --- 4. the installed luaprof ---------------------------------------------
 step "installed luaprof"
 out=$("$PREFIX/bin/luaprof" "$GAME" 2>&1) || { echo "$out" >&2; fail "luaprof exited $?"; }

@@ -271,6 +271,96 @@ if ! skip output_is_dir; then
   end_test
 fi
 
+# A relative -o names a file in the directory luaprof started in, even
+# when the program changes directory before it ends (luarocks does).  The
+# program changes directory through a tiny C module built here.
+cc=${CC:-cc}
+mkdir -p "$w/elsewhere"
+cat >"$tmp/lchdir.c" <<'EOF'
+#include <unistd.h>
+#include <lua.h>
+#include <lauxlib.h>
+static int l_chdir (lua_State *L) {
+  lua_pushboolean(L, chdir(luaL_checkstring(L, 1)) == 0);
+  return 1;
+}
+int luaopen_lchdir (lua_State *L) {
+  lua_pushcfunction(L, l_chdir);
+  return 1;
+}
+EOF
+"$cc" -shared -fPIC -o "$w/lchdir.so" "$tmp/lchdir.c" \
+  $(pkg-config --cflags lua5.4 2>/dev/null || echo -I/usr/include/lua5.4) 2>"$tmp/lchdir.err"
+cat >"$w/chdir.lua" <<'EOF'
+local chdir = require "lchdir"
+local function work() return 1 end
+work()
+assert(chdir(arg[1]), "chdir failed")
+if arg[2] == "exit" then os.exit(4) end
+if arg[2] == "error" then error("after chdir") end
+EOF
+for how in return exit error; do
+  skip "output_relative_chdir_$how" && continue
+  begin "output_relative_chdir_$how"
+  o=$tmp/out/output_relative_chdir_$how; mkdir -p "$o"
+  rm -f -- "$w/prof_$how.txt" "$w/elsewhere/prof_$how.txt"
+  if [ ! -f "$w/lchdir.so" ]; then
+    why+=("cannot build the chdir module: $(head -c 300 "$tmp/lchdir.err")")
+  else
+    run "$w" $n "$o/prof" "$prof" -o "prof_$how.txt" chdir.lua "$w/elsewhere" "$how"
+    [ -s "$w/prof_$how.txt" ] || why+=("no report in the start directory")
+    [ -e "$w/elsewhere/prof_$how.txt" ] && why+=("report written after the chdir")
+    grep -q 'local work' "$w/prof_$how.txt" 2>/dev/null || why+=("report lacks 'local work'")
+    run "$w" $n "$o/ref" "$interp" chdir.lua "$w/elsewhere" "$how"
+    cmp -s "$o/ref.status" "$o/prof.status" || why+=("status differs")
+  fi
+  end_test
+done
+
+# The case of the issue: luarocks changes directory to / (only where
+# luarocks is installed; scripts/deps.sh installs it).
+if ! skip output_relative_luarocks && [ -x /usr/bin/luarocks ]; then
+  begin output_relative_luarocks
+  o=$tmp/out/output_relative_luarocks; mkdir -p "$o"
+  rep=li-luarocks-report.$$.txt
+  run "$w" $n "$o/prof" env -u LUA_PATH -u LUA_CPATH "$prof" -o "$rep" /usr/bin/luarocks list
+  [ "$(cat "$o/prof.status")" = 0 ] || why+=("luarocks list failed: $(head -c 200 "$o/prof.stderr")")
+  [ -s "$w/$rep" ] || why+=("no report in the start directory")
+  [ -e "/$rep" ] && { why+=("report written to /$rep"); rm -f -- "/$rep"; }
+  end_test
+fi
+
+# Start-up: an empty script costs little more under luaprof than under
+# lua5.4 (the probe and clock calibrations are short).  The medians of 11
+# interleaved runs each; the bound is loose (the target is 3 ms) so that a
+# busy machine does not fail it, but a 20 ms calibration does.
+if ! skip startup_cost; then
+  # The fixed cost of starting luaprof (probe and clock calibration), in
+  # instructions counted by callgrind, which a busy machine does not change
+  # (the one timed part, the clock calibration's 1 ms spin, runs a few
+  # hundred thousand instructions under valgrind).  Before the short
+  # calibrations: 77 M more than lua5.4; after: about 8 M.
+  begin startup_cost
+  : >"$w/empty.lua"
+  instr_of() {  # CMD...: instructions of one run
+    ( cd "$w" && valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" \
+        </dev/null 2>&1 >/dev/null ) | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+  }
+  if command -v valgrind >/dev/null; then
+    ref_i=$(instr_of "$interp" empty.lua) prof_i=$(instr_of "$prof" -o /dev/null empty.lua)
+    if [ -z "$ref_i" ] || [ -z "$prof_i" ]; then
+      why+=("callgrind gave no count")
+    else
+      extra=$((prof_i - ref_i))
+      [ "$extra" -lt 30000000 ] ||
+        why+=("luaprof runs $prof_i instructions for an empty script, lua5.4 $ref_i: $extra more")
+    fi
+  else
+    why+=("valgrind not found (scripts/deps.sh installs it)")
+  fi
+  end_test
+fi
+
 # ---- luaprof's own usage -------------------------------------------------------
 
 # usage NAME STATUS EXPECTED_STDERR_LINE ARGS...: fails before running the

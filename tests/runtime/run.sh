@@ -86,11 +86,13 @@ for t in exit/*.lua; do
   case ${t#exit/} in $only) ;; *) continue ;; esac
   want=$(sed -n 's/^-- expect-status: *//p' "$t")
   rows=$(sed -n 's/^-- expect-row: *//p' "$t")
-  for mode in module luaprof; do
+  for mode in module luaprof run; do
     rm -f "$tmp/rep"
     : >"$tmp/out"
     if [ $mode = module ]; then
       lua5.4 "$t" >"$tmp/log" 2>&1; st=$?
+    elif [ $mode = run ]; then
+      LUAINSTR_OUT="$tmp/rep" LUAINSTR_FORMAT=csv lua5.4 -l luainstr.run "$t" >"$tmp/log" 2>&1; st=$?
     else
       "$luaprof" -f csv -o "$tmp/rep" "$t" >"$tmp/log" 2>&1; st=$?
     fi
@@ -99,7 +101,7 @@ for t in exit/*.lua; do
       ok=1
       { echo "exit status $st, expected $want"; crashed $st; sed 's/^/> /' "$tmp/log"; } >>"$tmp/out"
     fi
-    if [ $mode = luaprof ]; then
+    if [ $mode != module ]; then
       if [ ! -s "$tmp/rep" ]; then
         ok=1; echo "no report written" >>"$tmp/out"
       else
@@ -116,6 +118,71 @@ for t in exit/*.lua; do
     result "exit/${t2%.lua} ($mode)" $ok "$tmp/out"
   done
 done
+
+# `lua5.4 -l luainstr.run SCRIPT ARGS`: the script itself is measured, runs
+# once, gets its arguments, and fails as under lua5.4 (stderr and status).
+run_dir=$tmp/run
+mkdir -p "$run_dir"
+cat >"$run_dir/prog.lua" <<'LUA'
+local function square(x) return x * x end
+local s = 0
+for i = 1, 10 do s = s + square(i) end
+io.open("ran.log", "a"):write("ran\n"):close()
+print("args", select("#", ...), ...)
+print("arg", arg[0], arg[1], arg[2])
+if arg[1] == "fail" then
+  local function deep() error("failed on purpose") end
+  deep()
+end
+return s
+LUA
+# run_case NAME EXPECT_STATUS ARGS...: stdout, stderr and status as lua5.4's
+# (the report goes to a file), the script ran once, its functions are in
+# the report.
+run_case() {
+  local name=$1 want=$2; shift 2
+  local ok=0 st
+  : >"$tmp/out"
+  rm -f "$run_dir/ran.log" "$run_dir/rep.csv"
+  ( cd "$run_dir" && lua5.4 prog.lua "$@" >"$tmp/ref.stdout" 2>"$tmp/ref.stderr" )
+  rm -f "$run_dir/ran.log"
+  ( cd "$run_dir" && LUAINSTR_OUT=rep.csv LUAINSTR_FORMAT=csv \
+      lua5.4 -l luainstr.run prog.lua "$@" >"$tmp/run.stdout" 2>"$tmp/run.stderr" )
+  st=$?
+  [ "$st" = "$want" ] || { ok=1; echo "status $st, expected $want" >>"$tmp/out"; }
+  for s in stdout stderr; do
+    cmp -s "$tmp/ref.$s" "$tmp/run.$s" ||
+      { ok=1; echo "$s differs from lua5.4's:"; diff "$tmp/ref.$s" "$tmp/run.$s"; } >>"$tmp/out"
+  done
+  [ "$(cat "$run_dir/ran.log" 2>/dev/null)" = ran ] ||
+    { ok=1; echo "the script ran $(grep -c ran "$run_dir/ran.log" 2>/dev/null || echo 0) times" >>"$tmp/out"; }
+  if [ -s "$run_dir/rep.csv" ]; then
+    has_row "$run_dir/rep.csv" "local square" 10 ||
+      { ok=1; echo "report lacks 'local square' with 10 calls:"; cat "$run_dir/rep.csv"; } >>"$tmp/out"
+    has_row "$run_dir/rep.csv" "main chunk" 1 ||
+      { ok=1; echo "report lacks the main chunk"; } >>"$tmp/out"
+  else
+    ok=1; echo "no report written" >>"$tmp/out"
+  fi
+  result "run/$name" $ok "$tmp/out"
+}
+if [[ run == $only ]]; then
+  run_case ok 0 a b
+  run_case error 1 fail x
+  # The report on stderr by default, after the program's own messages.
+  : >"$tmp/out"; ok=0
+  ( cd "$run_dir" && lua5.4 -l luainstr.run prog.lua >/dev/null 2>"$tmp/run.stderr" ) ||
+    { ok=1; echo "status $?" >>"$tmp/out"; }
+  grep -q 'local square' "$tmp/run.stderr" || { ok=1; cat "$tmp/run.stderr" >>"$tmp/out"; }
+  result "run/report_on_stderr" $ok "$tmp/out"
+  # No script: a message naming the usage, status 1, nothing run.
+  : >"$tmp/out"; ok=0
+  lua5.4 -l luainstr.run </dev/null >"$tmp/run.stdout" 2>"$tmp/run.stderr"; st=$?
+  [ $st = 1 ] || { ok=1; echo "status $st, expected 1" >>"$tmp/out"; }
+  grep -q 'luainstr.run: no script' "$tmp/run.stderr" ||
+    { ok=1; echo "no message:"; cat "$tmp/run.stderr"; } >>"$tmp/out"
+  result "run/no_script" $ok "$tmp/out"
+fi
 
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]
