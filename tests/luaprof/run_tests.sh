@@ -234,6 +234,32 @@ for prog in exit3 exit_close exit_false; do
   end_test
 done
 
+# A return nested so deep that the probed text needs one C level more than
+# Lua has (Lua says "C stack overflow", with no line): the program runs as
+# under lua5.4, and the report's warnings name the function left without
+# probes and Lua's reason.
+if ! skip deep_nesting_fallback; then
+  begin deep_nesting_fallback
+  o=$tmp/out/deep_nesting_fallback; mkdir -p "$o"
+  {
+    echo 'local function id(...) return ... end'
+    echo 'local function deep()'
+    printf '  return '; for _ in $(seq 195); do printf 'id('; done; printf 1
+    for _ in $(seq 195); do printf ')'; done; echo
+    echo 'end'
+    echo 'print(deep())'
+  } >"$w/deep.lua"
+  run "$w" $n "$o/ref" "$interp" deep.lua
+  run "$w" $n "$o/prof" "$prof" -o "$o/report.txt" deep.lua
+  cmp -s "$o/ref.stdout" "$o/prof.stdout" || why+=("stdout differs")
+  cmp -s "$o/ref.stderr" "$o/prof.stderr" || why+=("stderr differs")
+  [ "$(cat "$o/prof.status")" = "$(cat "$o/ref.status")" ] || why+=("status differs")
+  grep -q "function 'local deep' (line 2) left without probes: .*C stack overflow" "$o/report.txt" ||
+    why+=("no warning naming 'local deep' in the report")
+  grep -q "local id" "$o/report.txt" || why+=("'local id' not measured")
+  end_test
+fi
+
 # -o /dev/null: nothing besides the program's own output.
 if ! skip output_devnull; then
   begin output_devnull
