@@ -140,23 +140,10 @@ static void set_args(lua_State *L, const char *script, int nargs, char **args,
 ** floor: probes that do nothing
 ** ====================================================================== */
 
-/* The probe protocol of rewriter/rewrite.h: P(id) and P() return nothing,
-** P(0, values...) returns the values. */
-static int noop_probe(lua_State *L) {
-  return lua_gettop(L) > 0 ? lua_gettop(L) - 1 : 0;
-}
-
-static int noop_factory(lua_State *L) {
-  lua_pushcfunction(L, noop_probe);
-  return 1;
-}
-
-/* ("").__luainstr = noop_factory, where runtime/profiler.c puts the real
-** factory. */
-static void install_noop_factory(lua_State *L) {
-  lua_pushcfunction(L, noop_factory);
-  li_set_factory(L);
-}
+/* Nothing to set up: a state with no profiler gets, from the loader, the
+** runtime's probe that does nothing (runtime/profiler.c probe_nothing: P(id)
+** and P() return nothing, P(0, values...) returns the values), the probe a
+** loaded chunk has before luainstr_open. */
 
 
 /* ======================================================================
@@ -319,7 +306,6 @@ static int run_mode(int mode, const char *script, int nargs, char **args) {
   strcpy(r.checksum, "none");
   luaL_openlibs(L);
   set_args(L, script, nargs, args, &r);
-  if (mode == M_FLOOR) install_noop_factory(L);
   if (mode == M_FULL && luainstr_open(L) != LUAINSTR_OK) {
     fprintf(stderr, "bench_host: luainstr_open: %s\n", luainstr_errmsg(L));
     lua_close(L);
