@@ -47,14 +47,17 @@ local function parse_list (listname)
         end
         modes[m] = true
       end
-      if f[4] ~= "call" and f[4] ~= "stmt" then
-        die("%s:%d: unknown kind %q (call or stmt)", listname, n, f[4])
+      local kind, rg, rn = f[4], f[4]:match("^restore%(([%w_]+),%s*(%d+)%)$")
+      if rg then kind = "restore" end
+      if kind ~= "call" and kind ~= "stmt" and kind ~= "hookstmt" and kind ~= "restore" then
+        die("%s:%d: unknown kind %q (call, stmt, hookstmt, restore(F,N))", listname, n, f[4])
       end
       if f[5] == "" or text == "" then die("%s:%d: empty reason or text", listname, n) end
       entries[#entries + 1] = {
         file = file, line = tonumber(first),
         last = last ~= "" and tonumber(last) or tonumber(first),
-        modes = modes, class = f[3], kind = f[4], text = text,
+        modes = modes, class = f[3], kind = kind, text = text,
+        restore = rg and (rg .. ", " .. rn .. ", "),
         where = listname .. ":" .. n, list = listname:match("[^/]*$"),
       }
     end
@@ -89,6 +92,11 @@ local function rewrite (e, id, lines)
   end
   local before, after = line:sub(1, a - 1), line:sub(b + 1)
   local call = string.format("__official_expect(%q, ", id)
+  if e.kind == "hookstmt" then
+    call = string.format("__official_expect_unhook(%q, ", id)
+  elseif e.kind == "restore" then
+    call = string.format("__official_expect_restore(%q, %s", id, e.restore)
+  end
   if e.kind == "call" then
     -- NAME(ARGS): NAME is passed as the function, ARGS stay where they are.
     local name, args = e.text:match("^([%w_%.]+)%s*%((.*)%)$")
