@@ -3,6 +3,7 @@
 --
 --   lua5.4 disable.lua apply MODE DIR LIST...   > applied.tsv
 --   lua5.4 disable.lua check APPLIED LOG FILE...
+--   lua5.4 disable.lua check-pass APPLIED LOG FILE...
 --
 -- apply: every entry of the LIST files whose modes include MODE is
 -- applied to DIR/FILE (see disabled.txt for the entry format and the
@@ -14,6 +15,8 @@
 -- through), the LOG of that run must hold at least one FAIL of its ID.
 -- Prints one line per entry: `failed ID ...` (as listed), `PASSES ID ...`
 -- or `UNREACHED ID ...`; exits 1 if any entry passes or is unreached.
+-- check-pass (mode self, a stock interpreter on the uninstrumented copy):
+-- every entry that was evaluated must have passed every time.
 
 local function die (fmt, ...)
   io.stderr:write("disable.lua: ", string.format(fmt, ...), "\n")
@@ -119,9 +122,14 @@ end
 
 local function apply (mode, dir, lists)
   local byfile, order = {}, {}
+  local dup = {}
   for _, listname in ipairs(lists) do
     for _, e in ipairs(parse_list(listname)) do
-      if e.modes[mode] then
+      -- mode "self": every entry once (the same text may be listed for
+      -- both modes), to check that the rewriting itself changes nothing.
+      local key = e.file .. ":" .. e.line .. ":" .. e.text
+      if e.modes[mode] or (mode == "self" and not dup[key]) then
+        dup[key] = true
         if not byfile[e.file] then byfile[e.file] = {}; order[#order + 1] = e.file end
         table.insert(byfile[e.file], e)
       end
@@ -142,7 +150,7 @@ local function apply (mode, dir, lists)
   end
 end
 
-local function check (applied, logname, files)
+local function check (applied, logname, files, want_pass)
   local wanted = {}
   for _, f in ipairs(files) do wanted[f] = true end
   local verdicts = {}
@@ -164,7 +172,18 @@ local function check (applied, logname, files)
     local id, file, class, list = l:match("^([^\t]*)\t([^\t]*)\t([^\t]*)\t([^\t]*)$")
     if id and wanted[file] then
       local r = verdicts[id]
-      if r and r.fail > 0 then
+      if want_pass then
+        -- self mode: uninstrumented, every reached assertion must hold.
+        if r and r.fail > 0 then
+          bad = true
+          print(string.format("FAILS     %-22s %-20s %s: fails uninstrumented (%s)", id, class, list, r.msg))
+        elseif r then
+          print(string.format("passed    %-22s %-20s %s", id, class, list))
+        else
+          bad = true
+          print(string.format("UNREACHED %-22s %-20s %s: never evaluated", id, class, list))
+        end
+      elseif r and r.fail > 0 then
         print(string.format("failed    %-22s %-20s %s (%s)", id, class, list, r.msg))
       elseif r then
         bad = true
@@ -183,6 +202,8 @@ if cmd == "apply" and #arg >= 4 then
   apply(arg[2], arg[3], table.move(arg, 4, #arg, 1, {}))
 elseif cmd == "check" and #arg >= 4 then
   check(arg[2], arg[3], table.move(arg, 4, #arg, 1, {}))
+elseif cmd == "check-pass" and #arg >= 4 then
+  check(arg[2], arg[3], table.move(arg, 4, #arg, 1, {}), true)
 else
   die("usage: disable.lua apply MODE DIR LIST... | check APPLIED LOG FILE...")
 end

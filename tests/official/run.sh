@@ -7,9 +7,13 @@
 #   offline  every .lua file of the copy rewritten in place by `luainstr`,
 #            then the same runs under a stock lua5.4 (fallback probe).
 #
+#   self     (a check of this harness) every listed assertion rewritten,
+#            nothing instrumented, a stock lua5.4: each listed assertion
+#            must be evaluated and pass, each run end as the reference.
+#
 # A stock lua5.4 first runs the same commands on an unchanged copy (the
 # reference: it must pass, and its last line of stdout is what each
-# instrumented run must end with).  Each run gets a fresh copy.
+# other run must end with).  Each run gets a fresh copy.
 #
 # Assertions that check an inherent, documented difference are listed in
 # disabled.txt; those that fail because of a defect being fixed are listed,
@@ -30,7 +34,7 @@
 #   INTERP     the stock interpreter (default lua5.4)
 #
 # Environment:
-#   LI_OFFICIAL_MODES="luaprof offline"  the modes to run
+#   LI_OFFICIAL_MODES="self luaprof offline"  the modes to run
 #   LI_OFFICIAL_ONLY=GLOB   the files run alone (all.lua is `all.lua`)
 #   LI_OFFICIAL_PENDING=apply|allow|off  pending.txt applied and its
 #                   failures fail the test (apply, the default), applied
@@ -50,7 +54,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd) || exit 2
 bin=$1
 suite=$2
 interp=${3:-lua5.4}
-modes=${LI_OFFICIAL_MODES:-luaprof offline}
+modes=${LI_OFFICIAL_MODES:-self luaprof offline}
 only=${LI_OFFICIAL_ONLY:-*}
 pending=${LI_OFFICIAL_PENDING:-apply}
 tmo=${LI_TIMEOUT:-300}
@@ -134,7 +138,7 @@ passed=0
 for mode in $modes; do
   case $mode in
     luaprof) cmd="$bin/luaprof -o /dev/null" ;;
-    offline) cmd=$interp ;;
+    offline|self) cmd=$interp ;;
     *) echo "run_official: unknown mode $mode" >&2; exit 2 ;;
   esac
   d=$tmp/$mode
@@ -158,9 +162,12 @@ for mode in $modes; do
     [ "$got" = "${want[$r]}" ] || why+=("ends with '${got:0:60}', not '${want[$r]:0:60}'")
     covered=("$r")
     [ "$r" = all.lua ] && covered=("${files[@]}")
-    "$interp" "$here/disable.lua" check "$d/applied.tsv" "$d/out/$r.log" \
+    check=check
+    [ "$mode" = self ] && check=check-pass
+    "$interp" "$here/disable.lua" $check "$d/applied.tsv" "$d/out/$r.log" \
       "${covered[@]}" > "$d/out/$r.check"
     grep -q '^\(PASSES\|UNREACHED\)' "$d/out/$r.check" && why+=("listed assertions that no longer fail")
+    grep -q '^FAILS' "$d/out/$r.check" && why+=("listed assertions that fail without instrumentation")
     npend=$(grep -c '^failed .*pending\.txt' "$d/out/$r.check")
     ndis=$(grep -c '^failed .*disabled\.txt' "$d/out/$r.check")
     if [ $npend -gt 0 ]; then
@@ -169,13 +176,14 @@ for mode in $modes; do
     fi
     if [ ${#why[@]} -eq 0 ]; then
       passed=$((passed + 1))
-      printf 'ok    %-8s %-15s (%d disabled%s)\n' "$mode" "$r" "$ndis" \
+      [ "$mode" = self ] && ndis=$(grep -c '^passed ' "$d/out/$r.check")
+    printf 'ok    %-8s %-15s (%d disabled%s)\n' "$mode" "$r" "$ndis" \
         "$([ $npend -gt 0 ] && echo ", $npend pending")"
     else
       failed=$((failed + 1))
       printf 'FAIL  %-8s %-15s %s\n' "$mode" "$r" "$(IFS=';'; echo "${why[*]}")"
-      grep -v '^failed .*disabled\.txt' "$d/out/$r.check" | sed 's/^/    /'
-      [ $rc -eq 0 ] || excerpt "$d/out/$r.err" 12
+      grep -v '^\(failed .*disabled\.txt\|passed \)' "$d/out/$r.check" | sed 's/^/    /'
+      [ $rc -eq 0 ] || tail -n 14 -- "$d/out/$r.err" | cut -c1-160 | sed 's/^/    /'
     fi
   done
 done
