@@ -106,13 +106,13 @@ done
 # last_line FILE: the last non-empty line of a run's stdout.
 last_line() { grep -v '^[[:space:]]*$' -- "$1" | tail -n 1; }
 
-# run_one CMD_PREFIX COPY RUN OUTDIR: one run in a fresh copy; sets rc.
+# run_one COPY RUN OUTDIR: one run of "${cmd[@]}" in a fresh copy; sets rc.
 run_one() {
-  local copy=$2 r=$3 out=$4 flags=$alone_flags
+  local copy=$1 r=$2 out=$3 flags=$alone_flags
   [ "$r" = all.lua ] && flags=$all_flags
   rm -rf -- "$copy.run" && cp -r -- "$copy" "$copy.run" || exit 2
   (cd "$copy.run" && LI_OFFICIAL_LOG="$out/$r.log" \
-     "${run_timeout[@]}" $1 -e "$recorder" -e "$flags" "$r" \
+     "${run_timeout[@]}" "${cmd[@]}" -e "$recorder" -e "$flags" "$r" \
        > "$out/$r.out" 2> "$out/$r.err" < /dev/null)
   rc=$?
   rm -rf -- "$copy.run"
@@ -122,8 +122,9 @@ run_one() {
 mkdir -p "$tmp/ref/out"
 cp -r -- "$suite" "$tmp/ref/copy" || exit 2
 declare -A want
+cmd=("$interp")
 for r in "${runs[@]}"; do
-  run_one "$interp" "$tmp/ref/copy" "$r" "$tmp/ref/out"
+  run_one "$tmp/ref/copy" "$r" "$tmp/ref/out"
   want[$r]=$(last_line "$tmp/ref/out/$r.out")
   if [ $rc -ne 0 ]; then
     echo "run_official: the stock $interp fails $r (exit $rc): not a usable suite" >&2
@@ -137,8 +138,8 @@ pending_failed=0
 passed=0
 for mode in $modes; do
   case $mode in
-    luaprof) cmd="$bin/luaprof -o /dev/null" ;;
-    offline|self) cmd=$interp ;;
+    luaprof) cmd=("$bin/luaprof" -o /dev/null) ;;
+    offline|self) cmd=("$interp") ;;
     *) echo "run_official: unknown mode $mode" >&2; exit 2 ;;
   esac
   d=$tmp/$mode
@@ -155,7 +156,7 @@ for mode in $modes; do
     done < <(find "$d/copy" -name '*.lua' -print0)
   fi
   for r in "${runs[@]}"; do
-    run_one "$cmd" "$d/copy" "$r" "$d/out"
+    run_one "$d/copy" "$r" "$d/out"
     why=()
     [ $rc -eq 0 ] || why+=("exit status $rc$([ $rc -ge 124 ] && echo ' (timeout or signal)')")
     got=$(last_line "$d/out/$r.out")
