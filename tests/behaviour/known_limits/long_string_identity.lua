@@ -1,0 +1,14 @@
+-- differs: luaprof
+-- With the runtime the loader lifts a chunk's main function out of its
+-- compiled wrapper by a dump and an undump (README "How probes work"): as
+-- after any string.dump + load, equal long string constants (over 40
+-- bytes) of the chunk are separate objects, which only `%p` tells apart.
+-- (Offline, and for short strings, they are one object.)
+local function addr(s) return string.format("%p", s) end
+local a <const> = "0123456789012345678901234567890123456789 long enough"
+local function f() return "0123456789012345678901234567890123456789 long enough" end
+print(addr(a) == addr(f()))
+print(a == f())
+local short = "short"
+local function g() return "short" end
+print(addr(short) == addr(g()))
