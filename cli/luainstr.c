@@ -300,6 +300,7 @@ typedef struct job {
   unsigned char *skip;    /* functions left without probes, by id - 1 */
   const char *out;        /* the result: points into in, r1 or r2 */
   size_t outlen;          /* its length */
+  int status;             /* instrument_54_in's, from inside lua_pcall */
 } job;
 
 static void release(job *j)
@@ -390,7 +391,7 @@ static int compiles(job *j, const char *text, size_t len, char *msg,
 ** li_instrument_load() settled on leaving alone (funcs[i].probed == 0); the
 ** prefix holds no `function`, so ids agree.  That text is compiled once
 ** more, a cheap check that keeps the guarantee. */
-static int instrument_54(job *j)
+static int instrument_54_in(job *j)
 {
   li_rewrite_opts o;
   int binary, instrumented = 0, status;
@@ -398,11 +399,6 @@ static int instrument_54(job *j)
   char msg[512];
   uint32_t i;
 
-  j->L = luaL_newstate();
-  if (j->L == NULL) {
-    fprintf(stderr, PROGNAME ": not enough memory\n");
-    return ST_TROUBLE;
-  }
   rewrite_opts(j, &o);
   o.skip_first_line = 0;
   j->have_r1 = 1;
@@ -411,7 +407,9 @@ static int instrument_54(job *j)
   if (status != LUA_OK) {
     const char *err = lua_tostring(j->L, -1);
     fprintf(stderr, PROGNAME ": %s\n", err != NULL ? err : "error");
-    return status == LUA_ERRSYNTAX ? ST_SYNTAX : ST_TROUBLE;
+    /* Lua rejects the input (a syntax error, or "C stack overflow" from
+    ** nesting, which comes as another status): 1; out of memory: 2 */
+    return status == LUA_ERRMEM ? ST_TROUBLE : ST_SYNTAX;
   }
   lua_settop(j->L, 0);
   print_warnings(j->r1.warnings, j->id);
@@ -451,6 +449,35 @@ static int instrument_54(job *j)
   j->out = j->r2.out;
   j->outlen = j->r2.outlen;
   return ST_OK;
+}
+
+/* The compiles above run where lua5.4 and luac5.4 compile a file: inside
+** one C function called by lua_pcall (their pmain), so that the parser has
+** the same C levels left and the output compiles exactly where theirs
+** does, no deeper. */
+static int pinstrument(lua_State *L)
+{
+  job *j = lua_touserdata(L, 1);
+  lua_settop(L, 0);
+  j->status = instrument_54_in(j);
+  return 0;
+}
+
+static int instrument_54(job *j)
+{
+  j->L = luaL_newstate();
+  if (j->L == NULL) {
+    fprintf(stderr, PROGNAME ": not enough memory\n");
+    return ST_TROUBLE;
+  }
+  j->status = ST_TROUBLE;
+  lua_pushcfunction(j->L, pinstrument);
+  lua_pushlightuserdata(j->L, j);
+  if (lua_pcall(j->L, 1, 0, 0) != LUA_OK) {
+    fprintf(stderr, PROGNAME ": not enough memory\n");
+    return ST_TROUBLE;
+  }
+  return j->status;
 }
 
 static int instrument(job *j)
