@@ -18,7 +18,7 @@
 ** first): give it a probe that does nothing, so it runs as the original
 ** would.  Found by its entry probe (bytecode.h) and, in a stripped dump
 ** where names are gone, by the <const> kind of the loader's form. */
-static void give_probe_back(lua_State *L, const char *buff, size_t sz) {
+void li_loaded_binary(lua_State *L, const char *buff, size_t sz) {
   int kind, up = li_bc_entry_probe(buff, sz, &kind);
   const char *name;
   if (up == 0 || (name = lua_getupvalue(L, -1, up)) == NULL) return;
@@ -39,7 +39,7 @@ int li_load(lua_State *L, const char *buff, size_t sz, const char *name,
   int instrumented, status;
   if (sz > 0 && buff[0] == LUA_SIGNATURE[0]) {       /* binary */
     status = luaL_loadbufferx(L, buff, sz, name, mode);
-    if (status == LUA_OK) give_probe_back(L, buff, sz);
+    if (status == LUA_OK) li_loaded_binary(L, buff, sz);
     return status;
   }
   if (P != NULL && !li_prof_wants(P, name))

@@ -233,40 +233,37 @@ static int ld_loadfile (lua_State *L) {
 }
 
 
-/* Reader for lua_load that calls the reader function at index 1 until it
-** returns nil or an empty string, appending the pieces to the FileBuf at
-** index 'ud' instead of handing them to the parser, which then sees an
-** empty chunk.  Reading goes through lua_load, and not a pcall, because an
-** error there (from the function, or a piece that is not a string) must
-** meet what it meets under the original: lua_load's protection with the
-** caller's message handler (lua.c's adds a traceback to load's message). */
-static const char *collect_pieces (lua_State *L, void *ud, size_t *size) {
+/* Stack slots of ld_load while a reader function gives the chunk. */
+#define LD_FILEBUF 5    /* the FileBuf gathering the pieces */
+#define LD_PIECE 6      /* the last piece, kept alive while Lua reads it */
+
+/* Reader for lua_load that is lbaselib's generic_reader (the reader
+** function at index 1, called as Lua calls it, its piece kept in a slot)
+** and also keeps a copy of every piece in the FileBuf.  Lua compiles the
+** original through it, so the reader is called exactly as under lua5.4:
+** not after the end of a binary chunk, not after a syntax error, and an
+** error in it meets lua_load's protection with the caller's handler.  A
+** text chunk that compiles was read to its end: the copy is all of it. */
+static const char *tee_reader (lua_State *L, void *ud, size_t *size) {
   FileBuf *fb = (FileBuf *)ud;
+  const char *s;
   luaL_checkstack(L, 2, "too many nested functions");
-  for (;;) {
-    const char *s;
-    size_t l;
-    lua_pushvalue(L, 1);
-    lua_call(L, 0, 1);
-    if (lua_isnil(L, -1)) {
-      lua_pop(L, 1);
-      break;
-    }
-    if (!lua_isstring(L, -1))
-      luaL_error(L, "reader function must return a string");
-    s = lua_tolstring(L, -1, &l);
-    if (l == 0) {  /* an empty piece ends the chunk, as in lua_load */
-      lua_pop(L, 1);
-      break;
-    }
-    if (!fb_reserve(L, fb, fb->n + l))
-      luaL_error(L, "not enough memory");
-    memcpy(fb->buff + fb->n, s, l);
-    fb->n += l;
-    lua_pop(L, 1);  /* lua_load needs the stack top unchanged */
+  lua_pushvalue(L, 1);
+  lua_call(L, 0, 1);
+  if (lua_isnil(L, -1)) {
+    lua_pop(L, 1);
+    *size = 0;
+    return NULL;
   }
-  *size = 0;
-  return NULL;
+  else if (!lua_isstring(L, -1))
+    luaL_error(L, "reader function must return a string");
+  lua_replace(L, LD_PIECE);
+  s = lua_tolstring(L, LD_PIECE, size);
+  if (!fb_reserve(L, fb, fb->n + *size))
+    luaL_error(L, "not enough memory");
+  memcpy(fb->buff + fb->n, s, *size);
+  fb->n += *size;
+  return s;
 }
 
 
@@ -284,15 +281,20 @@ static int ld_load (lua_State *L) {
     const char *chunkname = luaL_optstring(L, 2, "=(load)");
     FileBuf *fb;
     luaL_checktype(L, 1, LUA_TFUNCTION);
-    fb = fb_new(L);
-    status = lua_load(L, collect_pieces, fb, chunkname, "bt");
-    if (status == LUA_OK) {  /* the pieces are read; load them as one */
-      lua_pop(L, 1);  /* the empty chunk */
+    lua_settop(L, LD_FILEBUF - 1);
+    fb = fb_new(L);                               /* LD_FILEBUF */
+    lua_pushnil(L);                               /* LD_PIECE */
+    status = lua_load(L, tee_reader, fb, chunkname, mode);
+    if (status == LUA_OK && fb->n > 0 && fb->buff[0] == LUA_SIGNATURE[0])
+      li_loaded_binary(L, fb->buff, fb->n);       /* loaded as it is */
+    else if (status == LUA_OK) {                  /* text: instrumented */
+      lua_pop(L, 1);
       status = li_load(L, fb->buff != NULL ? fb->buff : "", fb->n,
                        chunkname, mode);
     }
     fb_release(L, fb);
-    lua_remove(L, -2);  /* the FileBuf */
+    lua_rotate(L, LD_FILEBUF, -2);                /* FileBuf and piece */
+    lua_pop(L, 2);
   }
   return finish_load(L, status, env);
 }

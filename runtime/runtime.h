@@ -82,6 +82,10 @@ int li_run_pushargs(lua_State *L);
 int li_load(lua_State *L, const char *buff, size_t sz, const char *name,
             const char *mode);
 
+/* The binary chunk buff[0..sz) was just loaded (the function on top of L):
+** if it is a dump of instrumented code, give it back a probe (loader.c). */
+void li_loaded_binary(lua_State *L, const char *buff, size_t sz);
+
 /* Like li_load, but for the bytes of a whole file as luaL_loadfilex reads
 ** them: a UTF-8 BOM and a `#` first line are skipped (the line break stays,
 ** so lines keep their numbers); a binary chunk after them loads as binary. */
