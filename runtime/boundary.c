@@ -325,11 +325,18 @@ void li_install_boundaries(lua_State *L) {
     if (!push_holder(L, i)) continue;
     lua_getfield(L, -1, replaced[i].name);
     lua_rawseti(L, -3, (lua_Integer)i + 1);
+    lua_pop(L, 1);
+  }
+  /* Kept before anything is replaced: an error (out of memory) up to here
+  ** leaves every original in place, and replacing existing fields below
+  ** allocates nothing. */
+  lua_setfield(L, LUA_REGISTRYINDEX, LI_REG_ORIGINALS);
+  for (size_t i = 0; i < NREPLACED; i++) {
+    if (!push_holder(L, i)) continue;
     lua_pushcfunction(L, replaced[i].fn);
     lua_setfield(L, -2, replaced[i].name);
     lua_pop(L, 1);
   }
-  lua_setfield(L, LUA_REGISTRYINDEX, LI_REG_ORIGINALS);
   lua_settop(L, top);
 }
 

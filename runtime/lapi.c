@@ -60,7 +60,40 @@ static void install(lua_State *L) {
   li_install_loaders(L);
 }
 
-int (luainstr_open)(lua_State *L) {
+/* A host calls the API outside any protected call, and the Lua API raises
+** an error when memory runs out: the calls that use it run their work
+** under lua_pcall, where an error becomes LUAINSTR_EMEM (with Lua's
+** message).  Each step can be run again after a failure. */
+typedef struct api_step {
+  int (*fn)(lua_State *L);  /* the work; returns a status code */
+} api_step;
+
+static int run_step(lua_State *L) {
+  const api_step *step = lua_touserdata(L, 1);
+  lua_pushinteger(L, step->fn(L));
+  return 1;
+}
+
+static int protected_step(lua_State *L, int (*fn)(lua_State *L)) {
+  api_step step = { fn };
+  int top = lua_gettop(L), code;
+  li_prof *P;
+  if (!lua_checkstack(L, 2)) return LUAINSTR_EMEM;
+  lua_pushcfunction(L, run_step);
+  lua_pushlightuserdata(L, &step);
+  if (lua_pcall(L, 1, 1, 0) == LUA_OK) {
+    code = (int)lua_tointeger(L, -1);
+  } else {
+    const char *msg = lua_tostring(L, -1);
+    code = LUAINSTR_EMEM;
+    if ((P = li_prof_get(L)) != NULL)
+      fail(P, code, "%s", msg != NULL ? msg : "not enough memory");
+  }
+  lua_settop(L, top);
+  return code;
+}
+
+static int open_step(lua_State *L) {
   li_prof *P = li_prof_attach(L);
   if (P == NULL) return LUAINSTR_EMEM;
   install(L);
@@ -77,9 +110,18 @@ int (luainstr_open)(lua_State *L) {
   return LUAINSTR_OK;
 }
 
-int (luainstr_start)(lua_State *L) {
+int (luainstr_open)(lua_State *L) {
+  return protected_step(L, open_step);
+}
+
+/* (the first start calibrates the probe's cost, with the Lua API) */
+static int start_step(lua_State *L) {
   li_prof *P = li_prof_get(L);
   return P ? li_prof_start(P, L) : LUAINSTR_EORDER;
+}
+
+int (luainstr_start)(lua_State *L) {
+  return li_prof_get(L) ? protected_step(L, start_step) : LUAINSTR_EORDER;
 }
 
 int (luainstr_stop)(lua_State *L) {
@@ -193,13 +235,17 @@ const char *(luainstr_errmsg)(lua_State *L) {
   return P != NULL ? P->errmsg : no_profiler;
 }
 
-int (luainstr_close)(lua_State *L) {
+static int close_step(lua_State *L) {
   li_prof *P = li_prof_get(L);
   if (P == NULL) return LUAINSTR_EORDER;
   if (P->started) li_prof_stop(P);
   li_restore_boundaries(L);
   li_restore_loaders(L);
   return LUAINSTR_OK;
+}
+
+int (luainstr_close)(lua_State *L) {
+  return li_prof_get(L) ? protected_step(L, close_step) : LUAINSTR_EORDER;
 }
 
 
@@ -264,18 +310,43 @@ static const char *check_format(lua_State *L, int arg) {
   return format;
 }
 
+#define MT_BOX "luainstr.box"    /* metatable of malloc'd blocks' boxes */
+
+static int box_gc(lua_State *L) {
+  char **box = lua_touserdata(L, 1);
+  free(*box);
+  *box = NULL;
+  return 0;
+}
+
+/* Push a box for a malloc'd block: it frees the block when collected, so
+** an error raised while the block is held (pushing it as a string) leaks
+** nothing.  Made before the block, as making it may raise too. */
+static char **push_box(lua_State *L) {
+  char **box = lua_newuserdatauv(L, sizeof *box, 0);
+  *box = NULL;
+  if (luaL_newmetatable(L, MT_BOX)) {
+    lua_pushcfunction(L, box_gc);
+    lua_setfield(L, -2, "__gc");
+  }
+  lua_setmetatable(L, -2);
+  return box;
+}
+
 /* p.dump([format]) -> the report as a string */
 static int l_dump(lua_State *L) {
   li_prof *P = lprof(L);
   const char *format = check_format(L, 1);
-  char *s = NULL;
+  char **box;
   size_t n = 0;
   int r;
   if (P == NULL) return closing(L);
-  r = dump(P, format, NULL, &s, &n);
+  box = push_box(L);
+  r = dump(P, format, NULL, box, &n);
   if (r != LUAINSTR_OK) return result(L, P, r);
-  lua_pushlstring(L, s, n);
-  free(s);
+  lua_pushlstring(L, *box, n);
+  free(*box);
+  *box = NULL;
   return 1;
 }
 

@@ -31,15 +31,59 @@ void li_loaded_binary(lua_State *L, const char *buff, size_t sz) {
   lua_setupvalue(L, -2, up);
 }
 
+/* What the loaded function on top of the stack gets: its probe (r), or
+** for a binary chunk (r NULL) a probe given back. */
+typedef struct probe_job {
+  const char *name;               /* chunk name */
+  const li_rewrite_result *r;     /* the rewriter's functions, or NULL */
+  const char *buff;               /* the binary chunk */
+  size_t sz;
+} probe_job;
+
+static int give_probe(lua_State *L) {
+  const probe_job *j = lua_touserdata(L, 1);
+  if (j->r == NULL) {
+    li_loaded_binary(L, j->buff, j->sz);
+  } else {
+    li_push_probe(L, j->name, j->r->funcs, j->r->nfuncs);
+    lua_setupvalue(L, -2, 2);
+  }
+  return 0;
+}
+
+/* Run give_probe in protected mode: the Lua API raises an error when
+** memory runs out, while li_load holds the rewriter's malloc'd result and
+** its caller (a host, as with luaL_loadbufferx) expects a status.  On an
+** error the message replaces the function. */
+static int attach_probe(lua_State *L, const probe_job *j) {
+  int status;
+  if (!lua_checkstack(L, 3)) {
+    lua_pop(L, 1);
+    lua_pushliteral(L, "not enough memory");  /* Lua's: made in advance */
+    return LUA_ERRMEM;
+  }
+  lua_pushcfunction(L, give_probe);
+  lua_pushlightuserdata(L, (void *)j);
+  lua_pushvalue(L, -3);
+  status = lua_pcall(L, 2, 0, 0);
+  if (status != LUA_OK) lua_remove(L, -2);
+  return status;
+}
+
 int li_load(lua_State *L, const char *buff, size_t sz, const char *name,
             const char *mode) {
   li_prof *P = li_prof_get(L);
   li_rewrite_opts o;
   li_rewrite_result r;
+  probe_job j;
   int instrumented, status;
+  j.name = name ? name : "?";
+  j.r = NULL;
+  j.buff = buff;
+  j.sz = sz;
   if (sz > 0 && buff[0] == LUA_SIGNATURE[0]) {       /* binary */
     status = luaL_loadbufferx(L, buff, sz, name, mode);
-    if (status == LUA_OK) li_loaded_binary(L, buff, sz);
+    if (status == LUA_OK) status = attach_probe(L, &j);
     return status;
   }
   if (P != NULL && !li_prof_wants(P, name))
@@ -50,8 +94,8 @@ int li_load(lua_State *L, const char *buff, size_t sz, const char *name,
   o.probe_upvalue = 1;
   status = li_instrument_load(L, buff, sz, name, mode, &o, &r, &instrumented);
   if (status == LUA_OK && instrumented && r.probe_upvalue) {
-    li_push_probe(L, name ? name : "?", r.funcs, r.nfuncs);
-    lua_setupvalue(L, -2, 2);
+    j.r = &r;
+    status = attach_probe(L, &j);
   }
   if (r.warnings != NULL && P != NULL) li_prof_warn(P, r.warnings);
   li_rewrite_free(&r);

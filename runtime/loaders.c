@@ -429,16 +429,19 @@ static void install_searcher (lua_State *L, int orig) {
   lua_rawgeti(L, -1, 2);
   if (lua_isfunction(L, -1) && lua_tocfunction(L, -1) != ld_searcher) {
     /* the original's package table is the one it reads 'path' from */
-    const char *up = lua_getupvalue(L, -1, 1);
+    const char *up;
+    /* kept before it is replaced (an error, out of memory, between the
+    ** two would lose it) */
+    lua_pushvalue(L, -1);
+    lua_setfield(L, orig, "searcher");
+    up = lua_getupvalue(L, -1, 1);
     if (up != NULL && !lua_istable(L, -1)) lua_pop(L, 1);
     if (up == NULL || !lua_istable(L, -1))
       lua_pushvalue(L, -3);  /* the package table */
     lua_pushcclosure(L, ld_searcher, 1);
     lua_rawseti(L, -3, 2);
-    lua_setfield(L, orig, "searcher");
   }
-  else
-    lua_pop(L, 1);
+  lua_pop(L, 1);
   lua_pop(L, 2);  /* searchers, package */
 }
 

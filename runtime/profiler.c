@@ -25,10 +25,17 @@
 #include "profiler.h"
 #include "rewrite.h"
 
-#define LI_REG_PROF "luainstr.profiler"    /* registry: the profiler ud */
+#define LI_REG_PROF "luainstr.profiler"    /* registry: the profiler ud,
+                                              for boundary.c */
 #define LI_MT_PROF "luainstr.profiler.mt"  /* its metatable */
 #define LI_MT_STACK "luainstr.stack.mt"    /* metatable of coroutine stacks */
 #define LI_MT_CHUNK "luainstr.chunk.mt"    /* metatable of chunk maps */
+
+/* Its address is the registry key of the profiler ud that profiler.c
+** looks it up by: a light-userdata key makes no string, so looking the
+** profiler up never allocates (li_prof_get cannot raise an error on a
+** state without profiler when memory runs out). */
+static const char prof_reg_key;
 
 /* What the probe of one chunk knows. */
 typedef struct li_chunk {
@@ -200,9 +207,12 @@ static int init_tree(li_prof *P) {
   P->node[0].last_child = LI_NONE;
   P->node[0].min = UINT64_MAX;
   P->nnode = 1;
-  free(P->nodehash);
-  P->nodehash = NULL;
-  P->nodehcap = 0;
+  /* a table there already is emptied, not made again: a reset needs no
+  ** memory, so it cannot leave the profiler without one */
+  if (P->nodehash != NULL) {
+    memset(P->nodehash, 0, (size_t)P->nodehcap * sizeof *P->nodehash);
+    return 1;
+  }
   return rehash_nodes(P);
 }
 
@@ -257,7 +267,7 @@ static li_stack *stack_lookup(li_prof *P, lua_State *L, int idx, lua_State *T) {
   if (T == P->mainL) return &P->main;
   if (idx != 0) idx = lua_absindex(L, idx);
   if (!lua_checkstack(L, 5)) return NULL;
-  lua_getfield(L, LUA_REGISTRYINDEX, LI_REG_PROF);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &prof_reg_key);
   if (lua_touserdata(L, -1) != P || lua_getiuservalue(L, -1, 1) != LUA_TTABLE) {
     lua_settop(L, top);
     return NULL;
@@ -525,7 +535,7 @@ void li_push_probe(lua_State *L, const char *chunkname,
     chunkname = cut;
   }
   luaL_checkstack(L, 3, NULL);
-  lua_getfield(L, LUA_REGISTRYINDEX, LI_REG_PROF);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &prof_reg_key);
   P = lua_touserdata(L, -1);
   if (P == NULL || P->closed || nfuncs == 0) goto nothing;
   c = lua_newuserdatauv(L, sizeof *c + (size_t)nfuncs * sizeof c->gid[0], 0);
@@ -606,10 +616,12 @@ static void calibrate(li_prof *P, lua_State *L) {
   li_chunk *c;
   uint64_t pair[CAL_ROUNDS], inside[CAL_ROUNDS];
   int top = lua_gettop(L), r;
-  P->calibrated = 1;    /* once, whatever happens */
   if (!lua_checkstack(L, 10)) return;
   Q = lua_newuserdatauv(L, sizeof *Q, 0);              /* top+1 */
   memset(Q, 0, sizeof *Q);
+  /* the profiler's finalizer frees what Q gets, should the Lua API raise
+  ** an error (out of memory) before `done` */
+  luaL_setmetatable(L, LI_MT_PROF);
   Q->clock = P->clock;
   Q->on = 1;
   Q->mainL = L;
@@ -644,6 +656,8 @@ static void calibrate(li_prof *P, lua_State *L) {
     if (P->inside_cost > P->pair_cost) P->inside_cost = P->pair_cost;
   }
 done:
+  P->calibrated = 1;    /* once, whatever happened (an error raised above
+                           leaves it for the next start) */
   prof_free_data(Q);
   lua_settop(L, top);
 }
@@ -711,7 +725,7 @@ int li_prof_set_trace(li_prof *P, uint64_t cap) {
 li_prof *li_prof_get(lua_State *L) {
   li_prof *P;
   if (!lua_checkstack(L, 1)) return NULL;
-  lua_getfield(L, LUA_REGISTRYINDEX, LI_REG_PROF);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &prof_reg_key);
   P = lua_touserdata(L, -1);
   lua_pop(L, 1);
   return P != NULL && !P->closed ? P : NULL;
@@ -743,18 +757,13 @@ li_prof *li_prof_attach(lua_State *L) {
   if (!lua_checkstack(L, 8)) return NULL;
   /* A finalized profiler means the state is closing: never make another
   ** (its own finalizer would not run, and it would leak). */
-  lua_getfield(L, LUA_REGISTRYINDEX, LI_REG_PROF);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &prof_reg_key);
   if (lua_touserdata(L, -1) != NULL) { lua_pop(L, 1); return NULL; }
   lua_pop(L, 1);
   P = lua_newuserdatauv(L, sizeof *P, 1);
   memset(P, 0, sizeof *P);
-  li_clock_init(&P->clock);
-  P->enabled = 1;
-  lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
-  P->mainL = lua_tothread(L, -1);
-  lua_pop(L, 1);
-  stack_init(&P->main, P, P->mainL);
-  if (!init_tree(P)) { prof_free_data(P); lua_settop(L, top); return NULL; }
+  /* The finalizer before the first malloc: any Lua call below may raise
+  ** an error (out of memory), and then the collector frees P's blocks. */
   if (luaL_newmetatable(L, LI_MT_PROF)) {
     lua_pushcfunction(L, prof_gc);
     lua_setfield(L, -2, "__gc");
@@ -765,6 +774,13 @@ li_prof *li_prof_attach(lua_State *L) {
     lua_setfield(L, -2, "__gc");
   }
   lua_pop(L, 1);
+  li_clock_init(&P->clock);
+  P->enabled = 1;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
+  P->mainL = lua_tothread(L, -1);
+  lua_pop(L, 1);
+  stack_init(&P->main, P, P->mainL);
+  if (!init_tree(P)) { lua_settop(L, top); return NULL; }
   lua_newtable(L);                      /* thread -> stack, weak keys */
   lua_newtable(L);
   lua_pushliteral(L, "k");
@@ -772,9 +788,13 @@ li_prof *li_prof_attach(lua_State *L) {
   lua_setmetatable(L, -2);
   lua_setiuservalue(L, -2, 1);
   lua_pushvalue(L, -1);
-  lua_setfield(L, LUA_REGISTRYINDEX, LI_REG_PROF);
   lua_pushcclosure(L, factory, 1);     /* the factory keeps the profiler */
   li_set_factory(L);
+  /* registered last: a profiler is attached only once it is complete (an
+  ** error above leaves none, and the next attach starts again) */
+  lua_pushvalue(L, -1);
+  lua_setfield(L, LUA_REGISTRYINDEX, LI_REG_PROF);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &prof_reg_key);
   lua_settop(L, top);
   return P;
 }
