@@ -121,7 +121,7 @@ static int resume(lua_State *L, lua_State *co, int coidx, int narg) {
     R = li_stack_of(P, L);
     C = li_stack_of_thread(P, L, coidx);
     /* a coroutine that starts afresh hangs under its resumer's frame */
-    if (C != NULL && C->n == 0)
+    if (C != NULL && C != R && C->n == 0)
       C->root = R != NULL && R->n > 0 ? R->f[R->n - 1].node : (R ? R->root : 0);
     pairs0 = P->entries;
     t0 = li_clock_ticks(&P->clock);
@@ -134,7 +134,11 @@ static int resume(lua_State *L, lua_State *co, int coidx, int narg) {
     P->curL = NULL;
     R = li_stack_of(P, L);
     li_prof_charge(P, R, t1 - t0, P->entries - pairs0);
-    if (status != LUA_OK && status != LUA_YIELD) {
+    /* only a coroutine that died closes its frames: a resume refused
+    ** (the running coroutine, a normal one, a dead one) ran nothing and
+    ** leaves co's status as it was */
+    if (status != LUA_OK && status != LUA_YIELD &&
+        lua_status(co) != LUA_OK && lua_status(co) != LUA_YIELD) {
       C = li_stack_of_thread(P, L, coidx);
       if (C != NULL) li_stack_close(P, C, 0, t1, 1);
     }

@@ -39,6 +39,11 @@ check.fn("local nestdriver", {calls = 1, errors = 0, total = 40, self = 0})
 -- 8: two outermost activations, one per thread
 check.fn("local shared", {calls = 2, errors = 0, total = 20, self = 0})
 check.fn("local shareddriver", {calls = 1, errors = 0, total = 20, self = 0})
--- everything: 50 + 45 + 80 + 40 + 5 + 20 + 10 + 30 + 40 + 20
-check.fn("main chunk", {calls = 1, errors = 0, total = 340})
+-- 9: no frame closed by a resume that failed without running anything
+check.fn("local selfresume", {calls = 1, errors = 0, total = 5, self = 0})
+check.fn("local normal_body", {calls = 1, errors = 0, total = 5, self = 0})
+check.fn("local normal_outer", {calls = 1, errors = 0, total = 10, self = 0})
+check.fn("local normaldriver", {calls = 1, errors = 0, total = 15, self = 0})
+-- everything: 50 + 45 + 80 + 40 + 5 + 20 + 10 + 30 + 40 + 20 + 5 + 15
+check.fn("main chunk", {calls = 1, errors = 0, total = 360})
 check.done()

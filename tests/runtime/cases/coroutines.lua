@@ -113,6 +113,29 @@ local function shareddriver()
   assert(coroutine.resume(co))
 end
 
+-- 9. resuming a coroutine that is not suspended fails, and closes nothing:
+-- the running one (main thread or a coroutine) and a normal one (the
+-- coroutine that resumed the running one)
+local function selfresume()
+  assert(not coroutine.resume(coroutine.running()))
+  spin(5)
+end
+local function normal_body(outer)
+  assert(not coroutine.resume(coroutine.running()))
+  assert(not coroutine.resume(outer))             -- it is normal, not suspended
+  spin(5)
+end
+local function normal_outer()
+  local co = coroutine.create(normal_body)
+  assert(coroutine.resume(co, coroutine.running()))
+  spin(5)
+end
+local function normaldriver()
+  local co = coroutine.create(normal_outer)
+  assert(coroutine.resume(co))
+  spin(5)
+end
+
 resumer()
 consumer()
 mmdriver()
@@ -125,3 +148,5 @@ spin(10)                       -- after the collection: nobody's but main's
 closer()
 nestdriver()
 shareddriver()
+selfresume()
+normaldriver()
