@@ -15,7 +15,7 @@
 #include "parse.h"
 
 #define LI_MAX_INPUT ((size_t)0xFFFFFFFFu)   /* offsets must fit the model */
-#define LI_CHUNKNAME_MAX 256                 /* bytes of chunk name kept */
+#define LI_CHUNKNAME_SHOWN 256   /* bytes of a chunk name shown in warnings */
 
 /* One piece of text to insert before source byte `off`. */
 typedef struct ins {
@@ -213,7 +213,7 @@ static void chunk_display(buf *b, const char *chunkname) {
   if (chunkname == NULL) { buf_str(b, "?"); return; }
   size_t n = strlen(chunkname);
   if (chunkname[0] == '@' || chunkname[0] == '=') {
-    n--; if (n > LI_CHUNKNAME_MAX) n = LI_CHUNKNAME_MAX;
+    n--; if (n > LI_CHUNKNAME_SHOWN) n = LI_CHUNKNAME_SHOWN;
     buf_add(b, chunkname + 1, n);
     return;
   }
@@ -231,10 +231,20 @@ static void func_name(buf *b, const lp_ctx *ctx, uint32_t f, const char *chunkna
   const lp_func *fn = &ctx->funcs[f];
   if (f == 0) { buf_str(b, "main chunk"); (void)chunkname; return; }
   if (fn->name_off != LP_NONE) {
-    /* names come from source text: fold any line break to a space */
+    /* names come from source text: fold any line break to a space, and
+    ** write a NUL byte (inside a string key) as \0, so that a name is a C
+    ** string and a field of the descriptor whatever bytes it holds */
     if (fn->name_len == 0) return;
-    size_t at = b->n;
-    buf_add(b, ctx->strbuf + fn->name_off, fn->name_len);
+    const char *s = ctx->strbuf + fn->name_off;
+    size_t at = b->n, n = fn->name_len;
+    if (memchr(s, '\0', n) == NULL) {
+      buf_add(b, s, n);
+    } else {
+      for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\0') buf_add(b, "\\0", 2);
+        else buf_add(b, s + i, 1);
+      }
+    }
     if (b->oom) return;
     for (size_t i = at; i < b->n; i++)
       if (b->p[i] == '\n' || b->p[i] == '\r') b->p[i] = ' ';
@@ -249,10 +259,7 @@ static void func_name(buf *b, const lp_ctx *ctx, uint32_t f, const char *chunkna
 static void descriptors(buf *d, const lp_ctx *ctx, const char *chunkname) {
   static const char nul = '\0';
   buf_str(d, "LI1"); buf_add(d, &nul, 1);
-  if (chunkname) {
-    size_t n = strlen(chunkname);
-    buf_add(d, chunkname, n > LI_CHUNKNAME_MAX ? LI_CHUNKNAME_MAX : n);
-  }
+  if (chunkname) buf_str(d, chunkname);      /* whole: names stay distinct */
   buf_add(d, &nul, 1);
   buf_long(d, (long)ctx->nfuncs); buf_add(d, &nul, 1);
   for (uint32_t f = 0; f < ctx->nfuncs; f++) {

@@ -87,7 +87,4 @@ void li_rewrite_free(li_rewrite_result *r);
 /* Key of the probe factory in the string table (see the protocol above). */
 #define LI_PROBE_KEY "__luainstr"
 
-/* Bytes of a chunk name the descriptors keep. */
-#define LI_CHUNKNAME_MAX 256
-
 #endif

@@ -490,17 +490,15 @@ static int factory(lua_State *L) {
   li_prof *P = lua_touserdata(L, lua_upvalueindex(1));
   size_t len, n;
   const char *d = lua_tolstring(L, 1, &len);
-  const char *p, *end, *s;
-  char chunkname[LI_CHUNKNAME_MAX + 1];
+  const char *p, *end, *chunkname;
   uint32_t nf, i;
   li_chunk *c;
   if (P == NULL || P->closed || d == NULL || len < 4 || memcmp(d, "LI1", 4) != 0)
     goto nothing;
   p = d + 4;
   end = d + len;
-  if ((s = field(&p, end, &n)) == NULL || n > LI_CHUNKNAME_MAX) goto nothing;
-  memcpy(chunkname, s, n);
-  chunkname[n] = '\0';
+  /* the whole chunk name, NUL-terminated inside the descriptor */
+  if ((chunkname = field(&p, end, &n)) == NULL) goto nothing;
   if (!field_num(&p, end, &nf) || nf == 0 || nf > (end - p) / 3) goto nothing;
   c = lua_newuserdatauv(L, sizeof *c + (size_t)nf * sizeof c->gid[0], 0);
   c->P = P;
@@ -525,15 +523,6 @@ void li_push_probe(lua_State *L, const char *chunkname,
                    const li_funcdesc *funcs, uint32_t nfuncs) {
   li_prof *P;
   li_chunk *c;
-  char cut[LI_CHUNKNAME_MAX + 1];
-  size_t n = strlen(chunkname);
-  /* the same record as the factory's for the same chunk (it keeps at most
-  ** LI_CHUNKNAME_MAX bytes of the name) */
-  if (n > LI_CHUNKNAME_MAX) {
-    memcpy(cut, chunkname, LI_CHUNKNAME_MAX);
-    cut[LI_CHUNKNAME_MAX] = '\0';
-    chunkname = cut;
-  }
   luaL_checkstack(L, 3, NULL);
   lua_rawgetp(L, LUA_REGISTRYINDEX, &prof_reg_key);
   P = lua_touserdata(L, -1);

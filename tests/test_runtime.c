@@ -20,6 +20,7 @@
 
 #include "luainstr.h"
 #include "profiler.h"
+#include "rewrite.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -447,4 +448,65 @@ Test(clock, short_calibration_is_exact) {
   double err = c.ns_per_tick / ref - 1;
   cr_expect(err < 1e-5 && err > -1e-5, "ns per tick %.9f, over 200 ms %.9f (error %.1e)",
             c.ns_per_tick, ref, err);
+}
+
+/* ---- names of any bytes, chunk names of any length ---------------------- */
+
+/* Run src in L twice: through the loader (its own form) and as luainstr
+** writes it (offline form: the prologue calls the factory with the
+** descriptor), under the chunk names name1 and name2. */
+static void run_both_forms(lua_State *L, const char *src, size_t len,
+                           const char *name1, const char *name2) {
+  li_rewrite_opts o;
+  li_rewrite_result r;
+  cr_assert_eq(luainstr_loadbufferx(L, src, len, name1, "t"), LUA_OK, "%s", lua_tostring(L, -1));
+  cr_assert_eq(lua_pcall(L, 0, 0, 0), LUA_OK, "%s", lua_tostring(L, -1));
+  memset(&o, 0, sizeof o);
+  o.chunkname = name2;
+  cr_assert_eq(li_rewrite(src, len, &o, &r), LI_OK, "%s", r.errmsg);
+  cr_assert_eq(luaL_loadbufferx(L, r.out, r.outlen, name2, "t"), LUA_OK, "%s", lua_tostring(L, -1));
+  li_rewrite_free(&r);
+  cr_assert_eq(lua_pcall(L, 0, 0, 0), LUA_OK, "%s", lua_tostring(L, -1));
+}
+
+/* A table key holding a NUL byte names a function: it is measured, under
+** its name with the NUL written \0, in both forms (the descriptor broke on
+** it: the chunk ran unprofiled). */
+Test(runtime, function_name_with_a_nul_byte) {
+  static const char src[] = "local u = {[\"e\0f\"] = function() return 3 end}\n"
+                            "assert(u[\"e\\0f\"]() == 3)\n";
+  lua_State *L = profiled();
+  run_both_forms(L, src, sizeof src - 1, "@nul_loader.lua", "@nul_offline.lua");
+  char *csv = csv_of(L);
+  cr_expect_eq(calls_of(csv, "\"[\"\"e\\0f\"\"]\"", "nul_loader.lua"), 1, "%s", csv);
+  cr_expect_eq(calls_of(csv, "\"[\"\"e\\0f\"\"]\"", "nul_offline.lua"), 1, "%s", csv);
+  cr_expect_eq(calls_of(csv, "main chunk", "nul_offline.lua"), 1, "%s", csv);
+  free(csv);
+  lua_close(L);
+}
+
+/* Two chunks whose names share their first 300 bytes are two chunks (names
+** were cut at 256 bytes and merged), and a long name works in the
+** prologue's descriptor too. */
+Test(runtime, long_chunk_names_stay_distinct) {
+  static const char src[] = "local function f() end\nf()\n";
+  char a[400], b[400], c[400], d[400];
+  char prefix[301];
+  memset(prefix, 'p', 300);
+  prefix[300] = '\0';
+  snprintf(a, sizeof a, "@%s/one.lua", prefix);
+  snprintf(b, sizeof b, "@%s/two.lua", prefix);
+  snprintf(c, sizeof c, "@%s/three.lua", prefix);
+  snprintf(d, sizeof d, "@%s/four.lua", prefix);
+  lua_State *L = profiled();
+  run_both_forms(L, src, sizeof src - 1, a, c);
+  run_both_forms(L, src, sizeof src - 1, b, d);
+  char *csv = csv_of(L);
+  const char *names[4] = { a, b, c, d };
+  for (int i = 0; i < 4; i++) {
+    cr_expect_eq(calls_of(csv, "local f", names[i] + 1), 1, "%s: %s", names[i] + 300, csv);
+    cr_expect_eq(calls_of(csv, "main chunk", names[i] + 1), 1, "%s", names[i] + 300);
+  }
+  free(csv);
+  lua_close(L);
 }
