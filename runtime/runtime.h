@@ -52,28 +52,6 @@ static inline uint64_t li_clock_ticks(const li_clock *c) {
   (void)c;
   return li_clock_mono_ns();
 }
-/* ---- run.c -------------------------------------------------------------- */
-
-/* The report of the program running in L: to path (absolute, or NULL for
-** stderr) in format; messages start with "who: ".  Also registers (once
-** per process) an atexit handler that writes it. */
-void li_run_report_setup(lua_State *L, const char *who, const char *format,
-                         const char *path);
-/* Replace os.exit with one that writes the report first, and write it when
-** L closes; after luainstr_open. */
-void li_run_report_hooks(lua_State *L);
-/* Write the report unless it was written.  0: it failed (message on
-** stderr). */
-int li_run_report_write(void);
-/* The state is about to close: nothing to write any more. */
-void li_run_report_forget(void);
-/* lua.c's message handler: a string message with a traceback. */
-int li_run_msghandler(lua_State *L);
-/* Push arg[1..#arg], as lua.c passes them to the script; returns how many. */
-int li_run_pushargs(lua_State *L);
-
-#endif
-
 /* ---- loader.c ----------------------------------------------------------- */
 
 /* Load a chunk as luaL_loadbufferx does, instrumented (unless binary,
