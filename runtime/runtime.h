@@ -52,6 +52,8 @@ static inline uint64_t li_clock_ticks(const li_clock *c) {
   (void)c;
   return li_clock_mono_ns();
 }
+#endif
+
 /* ---- loader.c ----------------------------------------------------------- */
 
 /* Load a chunk as luaL_loadbufferx does, instrumented (unless binary,
