@@ -532,11 +532,15 @@ int main (int argc, char **argv) {
        isatty(0))) {
     fprintf(stderr, SELF ": interactive mode is not supported; give a "
             "script, or '-' with a program on stdin\n");
+    free(run.argv);
+    free(opts.patterns);
     return EXIT_USAGE;
   }
   L = luaL_newstate();
   if (L == NULL) {
     l_message(PROGNAME, "cannot create state: not enough memory");
+    free(run.argv);
+    free(opts.patterns);
     return EXIT_FAILURE;
   }
   /* The program may change directory before the report is written. */

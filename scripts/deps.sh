@@ -9,6 +9,8 @@ packages=(
   cmake gcc make pkg-config re2c lemon liblua5.4-dev
   # tests and tools
   lua5.4 libcriterion-dev valgrind lua5.1 luajit lua5.3 python3 chromium fonts-dejavu-core
+  # sanitizer runtimes (scripts/sanitize.sh; gcc 12's, found by gcc itself)
+  libasan8 libubsan1 libtsan2
   # the real-world corpus (tests/corpus/list_corpus.sh)
   lua-penlight luarocks lua-busted lua-ldoc lua-luassert prosody nmap-common
 )

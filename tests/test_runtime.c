@@ -1,14 +1,14 @@
 /*
 ** test_runtime.c -- Criterion tests of the runtime through the C API:
 ** attaching to a fresh state, the instrumenting loader and the swappable
-** loader hook, dumps, misuse codes, two states in two threads, lua_close
-** with instrumented finalizers, include/exclude patterns, luainstr_pcall,
+** loader hook, dumps, misuse codes, lua_close with instrumented
+** finalizers, include/exclude patterns, luainstr_pcall,
 ** and the call tree of a tail call (through the profile model).
-** The timing tests with known answers are Lua programs: tests/runtime/.
+** The timing tests with known answers are Lua programs: tests/runtime/;
+** two states in two threads: test_threads.c.
 */
 #define _POSIX_C_SOURCE 200809L  /* mkdtemp */
 #include <criterion/criterion.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,47 +208,6 @@ Test(runtime, dump_before_start_via_lua_api) {
     "assert(not pcall(p.dump, 'xml'))\n"), LUA_OK, "%s", lua_tostring(L, -1));
   cr_assert_eq(luainstr_dump(L, "csv", "/dev/null"), LUAINSTR_EORDER);
   lua_close(L);
-}
-
-/* ---- two states in two threads ----------------------------------------- */
-
-typedef struct job {
-  int n;             /* calls to make */
-  long long got;     /* calls counted */
-  char err[256];
-} job;
-
-static void *work(void *arg) {
-  job *j = arg;
-  lua_State *L = luaL_newstate();
-  char src[256];
-  luaL_openlibs(L);
-  if (luainstr_open(L) != LUAINSTR_OK) { snprintf(j->err, sizeof j->err, "open"); return NULL; }
-  snprintf(src, sizeof src,
-    "local function tick() end\n"
-    "for _ = 1, %d do tick() end\n"
-    "return require('luainstr').dump('csv')\n", j->n);
-  if (luainstr_loadbufferx(L, src, strlen(src), "=thread", "t") != LUA_OK ||
-      lua_pcall(L, 0, 1, 0) != LUA_OK) {
-    snprintf(j->err, sizeof j->err, "%s", lua_tostring(L, -1));
-  } else {
-    const char *csv = lua_tostring(L, -1);
-    char *nl = strstr(csv, "\nlocal tick,thread,");
-    j->got = nl ? strtoll(nl + strlen("\nlocal tick,thread,1,1,"), NULL, 10) : -1;
-  }
-  lua_close(L);
-  return NULL;
-}
-
-Test(runtime, two_states_in_two_threads) {
-  pthread_t t[2];
-  job j[2] = {{.n = 200000}, {.n = 300001}};
-  for (int i = 0; i < 2; i++) cr_assert_eq(pthread_create(&t[i], NULL, work, &j[i]), 0);
-  for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
-  for (int i = 0; i < 2; i++) {
-    cr_assert_eq(j[i].err[0], '\0', "thread %d: %s", i, j[i].err);
-    cr_assert_eq(j[i].got, j[i].n, "thread %d: %lld calls, expected %d", i, j[i].got, j[i].n);
-  }
 }
 
 /* ---- finalizers, patterns, pcall ---------------------------------------- */

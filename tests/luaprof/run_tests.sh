@@ -360,7 +360,11 @@ fi
 # lua5.4 (the probe and clock calibrations are short).  The medians of 11
 # interleaved runs each; the bound is loose (the target is 3 ms) so that a
 # busy machine does not fail it, but a 20 ms calibration does.
-if ! skip startup_cost; then
+if [ -n "${LI_SANITIZER:-}" ] && ! skip startup_cost; then
+  # valgrind cannot run a program built with a sanitizer (the sanitizer
+  # build's ctest sets LI_SANITIZER; README.md, "Sanitizer builds").
+  echo "skip startup_cost: valgrind cannot run a program built with -fsanitize=$LI_SANITIZER"
+elif ! skip startup_cost; then
   # The fixed cost of starting luaprof (probe and clock calibration), in
   # instructions counted by callgrind, which a busy machine does not change
   # (the one timed part, the clock calibration's 1 ms spin, runs a few

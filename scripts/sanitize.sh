@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# sanitize.sh -- the sanitizer builds (README.md, "Sanitizer builds"):
+#   asan  build-asan/ with -DLUAINSTR_SANITIZE=address,undefined, and the
+#         whole ctest suite in it: AddressSanitizer, LeakSanitizer (on, in
+#         our programs and in the lua5.4 that loads luainstr.so) and
+#         UndefinedBehaviorSanitizer (fatal)
+#   tsan  build-tsan/ with -DLUAINSTR_SANITIZE=thread, and the test of two
+#         profiled states in two threads (test_threads) in it
+#
+# usage: scripts/sanitize.sh [asan|tsan|all]      (default: all)
+# Installs what is missing (scripts/deps.sh), prints each part's time, and
+# exits 0 when every part passed, 1 otherwise (2 on a usage error).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+what=${1:-all}
+case $what in
+  asan|tsan|all) ;;
+  *) echo "usage: $0 [asan|tsan|all]" >&2; exit 2 ;;
+esac
+
+bash scripts/deps.sh
+
+# part NAME DIR SANITIZERS BUILD_TARGET CTEST_ARGS...: configure, build and
+# test one sanitizer build; returns ctest's status.
+part() {
+  local name=$1 dir=$2 sanitizers=$3 target=$4; shift 4
+  local start=$SECONDS st=0
+  echo "== sanitize.sh $name: $dir, -DLUAINSTR_SANITIZE=$sanitizers"
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DLUAINSTR_SANITIZE="$sanitizers" >/dev/null &&
+    cmake --build "$dir" -j2 --target "$target" &&
+    ctest --test-dir "$dir" --output-on-failure "$@" || st=$?
+  echo "== sanitize.sh $name: $([ $st -eq 0 ] && echo passed || echo FAILED)" \
+       "in $((SECONDS - start)) s"
+  return $st
+}
+
+status=0
+if [ "$what" != tsan ]; then
+  part asan build-asan address,undefined all || status=1
+fi
+if [ "$what" != asan ]; then
+  # Only test_threads: Criterion cannot start under TSan, and the rest of
+  # the suite runs one thread (the ASan build covers it).
+  part tsan build-tsan thread test_threads -R '^test_threads$' || status=1
+fi
+exit $status
