@@ -9,6 +9,10 @@ packages=(
   cmake gcc make pkg-config re2c lemon liblua5.4-dev
   # tests and tools
   lua5.4 libcriterion-dev valgrind lua5.1 luajit lua5.3 python3 chromium fonts-dejavu-core
+  # fuzzing (scripts/fuzz.sh): clang and its libFuzzer, ASan and UBSan
+  # runtimes (libclang_rt.fuzzer-x86_64.a is in libclang-rt-14-dev, which
+  # clang-14 only recommends)
+  clang-14 libclang-rt-14-dev
   # the real-world corpus (tests/corpus/list_corpus.sh)
   lua-penlight luarocks lua-busted lua-ldoc lua-luassert prosody nmap-common
 )
