@@ -318,7 +318,7 @@ fbparams(A) ::= fbopen(F) parlist(V) RPAREN(R). {
   ** driver stamps the offset of the token after it */
   (void)V; A = F; ctx->pending_body = F + 1; ctx->pending_after = tend(&R);
 }
-fbopen(A) ::= LPAREN. { A = lp_func_open(ctx); }
+fbopen(A) ::= LPAREN(P). { A = lp_func_open(ctx, P.line); }
 
 parlist(A) ::= . { lp_names n = {ctx->nnames, 0}; lp_func_params_done(ctx, n, 0); A = 0; }
 parlist(A) ::= namelist(N). { lp_func_params_done(ctx, N, 0); lp_pop_names(ctx, N); A = 0; }

@@ -95,12 +95,17 @@ static uint32_t new_func(lp_ctx *ctx) {
 }
 
 /* fbopen -> '(' : a function body starts; its `function` keyword was the
-** last one seen, and a pending name (funcname, local function) is its. */
-uint32_t lp_func_open(lp_ctx *ctx) {
+** last one seen, and a pending name (funcname, local function) is its.
+** Its line is Lua's linedefined: the `function` keyword's for a
+** `function funcname` statement, the `(`'s (at `line`) for a local
+** function and a function expression (lparser.c passes ls->linenumber
+** there), which differ when the header spans lines. */
+uint32_t lp_func_open(lp_ctx *ctx, uint32_t line) {
+  int stat = ctx->pending_name != LP_NONE && ctx->pending_stat;
   uint32_t f = new_func(ctx);
   if (ctx->error) return 0;
   lp_func *fn = &ctx->funcs[f];
-  fn->line = ctx->last_function_line;
+  fn->line = stat ? ctx->last_function_line : line;
   if (ctx->pending_name != LP_NONE) {
     fn->name_off = ctx->pending_name;
     fn->name_len = ctx->pending_len;
@@ -139,6 +144,7 @@ void lp_func_close(lp_ctx *ctx, uint32_t f, const lp_body *b, const lp_tok *end)
 void lp_set_pending_name(lp_ctx *ctx, size_t off, size_t len, const char *prefix) {
   ctx->pending_name = addstr(ctx, prefix, ctx->src + off, len);
   ctx->pending_len = (uint32_t)(len + (prefix ? strlen(prefix) : 0));
+  ctx->pending_stat = prefix == NULL;
 }
 
 /* Name function f after source text, unless it has a name already. */

@@ -143,6 +143,7 @@ typedef struct lp_ctx {
   char *strbuf; size_t nstr, capstr;             /* function names */
   lp_upname *upnames; uint32_t nupnames, capupnames; /* upvalue names */
   size_t pending_name; uint32_t pending_len;     /* name for the next function */
+  int pending_stat;     /* ... given by `function funcname` (a statement) */
   int pending_self;     /* next function is a method: declare `self` */
   size_t last_end;      /* end of the last token fed to the parser */
   int seen_token;       /* a token has been fed */
@@ -168,7 +169,7 @@ void *lp_stack_malloc(size_t n, size_t entry);   /* lemon's stack, capped */
 void *lp_stack_realloc(void *p, size_t n, size_t entry);
 void lp_error(lp_ctx *ctx, const char *msg);
 void lp_oom(lp_ctx *ctx);
-uint32_t lp_func_open(lp_ctx *ctx);               /* at the `(` of a body */
+uint32_t lp_func_open(lp_ctx *ctx, uint32_t line); /* at the `(` of a body */
 void lp_func_params_done(lp_ctx *ctx, lp_names params, int vararg);
 void lp_func_close(lp_ctx *ctx, uint32_t f, const lp_body *b, const lp_tok *end);
 void lp_set_pending_name(lp_ctx *ctx, size_t off, size_t len, const char *prefix);

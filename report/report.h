@@ -15,7 +15,7 @@
 typedef struct li_pfunc {
   const char *name;     /* "M.a.b:m", "local f", "anonymous", "main chunk" */
   const char *source;   /* chunk as Lua shows it: "f.lua", "[string \"x\"]" */
-  uint32_t line;        /* line of `function` (0: main chunk) */
+  uint32_t line;        /* Lua's linedefined (0: main chunk) */
   uint32_t lastline;    /* line of its `end` (0: main chunk) */
   uint64_t calls;       /* entries */
   uint64_t errors;      /* exits by an error */

@@ -126,9 +126,11 @@ static void plan_begin(plan *pl, size_t off) {
 static void plan_end(plan *pl) {
   if (pl->oom || pl->text.oom) { pl->oom = 1; return; }
   ins *in = &pl->v[pl->n];
-  /* keep an inserted name from gluing to a name or number just before it */
+  /* keep an inserted name from gluing to a name or number just before it
+  ** (a numeral may end in '.', as in `x = 1.`: Lua's lexer would read
+  ** `1.__LI` as one malformed number) */
   if (pl->text.n > in->text && in->off > 0 &&
-      is_ident((unsigned char)pl->src[in->off - 1]) &&
+      (is_ident((unsigned char)pl->src[in->off - 1]) || pl->src[in->off - 1] == '.') &&
       is_ident((unsigned char)pl->text.p[in->text])) {
     buf_add(&pl->text, " ", 1);
     if (pl->text.oom) { pl->oom = 1; return; }

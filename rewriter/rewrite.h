@@ -43,7 +43,9 @@ enum {
 /* What the rewriter knows of one function (index = id - 1). */
 typedef struct li_funcdesc {
   char *name;         /* "M.a.b:m", "local f", "anonymous", "main chunk" */
-  uint32_t line;      /* line of `function` (0 for the main chunk) */
+  uint32_t line;      /* Lua's linedefined: line of `function` in a
+                         `function name` statement, else of its `(`
+                         (0 for the main chunk) */
   uint32_t lastline;  /* line of its `end` (0 for the main chunk) */
   uint32_t parent;    /* id of the enclosing function (0 for main) */
   int probed;         /* 1 if it carries probes; 0 if left alone (warning) */

@@ -11,6 +11,10 @@ packages=(
   lua5.4 libcriterion-dev valgrind lua5.1 luajit lua5.3 python3 chromium fonts-dejavu-core
   # sanitizer runtimes (scripts/sanitize.sh; gcc 12's, found by gcc itself)
   libasan8 libubsan1 libtsan2
+  # fuzzing (scripts/fuzz.sh): clang and its libFuzzer, ASan and UBSan
+  # runtimes (libclang_rt.fuzzer-x86_64.a is in libclang-rt-14-dev, which
+  # clang-14 only recommends)
+  clang-14 libclang-rt-14-dev
   # the real-world corpus (tests/corpus/list_corpus.sh)
   lua-penlight luarocks lua-busted lua-ldoc lua-luassert prosody nmap-common
 )

@@ -266,6 +266,39 @@ Test(rules, probe_glued_to_a_name_gets_a_space) {
   li_rewrite_free(&r);
 }
 
+/* Found by tests/fuzz/fuzz_rewrite (tests/fuzz/regressions/numeral_dot.lua):
+** a numeral may end in '.', and `1.__LI` is one malformed number to Lua. */
+Test(rules, probe_after_a_numeral_ending_in_a_dot_gets_a_space) {
+  li_rewrite_result r;
+  lua_State *L = luaL_newstate();
+  cr_assert_eq(rewrite_str("x = 1.", &r, 54), LI_OK);
+  cr_assert(has(&r, "x = 1. __LI();"), "%s", r.out);
+  cr_assert_eq(luaL_loadbufferx(L, r.out, r.outlen, "=t", "t"), LUA_OK,
+               "%s", lua_tostring(L, -1));
+  li_rewrite_free(&r);
+  cr_assert_eq(rewrite_str("local function f() return 0x1. end", &r, 54), LI_OK);
+  cr_assert_eq(luaL_loadbufferx(L, r.out, r.outlen, "=t", "t"), LUA_OK,
+               "%s: %s", r.out, lua_tostring(L, -1));
+  li_rewrite_free(&r);
+  lua_close(L);
+}
+
+/* Found by tests/fuzz/fuzz_rewrite (tests/fuzz/regressions/header_lines.lua):
+** a function's line is Lua's linedefined, which is the line of `(` for a
+** local function and a function expression, of `function` for a
+** `function funcname` statement. */
+Test(rules, function_lines_are_luas_linedefined) {
+  li_rewrite_result r;
+  cr_assert_eq(rewrite_str("local function\n f\n (\n ) end\n"
+                           "function\n g\n () end\n"
+                           "x = function\n\n () end\n", &r, 54), LI_OK);
+  cr_assert_eq(r.nfuncs, 4);
+  cr_assert_eq(r.funcs[1].line, 3, "local function: %u", r.funcs[1].line);
+  cr_assert_eq(r.funcs[2].line, 5, "function statement: %u", r.funcs[2].line);
+  cr_assert_eq(r.funcs[3].line, 10, "function expression: %u", r.funcs[3].line);
+  li_rewrite_free(&r);
+}
+
 Test(rules, returns_of_locals_and_constants_probe_before_the_return) {
   li_rewrite_result r;
   cr_assert_eq(rewrite_str(

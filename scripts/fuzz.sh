@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# fuzz.sh [SECONDS] -- build the libFuzzer targets of tests/fuzz/ into
+# build-fuzz/ (clang, -fsanitize=fuzzer,address,undefined), make their seed
+# corpora from the Debian corpus (tests/corpus/list_corpus.sh) and run each
+# target for SECONDS (default 60), one after the other.  Prints the
+# executions of each target; exits 1 if any target found a crash, a leak,
+# undefined behaviour, a timeout or a failed property (the input is saved
+# under build-fuzz/fuzz/artifacts/ and the log beside it).
+#
+# Corpora grow across runs in build-fuzz/fuzz/corpus/TARGET (seeds are
+# read from build-fuzz/fuzz/seeds/TARGET and never written).  Inputs that
+# hit the known depth limit (README "Limits") are kept in
+# build-fuzz/fuzz/depth/ and counted, not failed; LI_FUZZ_DEPTH_STRICT=1
+# fails them too.  FUZZ_TARGETS="fuzz_report" runs only some targets.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+root=$PWD
+seconds=${1:-60}
+[[ $seconds =~ ^[0-9]+$ && $seconds -gt 0 ]] || {
+  echo "usage: scripts/fuzz.sh [SECONDS]" >&2; exit 2; }
+targets=(${FUZZ_TARGETS:-fuzz_rewrite fuzz_factory fuzz_report})
+
+bash scripts/deps.sh
+cc=$(command -v clang-14 || command -v clang) || {
+  echo "fuzz.sh: clang not found (scripts/deps.sh installs clang-14)" >&2; exit 1; }
+b=build-fuzz
+CC=$cc cmake -S . -B $b -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DLUAINSTR_FUZZ=ON -DBUILD_TESTING=OFF >/dev/null
+cmake --build $b -j2 --target fuzz
+
+# --- seeds (generated, never committed) ------------------------------------
+w=$b/fuzz
+mkdir -p $w/seeds $w/artifacts $w/depth $w/logs
+if [[ ! -f $w/seeds/.done ]]; then
+  rm -rf $w/seeds && mkdir -p $w/seeds/fuzz_rewrite $w/seeds/fuzz_factory \
+                             $w/seeds/fuzz_report
+  mapfile -t files < <(bash tests/corpus/list_corpus.sh)
+  n=0
+  for f in "${files[@]}" tests/behaviour/lua54/*.lua tests/fuzz/regressions/*; do
+    [[ -f $f ]] || continue
+    # small files only: the target compiles each input four times
+    if [[ $(stat -c %s "$f") -le 8192 ]]; then
+      cp "$f" "$w/seeds/fuzz_rewrite/seed-$n"; n=$((n + 1))
+    fi
+  done
+  echo "fuzz.sh: $n rewriter seeds"
+  $b/bin/fuzz_seeds $w/seeds/fuzz_factory "${files[@]}"
+  for i in $(seq 1 16); do
+    head -c $((i * 64)) /dev/urandom > "$w/seeds/fuzz_report/random-$i"
+  done
+  touch $w/seeds/.done
+fi
+
+# --- run ---------------------------------------------------------------------
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export LI_FUZZ_DEPTH_DIR=$root/$w/depth
+status=0
+summary=()
+for t in "${targets[@]}"; do
+  mkdir -p $w/corpus/$t
+  log=$w/logs/$t.log
+  echo "fuzz.sh: $t for ${seconds}s (log $log)"
+  rc=0
+  $b/bin/$t -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 \
+    -max_len=8192 -print_final_stats=1 -dict=tests/fuzz/lua.dict \
+    -artifact_prefix="$w/artifacts/$t-" \
+    $w/corpus/$t $w/seeds/$t >"$log" 2>&1 || rc=$?
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  persec=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+  execs=${execs:-0}; persec=${persec:-0}
+  if [[ $rc -ne 0 ]] || grep -qE '^(==[0-9]+==ERROR|SUMMARY: )' "$log"; then
+    status=1
+    result="FAILED (exit $rc)"
+    grep -E 'property failed|ERROR|SUMMARY|Test unit written' "$log" | head -5 >&2
+  else
+    result=ok
+  fi
+  summary+=("$(printf '%-13s %10s executions  %6s/s  %8s per 60 s  %s' \
+    "$t" "$execs" "$persec" $((persec * 60)) "$result")")
+done
+
+echo
+echo "fuzz.sh: ${seconds}s per target"
+printf '  %s\n' "${summary[@]}"
+depth=$(find $w/depth -type f | wc -l)
+echo "  known depth limit (README \"Limits\"): $depth distinct inputs kept in $w/depth"
+exit $status

@@ -1,0 +1,274 @@
+/*
+** fuzz_report.c -- libFuzzer target: every report writer over a profile
+** made from the fuzzer's bytes (any names and sources, any figures, any
+** call tree and trace that keep report.h's invariants: node 0 the root,
+** parents before children, function indices in range, events in time
+** order).
+**
+** Properties: no writer crashes, leaks or fails; `json` and `chrome` are
+** valid JSON (json_check.c, strict); `csv` has ten fields in every record,
+** one record per called function after the header, in li_report_order's
+** order, with names and sources read back byte for byte; `folded` values
+** add up to the rounded total self time (README) and `folded-calls` values
+** to the calls, with one frame per level of the node's path.
+*/
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz_common.h"
+#include "json_check.h"
+#include "report.h"
+#include "writers.h"
+
+#define MAX_FUNCS 12
+#define MAX_NODES 48
+#define MAX_EVENTS 64
+#define SELF_LIMIT ((uint64_t)1 << 48)  /* so that sums of nodes never wrap */
+
+/* ---- the profile ---------------------------------------------------------- */
+
+typedef struct built {
+  li_profile p;
+  li_pfunc funcs[MAX_FUNCS];
+  li_pnode nodes[MAX_NODES];
+  li_pevent events[MAX_EVENTS];
+  char *strings[2 * MAX_FUNCS + 2];     /* every malloc'd string */
+  size_t nstrings;
+} built;
+
+static char *keep(built *b, char *s) {
+  b->strings[b->nstrings++] = s;
+  return s;
+}
+
+/* Any u64, but often a small one, which is what real profiles hold. */
+static uint64_t figure(fz_bytes *in) {
+  unsigned k = (unsigned)fz_upto(in, 3);
+  return k == 0 ? fz_upto(in, 10) : k == 1 ? fz_upto(in, 1000000)
+       : k == 2 ? fz_u64(in, 5) : fz_u64(in, 8);
+}
+
+static void build_funcs(built *b, fz_bytes *in) {
+  b->p.nfuncs = (uint32_t)fz_upto(in, MAX_FUNCS);
+  for (uint32_t i = 0; i < b->p.nfuncs; i++) {
+    li_pfunc *f = &b->funcs[i];
+    f->name = keep(b, fz_string(in, 48));
+    f->source = keep(b, fz_string(in, 48));
+    f->line = (uint32_t)figure(in);
+    f->lastline = (uint32_t)figure(in);
+    f->calls = figure(in);
+    f->errors = figure(in);
+    f->total_ns = figure(in);
+    f->self_ns = figure(in);
+    f->min_ns = figure(in);
+    f->max_ns = figure(in);
+  }
+}
+
+static void build_nodes(built *b, fz_bytes *in) {
+  b->p.nnodes = b->p.nfuncs == 0 ? 1 : 1 + (uint32_t)fz_upto(in, MAX_NODES - 1);
+  memset(&b->nodes[0], 0, sizeof b->nodes[0]);
+  b->nodes[0].func = UINT32_MAX;
+  for (uint32_t i = 1; i < b->p.nnodes; i++) {
+    li_pnode *n = &b->nodes[i];
+    n->parent = (uint32_t)fz_upto(in, i - 1);
+    n->func = (uint32_t)fz_upto(in, b->p.nfuncs - 1);
+    n->calls = fz_upto(in, 1000000000);
+    n->errors = figure(in);
+    n->total_ns = figure(in);
+    n->self_ns = figure(in) % SELF_LIMIT;
+  }
+}
+
+static void build_trace(built *b, fz_bytes *in) {
+  static const char kinds[] = "BEXYR";
+  uint64_t ts = 0;
+  b->p.tracing = (int)fz_upto(in, 1);
+  if (!b->p.tracing || b->p.nfuncs == 0) return;
+  b->p.nevents = fz_upto(in, MAX_EVENTS);
+  for (uint64_t i = 0; i < b->p.nevents; i++) {
+    li_pevent *e = &b->events[i];
+    ts += fz_upto(in, 3) == 0 ? 0 : figure(in) % SELF_LIMIT;
+    e->ts_ns = ts;
+    e->func = (uint32_t)fz_upto(in, b->p.nfuncs - 1);
+    e->thread = (uint32_t)fz_upto(in, 3);
+    e->kind = kinds[fz_upto(in, 4)];
+  }
+  b->p.events = b->events;
+  b->p.events_dropped = figure(in);
+  b->p.trace_capacity = figure(in);
+}
+
+static void build(built *b, fz_bytes *in) {
+  static const char *const clocks[] = { "tsc", "clock_gettime(CLOCK_MONOTONIC)" };
+  memset(b, 0, sizeof *b);
+  b->p.funcs = b->funcs;
+  b->p.nodes = b->nodes;
+  build_funcs(b, in);
+  build_nodes(b, in);
+  b->p.wall_ns = figure(in);
+  b->p.probes = figure(in);
+  b->p.overhead_ns = figure(in);
+  b->p.probe_pair_ns = (double)fz_upto(in, 100000000) / 1000.0;
+  b->p.open_frames = (uint32_t)figure(in);
+  if (fz_upto(in, 2) == 2) b->p.clock = keep(b, fz_string(in, 32));
+  else b->p.clock = clocks[fz_upto(in, 1)];
+  if (fz_upto(in, 1)) b->p.warnings = keep(b, fz_string(in, 200));
+  build_trace(b, in);
+}
+
+static void unbuild(built *b) {
+  for (size_t i = 0; i < b->nstrings; i++) free(b->strings[i]);
+}
+
+/* ---- csv ------------------------------------------------------------------- */
+
+/* One RFC 4180 field at *pos (quoted or not); its unquoted bytes go to
+** field (up to cap).  Returns the byte that ended it (',', '\n' or 0 at the
+** end of the text), or -1 if it is malformed. */
+static int csv_field(const char *s, size_t n, size_t *pos, char *field,
+                     size_t cap, size_t *flen) {
+  size_t i = *pos, k = 0;
+  if (i < n && s[i] == '"') {
+    for (i++;; i++) {
+      if (i >= n) return -1;
+      if (s[i] == '"') {
+        if (i + 1 < n && s[i + 1] == '"') i++;
+        else { i++; break; }
+      }
+      if (k < cap) field[k] = s[i];
+      k++;
+    }
+  } else {
+    for (; i < n && s[i] != ',' && s[i] != '\n'; i++) {
+      if (s[i] == '"' || s[i] == '\r') return -1;
+      if (k < cap) field[k] = s[i];
+      k++;
+    }
+  }
+  *flen = k;
+  *pos = i + (i < n);
+  if (i >= n) return 0;
+  return s[i] == ',' || s[i] == '\n' ? s[i] : -1;
+}
+
+static void check_csv(const li_profile *p, const char *s, size_t n) {
+  uint32_t nrows;
+  const li_pfunc **order = li_report_order(p, &nrows);
+  size_t pos = 0, record = 0;
+  char name[256], source[256], scratch[64];
+  FZ_CHECK(order != NULL || nrows == 0, "li_report_order failed");
+  while (pos < n) {
+    int fields = 0, end;
+    size_t len = 0, nlen = 0, slen = 0;
+    do {
+      char *buf = fields == 0 ? name : fields == 1 ? source : scratch;
+      size_t cap = fields <= 1 ? sizeof name : sizeof scratch;
+      end = csv_field(s, n, &pos, buf, cap, &len);
+      FZ_CHECK(end >= 0, "csv: malformed field in record %zu", record);
+      if (fields == 0) nlen = len;
+      if (fields == 1) slen = len;
+      fields++;
+    } while (end == ',');
+    FZ_CHECK(fields == 10, "csv: record %zu has %d fields", record, fields);
+    FZ_CHECK(end == '\n', "csv: record %zu does not end in a line break", record);
+    if (record > 0) {
+      const li_pfunc *f = record <= nrows ? order[record - 1] : NULL;
+      FZ_CHECK(f != NULL, "csv: more records than called functions (%u)", (unsigned)nrows);
+      FZ_CHECK(nlen == strlen(f->name) && memcmp(name, f->name, nlen) == 0,
+               "csv: record %zu's name does not read back", record);
+      FZ_CHECK(slen == strlen(f->source) && memcmp(source, f->source, slen) == 0,
+               "csv: record %zu's source does not read back", record);
+    }
+    record++;
+  }
+  FZ_CHECK(record == (size_t)nrows + 1, "csv: %zu records for %u called "
+           "functions", record, (unsigned)nrows);
+  free(order);
+}
+
+/* ---- folded ---------------------------------------------------------------- */
+
+static uint32_t depth_of(const li_profile *p, uint32_t i) {
+  uint32_t d = 0;
+  for (; i != 0; i = p->nodes[i].parent) d++;
+  return d;
+}
+
+/* Lines "frames VALUE": the values' sum, and (folded-calls) one line per
+** node with calls, in order, with as many frames as the node is deep. */
+static void check_folded(const li_profile *p, const char *s, size_t n, int calls) {
+  uint64_t sum = 0, want = 0, self = 0;
+  uint32_t node = 1;
+  const char *line = s, *end = s + n;
+  FZ_CHECK(n == 0 || s[n - 1] == '\n', "folded: last line unterminated");
+  while (line < end) {
+    const char *nl = memchr(line, '\n', (size_t)(end - line));
+    const char *sp = nl - 1;
+    uint64_t v = 0;
+    while (sp > line && *sp != ' ') sp--;
+    FZ_CHECK(*sp == ' ' && sp > line && sp + 1 < nl, "folded: no value");
+    for (const char *q = sp + 1; q < nl; q++) {
+      FZ_CHECK(*q >= '0' && *q <= '9', "folded: value is not a number");
+      v = v * 10 + (uint64_t)(*q - '0');
+    }
+    FZ_CHECK(v > 0, "folded: a line with value 0");
+    FZ_CHECK(sp[-1] == ')', "folded: last frame does not end in ')'");
+    if (calls) {
+      uint32_t frames = 1;
+      while (node < p->nnodes && p->nodes[node].calls == 0) node++;
+      FZ_CHECK(node < p->nnodes && p->nodes[node].calls == v,
+               "folded-calls: line does not match node %u", (unsigned)node);
+      for (const char *q = line; q < sp; q++) frames += *q == ';';
+      FZ_CHECK(frames == depth_of(p, node), "folded-calls: %u frames for "
+               "a node %u deep", (unsigned)frames, (unsigned)depth_of(p, node));
+      node++;
+    }
+    sum += v;
+    line = nl + 1;
+  }
+  for (uint32_t i = 1; i < p->nnodes; i++) {
+    self += p->nodes[i].self_ns;
+    want += calls ? p->nodes[i].calls : 0;
+  }
+  if (!calls) want = self / 1000 + (self % 1000 >= 500);
+  FZ_CHECK(sum == want, "%s: values add up to %" PRIu64 ", not %" PRIu64,
+           calls ? "folded-calls" : "folded", sum, want);
+}
+
+/* ---- the target ------------------------------------------------------------ */
+
+static void check_format(const li_profile *p, const char *format) {
+  char *out = NULL, err[200];
+  size_t len = 0;
+  FZ_CHECK(li_report_to_string(p, format, &out, &len) == 0, "%s: writer failed",
+           format);
+  FZ_CHECK(out != NULL, "%s: no output", format);
+  if (strcmp(format, "json") == 0 || strcmp(format, "chrome") == 0)
+    FZ_CHECK(fz_json_valid(out, len, err, sizeof err), "%s: invalid JSON: %s",
+             format, err);
+  else if (strcmp(format, "csv") == 0) check_csv(p, out, len);
+  else if (strcmp(format, "folded") == 0) check_folded(p, out, len, 0);
+  else if (strcmp(format, "folded-calls") == 0) check_folded(p, out, len, 1);
+  free(out);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+#define FORMAT_NAME(id, name) name,
+  static const char *const formats[] = { LI_REPORT_FORMATS(FORMAT_NAME) };
+#undef FORMAT_NAME
+  fz_bytes in = { data, size };
+  built *b = malloc(sizeof *b);
+  if (b == NULL) abort();
+  build(b, &in);
+  for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+    check_format(&b->p, formats[i]);
+  unbuild(b);
+  free(b);
+  return 0;
+}

@@ -1,0 +1,10 @@
+local function
+ f
+ (
+ ) end
+function
+ g
+ () end
+x = function
+
+ () end
