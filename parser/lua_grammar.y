@@ -67,11 +67,13 @@ static lp_exp field_exp(lp_exp p, lp_tok n, const lp_ctx *ctx) {
 ** args_off..args_end: `(`..`)` (empty or not), a table or a string; `call`
 ** holds its LP_CALL_* flags. */
 static lp_exp call_exp(uint32_t off, uint32_t args_off, uint32_t args_end,
-                       uint8_t args_kind, int call, const lp_ctx *ctx) {
+                       uint8_t args_kind, int call, uint32_t regs,
+                       const lp_ctx *ctx) {
   lp_exp e = span(off, args_end, ctx);
   e.kind = EK_CALL; e.oneline = 0;
   e.args_off = args_off; e.args_end = args_end;
   e.args_kind = args_kind; e.call = (uint8_t)call;
+  e.func = regs;
   return e;
 }
 
@@ -383,39 +385,41 @@ prefixexp(A) ::= LPAREN(L) exp(E) RPAREN(R). {
 ** each call rule rather than reduced on its own: one reduction fewer per
 ** call.  The result carries the argument range in args_off/args_end. */
 prefixexp(A) ::= prefixexp(A) LPAREN(L) RPAREN(R). {
-  A = call_exp(A.off, L.off, tend(&R), '(', LP_CALL_EMPTY | callee_pure(&A), ctx);
+  A = call_exp(A.off, L.off, tend(&R), '(', LP_CALL_EMPTY | callee_pure(&A), 1, ctx);
 }
 prefixexp(A) ::= prefixexp(A) LPAREN(L) explist(E) RPAREN(R). {
   int fl = args_flags(ctx, &E) & (LP_CALL_MULTI | callee_pure(&A));
-  lp_pop_exps(ctx, &E); A = call_exp(A.off, L.off, tend(&R), '(', fl, ctx);
+  uint32_t regs = 1 + lp_explist_regs(ctx, &E);
+  lp_pop_exps(ctx, &E); A = call_exp(A.off, L.off, tend(&R), '(', fl, regs, ctx);
 }
 prefixexp(A) ::= prefixexp(A) tablecons(T). {
-  A = call_exp(A.off, T.off, T.end, '{', split_flag(ctx, A.end, T.off), ctx);
+  A = call_exp(A.off, T.off, T.end, '{', split_flag(ctx, A.end, T.off), 2, ctx);
 }
 prefixexp(A) ::= prefixexp(A) STRING(S). {
   int fl = callee_pure(&A) | split_flag(ctx, A.end, S.off);
-  A = call_exp(A.off, S.off, tend(&S), 's', fl, ctx);
+  A = call_exp(A.off, S.off, tend(&S), 's', fl, 2, ctx);
 }
 prefixexp(A) ::= prefixexp(A) LONGSTRING(S). {
   int fl = callee_pure(&A) | split_flag(ctx, A.end, S.off);
-  A = call_exp(A.off, S.off, tend(&S), 's', fl, ctx);
+  A = call_exp(A.off, S.off, tend(&S), 's', fl, 2, ctx);
 }
 /* method calls: prefixexp ':' NAME args (the method lookup may run code) */
 prefixexp(A) ::= prefixexp(A) COLON NAME LPAREN(L) RPAREN(R). {
-  A = call_exp(A.off, L.off, tend(&R), '(', LP_CALL_EMPTY, ctx);
+  A = call_exp(A.off, L.off, tend(&R), '(', LP_CALL_EMPTY, 2, ctx);
 }
 prefixexp(A) ::= prefixexp(A) COLON NAME LPAREN(L) explist(E) RPAREN(R). {
   int fl = args_flags(ctx, &E) & LP_CALL_MULTI;
-  lp_pop_exps(ctx, &E); A = call_exp(A.off, L.off, tend(&R), '(', fl, ctx);
+  uint32_t regs = 2 + lp_explist_regs(ctx, &E);          /* function, self */
+  lp_pop_exps(ctx, &E); A = call_exp(A.off, L.off, tend(&R), '(', fl, regs, ctx);
 }
 prefixexp(A) ::= prefixexp(A) COLON NAME(N) tablecons(T). {
-  A = call_exp(A.off, T.off, T.end, '{', split_flag(ctx, tend(&N), T.off), ctx);
+  A = call_exp(A.off, T.off, T.end, '{', split_flag(ctx, tend(&N), T.off), 3, ctx);
 }
 prefixexp(A) ::= prefixexp(A) COLON NAME(N) STRING(S). {
-  A = call_exp(A.off, S.off, tend(&S), 's', split_flag(ctx, tend(&N), S.off), ctx);
+  A = call_exp(A.off, S.off, tend(&S), 's', split_flag(ctx, tend(&N), S.off), 3, ctx);
 }
 prefixexp(A) ::= prefixexp(A) COLON NAME(N) LONGSTRING(S). {
-  A = call_exp(A.off, S.off, tend(&S), 's', split_flag(ctx, tend(&N), S.off), ctx);
+  A = call_exp(A.off, S.off, tend(&S), 's', split_flag(ctx, tend(&N), S.off), 3, ctx);
 }
 
 /* var -> NAME | prefixexp '.' NAME | prefixexp '[' exp ']' */

@@ -190,6 +190,22 @@ int lp_explist_pure(const lp_ctx *ctx, const lp_explist *el) {
   return 1;
 }
 
+/* Registers that evaluating the list into consecutive registers needs,
+** counted as Lua's code generator goes for calls: the i-th value sits at
+** base + i, a call there needs its function and its arguments above it
+** (EK_CALL's `func`), anything else one register (a lower bound for deep
+** operator nesting, which the loader's fallback catches). */
+uint32_t lp_explist_regs(const lp_ctx *ctx, const lp_explist *el) {
+  uint32_t need = 0;
+  if (ctx->error) return 0;
+  for (uint32_t i = 0; i < el->n; i++) {
+    const lp_exp *e = &ctx->exps[el->base + i];
+    uint32_t r = i + (e->kind == EK_CALL ? e->func : 1);
+    if (r > need) need = r;
+  }
+  return need;
+}
+
 /* `<const>` or `<close>` (5.4); anything else is an error as in Lua. */
 int lp_attrib(lp_ctx *ctx, const lp_tok *t) {
   const char *s = ctx->src + t->off;
@@ -222,8 +238,8 @@ void lp_body_add(lp_body *b, const lp_stat *s) {
   b->last_end = s->end;
 }
 
-/* Registers a probed return needs beyond the original: the probe function
-** and the id.  Leave headroom for the temporaries Lua's code generator
+/* Registers a probed return needs beyond the original's: the probe function
+** and its 0 (`P(0, ...)`), or the probe call after a tail call's arguments.  Leave headroom for the temporaries Lua's code generator
 ** may use on top (MAXREGS is 255). */
 #define LP_REG_LIMIT 255
 #define LP_REG_HEADROOM 4
@@ -255,7 +271,7 @@ void lp_return_stat(lp_ctx *ctx, const lp_tok *ret, const lp_explist *el) {
     r->multi = k == EK_CALL || k == EK_VARARG;
   }
   r->pure = lp_explist_pure(ctx, el) || (r->tail && (r->call & LP_CALL_PURE));
-  if (sc_active(ctx) + el->n + 2 + LP_REG_HEADROOM > LP_REG_LIMIT) {
+  if (sc_active(ctx) + lp_explist_regs(ctx, el) + 2 + LP_REG_HEADROOM > LP_REG_LIMIT) {
     ctx->funcs[f].noprobe = 1;
     ctx->funcs[f].reason = "a probed return would need too many registers";
   }

@@ -41,7 +41,8 @@ typedef struct lp_exp {
   uint32_t off, end;    /* byte range [off, end) in the source */
   uint32_t args_off;    /* EK_CALL: offset of `(`, of the string or of `{` */
   uint32_t args_end;    /* EK_CALL: one past `)`, the string or `}` */
-  uint32_t func;        /* EK_FUNC: function index */
+  uint32_t func;        /* EK_FUNC: function index; EK_CALL: registers its
+                           evaluation needs above its base (lp_explist_regs) */
   uint8_t kind;         /* EK_* */
   uint8_t args_kind;    /* EK_CALL: '(' , 's' (string) or '{' */
   uint8_t call;         /* EK_CALL: LP_CALL_* flags */
@@ -182,6 +183,7 @@ void lp_assign_names(lp_ctx *ctx, lp_names vars, const lp_explist *el, int local
 void lp_pop_names(lp_ctx *ctx, lp_names n);
 void lp_pop_exps(lp_ctx *ctx, const lp_explist *el);
 int lp_explist_pure(const lp_ctx *ctx, const lp_explist *el);
+uint32_t lp_explist_regs(const lp_ctx *ctx, const lp_explist *el);
 void lp_body_add(lp_body *b, const lp_stat *s);
 int lp_attrib(lp_ctx *ctx, const lp_tok *t);
 

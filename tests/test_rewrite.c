@@ -283,6 +283,41 @@ Test(rules, probe_after_a_numeral_ending_in_a_dot_gets_a_space) {
   lua_close(L);
 }
 
+/* Found by tests/fuzz/fuzz_rewrite (regressions/registers_tail_call.lua):
+** the registers a probed return needs count the arguments of the calls in
+** it (a tail call's probe is one argument more), so a function whose
+** probed return would not compile is left without probes by the rewriter
+** itself, and the raw rewrite compiles. */
+Test(rules, registers_count_a_calls_arguments) {
+  /* each with the most arguments Lua compiles next to 200 locals */
+  static const char *forms[] = { "return g(%s)", "return 1, g(%s)", "return o:m(%s)" };
+  static const int nargs[] = { 53, 52, 52 };
+  lua_State *L = luaL_newstate();
+  for (int k = 0; k < 3; k++) {
+    char src[8192], args[2048];
+    size_t n = 0, a = 0;
+    n += (size_t)snprintf(src + n, sizeof src - n, "local function f(o)\n");
+    for (int i = 1; i < 200; i++)
+      n += (size_t)snprintf(src + n, sizeof src - n, "local l%d = %d\n", i, i);
+    for (int i = 1; i < nargs[k]; i++)
+      a += (size_t)snprintf(args + a, sizeof args - a, "l%d, ", i);
+    snprintf(args + a, sizeof args - a, "glob");
+    n += (size_t)snprintf(src + n, sizeof src - n, forms[k], args);
+    snprintf(src + n, sizeof src - n, "\nend\n");
+    cr_assert_eq(luaL_loadbufferx(L, src, strlen(src), "=orig", "t"), LUA_OK,
+                 "%s", lua_tostring(L, -1));
+    lua_pop(L, 1);
+    li_rewrite_result r;
+    cr_assert_eq(rewrite_str(src, &r, 54), LI_OK);
+    cr_expect_eq(luaL_loadbufferx(L, r.out, r.outlen, "=t", "t"), LUA_OK,
+                 "form %d: %s", k, lua_tostring(L, -1));
+    lua_settop(L, 0);
+    cr_expect(r.warnings && strstr(r.warnings, "too many registers"), "form %d", k);
+    li_rewrite_free(&r);
+  }
+  lua_close(L);
+}
+
 /* Found by tests/fuzz/fuzz_rewrite (tests/fuzz/regressions/header_lines.lua):
 ** a function's line is Lua's linedefined, which is the line of `(` for a
 ** local function and a function expression, of `function` for a
