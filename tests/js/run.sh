@@ -13,6 +13,8 @@
 #   behaviour.js  every program of tests/behaviour/lua54 instrumented
 #                 through the API and run in wasmoon without a runtime,
 #                 against the original run in wasmoon
+#   browser.sh    both module forms in headless Chromium (skipped without
+#                 chromium)
 #   js/example.js the README's example (a Lua-side probe counting calls
 #                 in wasmoon), whose output is known; js/README.md must
 #                 show it as it is
@@ -39,6 +41,11 @@ echo "== api.js"
 node api.js "$build" "$bin" || status=1
 echo "== behaviour.js (tests/behaviour/lua54 in wasmoon)"
 node behaviour.js "$build/luainstr.js" "$root/tests/behaviour/lua54" || status=1
+
+echo "== browser.sh"
+bash "$here/browser.sh" "$build"
+rc=$?
+[[ $rc == 0 || $rc == 77 ]] || status=1
 
 echo "== js/example.js"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/li-js-example.XXXXXX") || exit 2
