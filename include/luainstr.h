@@ -19,8 +19,8 @@
 ** API returns needs freeing.  Every function is safe to call in any order:
 ** a call that makes no sense returns an error code and leaves a message for
 ** luainstr_errmsg(), it never crashes.  Two states in two threads profile
-** independently; the only global is the loader pointer of
-** wrap_luaL_loadbufferx().
+** independently (each may have its own clock); the only global is the
+** loader pointer of wrap_luaL_loadbufferx().
 */
 #ifndef LUAINSTR_H
 #define LUAINSTR_H
@@ -82,6 +82,32 @@ LUAINSTR_API int (luainstr_loadbufferx)(struct lua_State *L, const char *buff,
 ** loaders (load, loadfile, dofile, require of Lua files) through the
 ** instrumenting loader, and starts collecting.  Returns LUAINSTR_OK. */
 LUAINSTR_API int (luainstr_open)(struct lua_State *L);
+
+/* ---- the clock ----------------------------------------------------------
+** By default the profiler reads the CPU's invariant TSC (x86) or
+** CLOCK_MONOTONIC.  A host whose platform has a better or the only usable
+** clock (WebAssembly: emscripten_get_now(), milliseconds as a double)
+** passes its own: `ticks(ud)` returns a count that never decreases,
+** `ns_per_tick` nanoseconds a tick, or 0 when the host does not know (the
+** profiler then measures it against CLOCK_MONOTONIC, as it does the TSC's).
+** A double-valued clock is wrapped by scaling it to an integer, e.g.
+**     static unsigned long long now_ns(void *ud) {
+**       (void)ud; return (unsigned long long)(emscripten_get_now() * 1e6); }
+**     luainstr_set_clock(L, "emscripten_get_now", now_ns, NULL, 1.0);
+** Call it before luainstr_open() (or before the first start of the Lua
+** module): it attaches the profiler, not started, so the probes' cost is
+** measured with this clock; once the profiler has started it returns
+** LUAINSTR_EORDER (figures already taken cannot change unit).  ticks NULL
+** puts the default clock back.  The name (copied, at most 47 bytes; NULL:
+** "host") is what reports call the clock.  ticks runs inside every probe,
+** so it should be cheap and must not call into Lua; ud is the host's and
+** never freed by the profiler.  A clock coarser than a call still gives
+** right sums over many calls; reports state its resolution. */
+typedef unsigned long long (*luainstr_clock)(void *ud);
+
+LUAINSTR_API int (luainstr_set_clock)(struct lua_State *L, const char *name,
+                                     luainstr_clock ticks, void *ud,
+                                     double ns_per_tick);
 
 /* Start, stop, pause (disable) and resume (enable) collection; reset clears
 ** every figure.  Stop and disable close the open frames at that moment. */

@@ -54,8 +54,12 @@ static void put_summary(FILE *f, const li_profile *p) {
           ", \"overhead_ns\": %" PRIu64 ", \"probe_pair_ns\": ",
           p->wall_ns, p->probes, p->overhead_ns);
   put_double(f, p->probe_pair_ns);
+  fputs(", \"probe_inside_ns\": ", f);
+  put_double(f, p->probe_inside_ns);
   fputs(", \"clock\": ", f);
   li_json_string(f, p->clock);
+  fputs(", \"clock_resolution_ns\": ", f);
+  put_double(f, p->clock_resolution_ns);
   fprintf(f, ", \"open_frames\": %" PRIu32 ", \"tracing\": %s, \"events\": %"
           PRIu64 ", \"events_dropped\": %" PRIu64 ", \"trace_capacity\": %"
           PRIu64 "},\n",

@@ -59,7 +59,12 @@ typedef struct li_profile {
   uint64_t probes;      /* probe calls counted (entries + exits) */
   uint64_t overhead_ns; /* probe cost subtracted from the figures */
   double probe_pair_ns; /* calibrated cost of one entry+exit pair */
-  const char *clock;    /* "tsc" or "clock_gettime(CLOCK_MONOTONIC)" */
+  double probe_inside_ns; /* the part of it inside the measured call */
+  const char *clock;    /* "tsc", "clock_gettime(CLOCK_MONOTONIC)" or the
+                           name the host gave its clock */
+  double clock_resolution_ns; /* smallest step the clock showed at start
+                           (0: unknown); one call's time below it (min,
+                           max) is not meaningful, sums over many are */
   uint32_t open_frames; /* frames still open at the snapshot (counted so far) */
   const char *warnings; /* rewriter warnings, "line\n" each, or NULL */
   int tracing;          /* trace mode was on */

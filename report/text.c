@@ -104,8 +104,19 @@ static const char *const heading[NUMCOLS] = {
   "self%", "self", "total", "calls", "min", "max", "errors"
 };
 
-/* The numeric cells of one row. */
-static void row_cells(const li_pfunc *fn, uint64_t base,
+/* One call's time: below the clock's resolution (res ns, 0: unknown) a
+** reading says only that the call was shorter than a step: "<100 us". */
+static void fmt_call(char *buf, uint64_t v, uint64_t res) {
+  if (res > 0 && v < res) {
+    buf[0] = '<';
+    fmt_ns(buf + 1, res);
+  } else {
+    fmt_ns(buf, v);
+  }
+}
+
+/* The numeric cells of one row (res: the clock's resolution in ns). */
+static void row_cells(const li_pfunc *fn, uint64_t base, uint64_t res,
                       char cell[NUMCOLS][CELL]) {
   if (base > 0)
     snprintf(cell[C_PCT], CELL, "%.1f%%", 100.0 * (double)fn->self_ns / (double)base);
@@ -114,8 +125,8 @@ static void row_cells(const li_pfunc *fn, uint64_t base,
   fmt_ns(cell[C_SELF], fn->self_ns);
   fmt_ns(cell[C_TOTAL], fn->total_ns);
   fmt_u64(cell[C_CALLS], fn->calls);
-  fmt_ns(cell[C_MIN], fn->min_ns);
-  fmt_ns(cell[C_MAX], fn->max_ns);
+  fmt_call(cell[C_MIN], fn->min_ns, res);
+  fmt_call(cell[C_MAX], fn->max_ns, res);
   fmt_u64(cell[C_ERRORS], fn->errors);
 }
 
@@ -153,12 +164,12 @@ static void put_row(FILE *f, char cell[NUMCOLS][CELL], const size_t *width,
 
 /* Column widths: the widest cell of each column, heading included. */
 static void measure(const li_pfunc **order, uint32_t n, uint64_t base,
-                    size_t *width, size_t *namew) {
+                    uint64_t res, size_t *width, size_t *namew) {
   char cell[NUMCOLS][CELL];
   for (int c = 0; c < NUMCOLS; c++) width[c] = strlen(heading[c]);
   *namew = strlen("function");
   for (uint32_t i = 0; i < n; i++) {
-    row_cells(order[i], base, cell);
+    row_cells(order[i], base, res, cell);
     for (int c = 0; c < NUMCOLS; c++)
       if (strlen(cell[c]) > width[c]) width[c] = strlen(cell[c]);
     size_t w = put_text(NULL, order[i]->name);
@@ -168,19 +179,26 @@ static void measure(const li_pfunc **order, uint32_t n, uint64_t base,
 }
 
 static void put_table(FILE *f, const li_pfunc **order, uint32_t n,
-                      uint64_t base) {
+                      uint64_t base, uint64_t res) {
   char cell[NUMCOLS][CELL];
   size_t width[NUMCOLS], namew;
-  measure(order, n, base, width, &namew);
+  measure(order, n, base, res, width, &namew);
   for (int c = 0; c < NUMCOLS; c++) snprintf(cell[c], CELL, "%s", heading[c]);
   put_row(f, cell, width, "function", namew, NULL);
   for (uint32_t i = 0; i < n; i++) {
-    row_cells(order[i], base, cell);
+    row_cells(order[i], base, res, cell);
     put_row(f, cell, width, order[i]->name, namew, order[i]);
   }
 }
 
 /* ---- summary and warnings ----------------------------------------------- */
+
+/* The clock's resolution in whole ns, at least 1 when known (0: unknown). */
+static uint64_t res_ns(const li_profile *p) {
+  double r = p->clock_resolution_ns;
+  if (!(r > 0)) return 0;
+  return r < 1 ? 1 : r > 1e15 ? (uint64_t)1e15 : (uint64_t)(r + 0.5);
+}
 
 static void put_summary(FILE *f, const li_profile *p, uint32_t called) {
   char wall[CELL], cost[CELL];
@@ -191,6 +209,11 @@ static void put_summary(FILE *f, const li_profile *p, uint32_t called) {
           " (%.1f ns per call), clock ",
           wall, called, p->nfuncs, p->probes, cost, p->probe_pair_ns);
   put_text(f, p->clock != NULL ? p->clock : "unknown");
+  if (res_ns(p) > 0) {
+    char res[CELL];
+    fmt_ns(res, res_ns(p));
+    fprintf(f, " (resolution %s)", res);
+  }
   if (p->open_frames > 0)
     fprintf(f, ", %" PRIu32 " frame%s still open", p->open_frames,
             p->open_frames == 1 ? "" : "s");
@@ -222,7 +245,7 @@ int li_write_text(const li_profile *p, FILE *f) {
   put_summary(f, p, n);
   putc('\n', f);
   if (n == 0) fputs("no function was called\n", f);
-  else put_table(f, order, n, base);
+  else put_table(f, order, n, base, res_ns(p));
   free(order);
   if (p->warnings != NULL && p->warnings[0] != '\0') put_warnings(f, p->warnings);
   return ferror(f) ? -1 : 0;

@@ -2,10 +2,14 @@
 ** clock.c -- the profiler's clock.  The cheapest monotonic clock with
 ** nanosecond resolution: the invariant TSC of x86 CPUs (one instruction,
 ** about 7 ns here against about 20 ns for clock_gettime through the vDSO),
-** calibrated against CLOCK_MONOTONIC; CLOCK_MONOTONIC itself elsewhere.
+** calibrated against CLOCK_MONOTONIC; CLOCK_MONOTONIC itself elsewhere;
+** or the host's own clock (a WebAssembly host's performance.now()), whose
+** tick length the host gives or we calibrate as the TSC's.
 */
 #define _POSIX_C_SOURCE 200809L
 
+#include <math.h>
+#include <stdio.h>
 #include <time.h>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -20,6 +24,12 @@
 ** waits at most 1 ms for its report. */
 #define CALIBRATION_NS 1000000u
 #define PAIR_TRIES 5              /* reads of a pair, the narrowest kept */
+
+/* The resolution is the smallest of RES_STEPS changes of the clock: on a
+** TSC about one read (some 30 ticks), on a clock of 100 us steps 0.8 ms
+** of start-up; a clock that never moves is given up after RES_MAX_NS. */
+#define RES_STEPS 8
+#define RES_MAX_NS 20000000u
 
 uint64_t li_clock_mono_ns(void) {
   struct timespec ts;
@@ -65,14 +75,47 @@ static void read_pair(const li_clock *c, uint64_t *ns, uint64_t *ticks) {
 
 void li_clock_init(li_clock *c) {
   c->tsc = invariant_tsc();
+  c->host = NULL;
+  c->host_ud = NULL;
+  c->shift = 0;
+  c->calibrate = c->tsc;
   c->ns_per_tick = 1.0;
+  c->resolution = 0;
+  snprintf(c->name, sizeof c->name, "%s",
+           c->tsc ? "tsc" : "clock_gettime(CLOCK_MONOTONIC)");
   if (c->tsc) read_pair(c, &c->base_ns, &c->base_ticks);
   else c->base_ns = c->base_ticks = li_clock_mono_ns();
 }
 
+/* The shift that makes a tick of ns_per_tick ns 1-2 ns long (0 for a
+** tick of 2 ns or less). */
+static unsigned shift_for(double ns_per_tick) {
+  unsigned s = 0;
+  while (s < 40 && ns_per_tick / (double)(2ull << s) >= 1.0) s++;
+  return s;
+}
+
+void li_clock_init_host(li_clock *c, const char *name, li_clock_fn fn,
+                        void *ud, double ns_per_tick) {
+  c->tsc = 0;
+  c->host = fn;
+  c->host_ud = ud;
+  c->shift = 0;
+  /* NaN, infinities, 0 and below: not a length, so measure it */
+  c->calibrate = !(isfinite(ns_per_tick) && ns_per_tick > 0);
+  c->ns_per_tick = c->calibrate ? 1.0 : ns_per_tick;
+  if (!c->calibrate) {
+    c->shift = shift_for(ns_per_tick);
+    c->ns_per_tick = ns_per_tick / (double)(1ull << c->shift);
+  }
+  c->resolution = 0;
+  snprintf(c->name, sizeof c->name, "%s", name != NULL ? name : "host");
+  read_pair(c, &c->base_ns, &c->base_ticks);
+}
+
 void li_clock_calibrate(li_clock *c) {
   uint64_t ns, ticks;
-  if (!c->tsc) return;
+  if (!c->calibrate) return;
   do {
     read_pair(c, &ns, &ticks);
   } while (ns - c->base_ns < CALIBRATION_NS);
@@ -80,6 +123,40 @@ void li_clock_calibrate(li_clock *c) {
     c->ns_per_tick = (double)(ns - c->base_ns) / (double)(ticks - c->base_ticks);
 }
 
+/* Two consecutive reads that differ differ by at least one step of the
+** clock, and by at least the time one read takes: the smallest difference
+** seen is the finest time the probes can tell apart. */
+static void measure_resolution(li_clock *c) {
+  uint64_t best = 0, prev = li_clock_ticks(c);
+  uint64_t deadline = li_clock_mono_ns() + RES_MAX_NS;
+  int seen = 0;
+  while (seen < RES_STEPS) {
+    for (int i = 0; i < 256 && seen < RES_STEPS; i++) {
+      uint64_t t = li_clock_ticks(c);
+      if (t == prev) continue;
+      if (t > prev && (best == 0 || t - prev < best)) best = t - prev;
+      prev = t;
+      seen++;
+    }
+    if (seen < RES_STEPS && li_clock_mono_ns() > deadline) break;
+  }
+  c->resolution = best;
+}
+
+void li_clock_start(li_clock *c) {
+  measure_resolution(c);
+  if (c->host != NULL && c->calibrate && c->shift == 0) {
+    unsigned s;
+    li_clock_calibrate(c);
+    s = shift_for(c->ns_per_tick);
+    /* nothing has read the clock for the profile yet: rescale in place */
+    c->shift = s;
+    c->base_ticks <<= s;
+    c->resolution <<= s;
+    c->ns_per_tick /= (double)(1ull << s);
+  }
+}
+
 const char *li_clock_name(const li_clock *c) {
-  return c->tsc ? "tsc" : "clock_gettime(CLOCK_MONOTONIC)";
+  return c->name;
 }

@@ -114,6 +114,25 @@ int (luainstr_open)(lua_State *L) {
   return protected_step(L, open_step);
 }
 
+static int attach_step(lua_State *L) {
+  return li_prof_attach(L) != NULL ? LUAINSTR_OK : LUAINSTR_EMEM;
+}
+
+int (luainstr_set_clock)(lua_State *L, const char *name, luainstr_clock ticks,
+                         void *ud, double ns_per_tick) {
+  li_prof *P;
+  int r;
+  if (L == NULL) return LUAINSTR_EARG;
+  if ((r = protected_step(L, attach_step)) != LUAINSTR_OK) return r;
+  if ((P = li_prof_get(L)) == NULL) return LUAINSTR_EORDER;
+  if (P->ever_started)
+    return fail(P, LUAINSTR_EORDER, "set_clock: the profiler has started; "
+                "set the clock before luainstr_open or the first start%s", "");
+  if (ticks == NULL) li_clock_init(&P->clock);
+  else li_clock_init_host(&P->clock, name, ticks, ud, ns_per_tick);
+  return LUAINSTR_OK;
+}
+
 /* (the first start calibrates the probe's cost, with the Lua API) */
 static int start_step(lua_State *L) {
   li_prof *P = li_prof_get(L);

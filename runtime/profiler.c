@@ -189,7 +189,7 @@ static uint32_t node_child(li_prof *P, uint32_t parent, uint32_t func) {
   P->node[i].func = func;
   P->node[i].parent = parent;
   P->node[i].last_child = LI_NONE;
-  P->node[i].min = UINT64_MAX;
+  P->node[i].min = INT64_MAX;
   P->node[parent].last_child = i;
   for (k = node_hash(parent, func) & (P->nodehcap - 1); P->nodehash[k];
        k = (k + 1) & (P->nodehcap - 1)) {}
@@ -205,7 +205,7 @@ static int init_tree(li_prof *P) {
   P->node[0].func = LI_NONE;
   P->node[0].parent = LI_NONE;
   P->node[0].last_child = LI_NONE;
-  P->node[0].min = UINT64_MAX;
+  P->node[0].min = INT64_MAX;
   P->nnode = 1;
   /* a table there already is emptied, not made again: a reset needs no
   ** memory, so it cannot leave the profiler without one */
@@ -310,9 +310,9 @@ li_stack *li_stack_of_thread(li_prof *P, lua_State *L, int idx) {
 static inline void close_top(li_prof *P, li_stack *S, uint64_t t, int err) {
   li_frame *fr = &S->f[--S->n];
   li_node *nd = &P->node[fr->node];
-  uint64_t incl = li_frame_incl(P, S, fr, t);
+  int64_t incl = li_frame_incl(P, S, fr, t);
   nd->total += incl;
-  nd->self += li_minus(incl, fr->child);
+  nd->self += incl - fr->child;
   if (incl < nd->min) nd->min = incl;
   if (incl > nd->max) nd->max = incl;
   if (err) nd->errors++;
@@ -333,7 +333,7 @@ void li_prof_charge(li_prof *P, li_stack *S, uint64_t ticks, uint64_t pairs) {
   li_frame *fr;
   if (S == NULL || S->n == 0) return;
   fr = &S->f[S->n - 1];
-  fr->child += li_minus(ticks, pairs * P->pair_cost);
+  fr->child += (int64_t)(ticks - pairs * P->pair_cost);
   S->excl += pairs * P->pair_cost;
 }
 
@@ -567,22 +567,41 @@ static const char calibration_chunk[] =
 ** calls lands where 7 rounds of 10,000 did (92-94 ticks a pair in 30
 ** start-ups of each, the spread between start-ups narrower) in 0.5 ms
 ** instead of 4-8 ms, and a round hit by an interrupt is one outlier of
-** 15. */
-#define CAL_CALLS 500
-#define CAL_ROUNDS 15
+** 15.  A round lasts at least CAL_STEPS steps of the clock, so that a
+** coarse clock (100 us) reads it to a few per cent (its rounds are then
+** longer: 6.4 ms of calls with probes).  The rounds go on while the cost
+** still falls: a JIT (V8 running the wasm build) first runs the probe
+** unoptimised, at 3-4 times its later cost; once the median of the last
+** CAL_WINDOW rounds is no longer below that of the CAL_WINDOW before by
+** CAL_FALL, the median of both windows is the cost. */
+#define CAL_CALLS 500           /* calls a round, at least */
+#define CAL_MAX_CALLS 1000000   /* (a clock that never moves) */
+#define CAL_STEPS 32            /* clock steps a probed round spans */
+#define CAL_WINDOW 8            /* rounds compared */
+#define CAL_MAX_ROUNDS 96       /* a cost that keeps falling: the last window */
+#define CAL_FALL 0.95
 
 static int cmp_u64(const void *a, const void *b) {
   uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
   return (x > y) - (x < y);
 }
 
-/* Ticks of one run of the loop at index `loop` with the probe at `pr`;
-** 0 if it failed. */
-static uint64_t cal_time(li_prof *P, lua_State *L, int loop, int pr, int probed) {
+/* The median of v[0..n) (sorts a copy). */
+static uint64_t median(const uint64_t *v, int n) {
+  uint64_t c[2 * CAL_WINDOW];
+  memcpy(c, v, (size_t)n * sizeof c[0]);
+  qsort(c, (size_t)n, sizeof c[0], cmp_u64);
+  return c[n / 2];
+}
+
+/* Ticks of one run of `calls` calls of the loop at index `loop` with the
+** probe at `pr`; 0 if it failed. */
+static uint64_t cal_time(li_prof *P, lua_State *L, int loop, int pr, int probed,
+                         uint32_t calls) {
   uint64_t t0, t1;
   lua_pushvalue(L, loop);
   lua_pushvalue(L, pr);
-  lua_pushinteger(L, CAL_CALLS);
+  lua_pushinteger(L, calls);
   lua_pushboolean(L, probed);
   t0 = li_clock_ticks(&P->clock);
   if (lua_pcall(L, 3, 0, 0) != LUA_OK) { lua_pop(L, 1); return 0; }
@@ -593,18 +612,32 @@ static uint64_t cal_time(li_prof *P, lua_State *L, int loop, int pr, int probed)
 static void prof_free_data(li_prof *P);
 
 /* Inclusive ticks of func over its nodes (no recursion here). */
-static uint64_t fn_total(const li_prof *P, uint32_t func) {
-  uint64_t t = 0;
+static int64_t fn_total(const li_prof *P, uint32_t func) {
+  int64_t t = 0;
   for (uint32_t i = 1; i < P->nnode; i++)
     if (P->node[i].func == func) t += P->node[i].total;
   return t;
 }
 
+/* Calls a round needs to span CAL_STEPS steps of the clock with probes;
+** 0 if the loop failed. */
+static uint32_t cal_calls(li_prof *P, lua_State *L, int loop, int pr) {
+  uint64_t want = (P->clock.resolution ? P->clock.resolution : 1) * CAL_STEPS;
+  uint32_t n = CAL_CALLS;
+  for (;;) {
+    uint64_t t = cal_time(P, L, loop, pr, 1, n);
+    if (t == 0) return 0;
+    if (t >= want || n >= CAL_MAX_CALLS) return n;
+    n *= 2;
+  }
+}
+
 static void calibrate(li_prof *P, lua_State *L) {
   li_prof *Q;           /* scratch profiler: the real probe, own figures */
   li_chunk *c;
-  uint64_t pair[CAL_ROUNDS], inside[CAL_ROUNDS];
-  int top = lua_gettop(L), r;
+  uint64_t pair[CAL_MAX_ROUNDS], inside[CAL_MAX_ROUNDS];
+  uint32_t calls;
+  int top = lua_gettop(L), r, w = 2 * CAL_WINDOW;
   if (!lua_checkstack(L, 10)) return;
   Q = lua_newuserdatauv(L, sizeof *Q, 0);              /* top+1 */
   memset(Q, 0, sizeof *Q);
@@ -628,22 +661,26 @@ static void calibrate(li_prof *P, lua_State *L) {
   if (luaL_loadbufferx(L, calibration_chunk, sizeof calibration_chunk - 1,
                        "=luainstr calibration", "t") != LUA_OK)
     goto done;                                         /* top+3 */
-  for (r = 0; r < CAL_ROUNDS; r++) {
-    uint64_t plain = cal_time(P, L, top + 3, top + 2, 0), probed;
-    uint64_t before = fn_total(Q, 1), after;
-    probed = cal_time(P, L, top + 3, top + 2, 1);
-    if (plain == 0 || probed == 0) break;
+  if ((calls = cal_calls(P, L, top + 3, top + 2)) == 0) goto done;
+  for (r = 0; r < CAL_MAX_ROUNDS; r++) {
+    uint64_t plain = cal_time(P, L, top + 3, top + 2, 0, calls), probed;
+    int64_t before = fn_total(Q, 1), after;
+    probed = cal_time(P, L, top + 3, top + 2, 1, calls);
+    if (plain == 0 || probed == 0) goto done;
     after = fn_total(Q, 1);
-    pair[r] = li_minus(probed, plain) / CAL_CALLS;
-    inside[r] = li_minus(after, before) / CAL_CALLS;
+    pair[r] = li_minus(probed, plain) / calls;
+    inside[r] = after > before ? (uint64_t)(after - before) / calls : 0;
+    if (r + 1 >= w &&
+        (double)median(pair + r + 1 - CAL_WINDOW, CAL_WINDOW) >=
+        CAL_FALL * (double)median(pair + r + 1 - w, CAL_WINDOW))
+      break;
   }
-  if (r == CAL_ROUNDS) {
-    qsort(pair, CAL_ROUNDS, sizeof pair[0], cmp_u64);
-    qsort(inside, CAL_ROUNDS, sizeof inside[0], cmp_u64);
-    P->pair_cost = pair[CAL_ROUNDS / 2];
-    P->inside_cost = inside[CAL_ROUNDS / 2];
-    if (P->inside_cost > P->pair_cost) P->inside_cost = P->pair_cost;
-  }
+  if (r == CAL_MAX_ROUNDS) r--, w = CAL_WINDOW;   /* still falling */
+  P->pair_cost = median(pair + r + 1 - w, w);
+  P->inside_cost = median(inside + r + 1 - w, w);
+  if (P->inside_cost > P->pair_cost) P->inside_cost = P->pair_cost;
+  P->cal_rounds = (uint32_t)(r + 1);
+  P->cal_calls = calls;
 done:
   P->calibrated = 1;    /* once, whatever happened (an error raised above
                            leaves it for the next start) */
@@ -854,7 +891,12 @@ static int order_error(li_prof *P, const char *msg) {
 
 int li_prof_start(li_prof *P, lua_State *L) {
   if (P->started) return order_error(P, "start: the profiler is already running");
-  if (!P->calibrated) calibrate(P, L);
+  if (!P->calibrated) {
+    unsigned shift = P->clock.shift;
+    li_clock_start(&P->clock);
+    P->trace_t0 <<= P->clock.shift - shift;   /* (set before, in old ticks) */
+    calibrate(P, L);
+  }
   P->started = 1;
   P->ever_started = 1;
   set_on(P);

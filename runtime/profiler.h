@@ -7,6 +7,12 @@
 ** one; errors, coroutine switches and host-level catches close frames at
 ** the places in boundary.c.  Figures are kept in clock ticks, corrected for
 ** the probes' own cost as frames close; snapshot.c turns them into ns.
+**
+** Times are signed and never clamped as they are added up: a call shorter
+** than the probes' cost, or than one step of a coarse clock, reads as less
+** than zero or as zero most times and as one step now and then, and only
+** the unclamped sum of such readings is right.  The snapshot clamps what
+** it shows.
 */
 #ifndef LI_PROFILER_H
 #define LI_PROFILER_H
@@ -37,10 +43,10 @@ typedef struct li_node {
   uint32_t last_child;  /* child found last: checked before the hash */
   uint64_t calls;       /* entries in this context */
   uint64_t errors;      /* exits by an error */
-  uint64_t total;       /* inclusive ticks */
-  uint64_t self;        /* exclusive ticks */
-  uint64_t min;         /* shortest call (UINT64_MAX: none yet) */
-  uint64_t max;         /* longest call */
+  int64_t total;        /* inclusive ticks */
+  int64_t self;         /* exclusive ticks */
+  int64_t min;          /* shortest call (INT64_MAX: none yet) */
+  int64_t max;          /* longest call (0 at first) */
 } li_node;
 
 /* An open activation of a function. */
@@ -48,7 +54,7 @@ typedef struct li_frame {
   const void *ci;       /* Lua's CallInfo of the activation: its identity */
   uint64_t start;       /* ticks at entry */
   uint64_t excl0;       /* the stack's excluded ticks at entry */
-  uint64_t child;       /* corrected inclusive ticks of its children */
+  int64_t child;        /* corrected inclusive ticks of its children */
   uint32_t func;        /* li_fn index */
   uint32_t node;        /* li_node index */
 } li_frame;
@@ -87,6 +93,8 @@ struct li_prof {
   uint64_t pair_cost;   /* ticks one entry+exit pair adds to its caller */
   uint64_t inside_cost; /* ticks of probe work inside a measured call */
   int calibrated;       /* pair_cost and inside_cost measured */
+  uint32_t cal_rounds;  /* rounds the calibration took (0: it failed) */
+  uint32_t cal_calls;   /* calls in each */
   uint64_t entries;     /* entry probes counted */
   uint64_t exits;       /* exit probes counted */
   uint64_t wall;        /* ticks collected in earlier start..stop spans */
@@ -162,12 +170,12 @@ static inline uint64_t li_minus(uint64_t x, uint64_t sub) {
 /* The inclusive ticks of frame fr of stack S if it ends at t: without the
 ** time S was suspended, the probe pairs run inside it (both counted in
 ** S->excl since the frame's entry) and the probes' own work inside the
-** measured span.  (The frame's self time is this minus fr->child.)
-** Closing a frame and the snapshot's virtual close share it. */
-static inline uint64_t li_frame_incl(const li_prof *P, const li_stack *S,
-                                     const li_frame *fr, uint64_t t) {
-  int64_t d = (int64_t)(t - fr->start - (S->excl - fr->excl0) - P->inside_cost);
-  return d > 0 ? (uint64_t)d : 0;
+** measured span.  (The frame's self time is this minus fr->child.)  Less
+** than zero when the probes' cost is more than the clock saw.  Closing a
+** frame and the snapshot's virtual close share it. */
+static inline int64_t li_frame_incl(const li_prof *P, const li_stack *S,
+                                    const li_frame *fr, uint64_t t) {
+  return (int64_t)(t - fr->start - (S->excl - fr->excl0) - P->inside_cost);
 }
 
 /* Record a trace event (when trace mode is on). */

@@ -1,7 +1,7 @@
 /*
 ** runtime.h -- what the parts of the runtime share (internal).
 **
-**   clock.c      the clock: TSC or CLOCK_MONOTONIC, ticks -> ns
+**   clock.c      the clock: TSC, CLOCK_MONOTONIC or the host's; ticks -> ns
 **   profiler.c   one profiler per lua_State: functions, call tree, stacks,
 **                the probe (entry/exit), calibration of the probe's cost
 **   boundary.c   pcall/xpcall/coroutine replacements: where errors are
@@ -26,31 +26,56 @@ typedef struct li_prof li_prof;
 
 /* ---- clock.c ------------------------------------------------------------
 ** Ticks are TSC cycles where the CPU has an invariant TSC (x86), else
-** nanoseconds of CLOCK_MONOTONIC.  The tick length is calibrated against
-** CLOCK_MONOTONIC over the whole run: base pair at init, fresh pair at each
-** conversion. */
+** nanoseconds of CLOCK_MONOTONIC, unless the host supplied its own clock
+** (luainstr_set_clock).  A tick length that is not known (TSC, or a host
+** clock given without one) is calibrated against CLOCK_MONOTONIC over the
+** whole run: base pair at init, fresh pair at each conversion. */
+typedef unsigned long long (*li_clock_fn)(void *ud);  /* luainstr_clock */
+
 typedef struct li_clock {
-  int tsc;              /* 1: ticks are TSC cycles */
+  int tsc;              /* 1: ticks are TSC cycles (tested first: the
+                           default clock's read costs what it did) */
+  li_clock_fn host;     /* the host's clock (NULL: ours) */
+  void *host_ud;        /* its argument */
+  unsigned shift;       /* the host's ticks are taken << shift, so that a
+                           tick is 1-2 ns and probe costs (tens of ns) are
+                           many ticks even if the host counts in us or ms */
+  int calibrate;        /* the tick length is measured, not given */
   uint64_t base_ticks;  /* ticks at init */
   uint64_t base_ns;     /* CLOCK_MONOTONIC ns at init */
-  double ns_per_tick;   /* last calibration (1.0 without TSC) */
+  double ns_per_tick;   /* given, or the last calibration (1.0 for ns) */
+  uint64_t resolution;  /* ticks: the smallest nonzero difference of two
+                           consecutive reads seen at start (0: unknown) */
+  char name[48];        /* for the report */
 } li_clock;
 
+/* Our own clock (TSC or CLOCK_MONOTONIC). */
 void li_clock_init(li_clock *c);
+/* The host's clock fn(ud), ns_per_tick ns a tick (0: unknown, calibrate it
+** against CLOCK_MONOTONIC); name for the report (NULL: "host"). */
+void li_clock_init_host(li_clock *c, const char *name, li_clock_fn fn,
+                        void *ud, double ns_per_tick);
 uint64_t li_clock_mono_ns(void);
 /* Recalibrate (spinning up to 1 ms if the run is shorter than that). */
 void li_clock_calibrate(li_clock *c);
+/* At the first start: measure c->resolution (reads until the clock has
+** changed a few times, at most about 20 ms of CLOCK_MONOTONIC for a clock
+** that never does); a host clock of unknown tick length is calibrated now
+** (1 ms) to choose its shift. */
+void li_clock_start(li_clock *c);
 const char *li_clock_name(const li_clock *c);
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
 static inline uint64_t li_clock_ticks(const li_clock *c) {
-  return c->tsc ? (uint64_t)__rdtsc() : li_clock_mono_ns();
+  if (c->tsc) return (uint64_t)__rdtsc();
+  return c->host != NULL ? (uint64_t)c->host(c->host_ud) << c->shift
+                         : li_clock_mono_ns();
 }
 #else
 static inline uint64_t li_clock_ticks(const li_clock *c) {
-  (void)c;
-  return li_clock_mono_ns();
+  return c->host != NULL ? (uint64_t)c->host(c->host_ud) << c->shift
+                         : li_clock_mono_ns();
 }
 #endif
 

@@ -9,9 +9,11 @@
 
 #include "profiler.h"
 
-/* Figures in ticks while the snapshot is made. */
+/* Figures in ticks while the snapshot is made (times unclamped, as the
+** nodes keep them). */
 typedef struct tally {
-  uint64_t calls, errors, total, self, min, max;
+  uint64_t calls, errors;
+  int64_t total, self, min, max;
 } tally;
 
 /* Close a copy of S's frames into the node tallies, as close_top would. */
@@ -25,10 +27,10 @@ static int close_virtually(const li_prof *P, const li_stack *S, uint64_t t,
   memcpy(f, S->f, (size_t)n * sizeof *f);
   while (n > 0) {
     li_frame *fr = &f[--n];
-    uint64_t incl = li_frame_incl(P, S, fr, t);
+    int64_t incl = li_frame_incl(P, S, fr, t);
     tally *b = &nd[fr->node];
     b->total += incl;
-    b->self += li_minus(incl, fr->child);
+    b->self += incl - fr->child;
     if (incl < b->min) b->min = incl;
     if (incl > b->max) b->max = incl;
     if (n > 0) f[n - 1].child += incl;
@@ -65,7 +67,7 @@ static int sum_functions(const li_prof *P, const tally *nd, tally *fn) {
     free(first); free(kids); free(next); free(stack); free(onpath);
     return 0;
   }
-  for (uint32_t i = 0; i < P->nfn; i++) fn[i].min = UINT64_MAX;
+  for (uint32_t i = 0; i < P->nfn; i++) fn[i].min = INT64_MAX;
   /* children of node p: kids[first[p] .. first[p+1]) */
   for (uint32_t i = 1; i < nn; i++) first[P->node[i].parent + 1]++;
   for (uint32_t i = 0; i < nn; i++) first[i + 1] += first[i];
@@ -92,8 +94,10 @@ static int sum_functions(const li_prof *P, const tally *nd, tally *fn) {
   return 1;
 }
 
-static uint64_t to_ns(uint64_t ticks, double k) {
-  return (uint64_t)((double)ticks * k + 0.5);
+/* ns from ticks; a sum below zero (calls shorter than the probes' cost)
+** shows as 0. */
+static uint64_t to_ns(int64_t ticks, double k) {
+  return ticks > 0 ? (uint64_t)((double)ticks * k + 0.5) : 0;
 }
 
 int li_snapshot(li_prof *P, li_profile *out) {
@@ -134,7 +138,7 @@ int li_snapshot(li_prof *P, li_profile *out) {
     o->errors = fn[i].errors;
     o->total_ns = to_ns(fn[i].total, k);
     o->self_ns = to_ns(fn[i].self, k);
-    o->min_ns = fn[i].min == UINT64_MAX ? 0 : to_ns(fn[i].min, k);
+    o->min_ns = fn[i].min == INT64_MAX ? 0 : to_ns(fn[i].min, k);
     o->max_ns = to_ns(fn[i].max, k);
   }
   out->nfuncs = P->nfn;
@@ -148,11 +152,13 @@ int li_snapshot(li_prof *P, li_profile *out) {
     o->self_ns = to_ns(nd[i].self, k);
   }
   out->nnodes = P->nnode;
-  out->wall_ns = to_ns(P->wall + (P->on ? now - P->wall_since : 0), k);
+  out->wall_ns = to_ns((int64_t)(P->wall + (P->on ? now - P->wall_since : 0)), k);
   out->probes = P->entries + P->exits;
   out->probe_pair_ns = (double)P->pair_cost * k;
-  out->overhead_ns = to_ns(P->entries * P->pair_cost, k);
+  out->probe_inside_ns = (double)P->inside_cost * k;
+  out->overhead_ns = to_ns((int64_t)(P->entries * P->pair_cost), k);
   out->clock = li_clock_name(&P->clock);
+  out->clock_resolution_ns = (double)P->clock.resolution * k;
   out->warnings = P->warnings;
   out->tracing = P->trace_cap > 0;
   out->trace_capacity = P->trace_cap;
@@ -162,7 +168,7 @@ int li_snapshot(li_prof *P, li_profile *out) {
     if (ev == NULL) goto nomem;
     for (uint64_t e = 0; e < P->ntrace; e++) {
       ev[e] = P->trace[e];
-      ev[e].ts_ns = to_ns(li_minus(P->trace[e].ts_ns, P->trace_t0), k);
+      ev[e].ts_ns = to_ns((int64_t)li_minus(P->trace[e].ts_ns, P->trace_t0), k);
     }
     out->events = ev;
     out->nevents = P->ntrace;

@@ -42,7 +42,9 @@ static li_profile known_profile(void) {
   p.probes = 502030;              /* 2 x 251015 calls */
   p.overhead_ns = 987654;         /* "988 us" */
   p.probe_pair_ns = 3.93;
+  p.probe_inside_ns = 1.5;
   p.clock = "tsc";
+  p.clock_resolution_ns = 10.4;   /* " spaced "'s 0 ns calls read "<10 ns" */
   p.warnings = "main.lua:3: function 'big' left without probes: too many upvalues\n"
                "web.lua:1: odd\tname \x1b[31mred\n";
   return p;
