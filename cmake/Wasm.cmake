@@ -27,3 +27,6 @@ endfunction()
 li_wasm_node_program(luaprof)
 li_wasm_node_program(luainstr)
 li_wasm_node_program(lua)
+
+# EM_ASM (luaprof.c asks node whether stdin is a terminal) needs gnu99.
+set_target_properties(luaprof PROPERTIES C_EXTENSIONS ON)
