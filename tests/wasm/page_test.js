@@ -11,6 +11,8 @@
 //       runs a script with known durations through the page and checks the
 //       csv and json reports' figures within 5%.
 //
+// The known-answer script runs twice and only the second run is checked:
+// the first warms the wasm code up (optimizing tier) and grows its memory.
 // Prints "ok ..." / "FAIL ..." lines and what it measured; exit status 1 on
 // any failure.
 'use strict';
