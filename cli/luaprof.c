@@ -34,6 +34,19 @@
 #include "luainstr.h"
 #include "runtime.h"
 
+#ifdef __EMSCRIPTEN__
+#include <emscripten.h>
+/* luaprof.js under node (scripts/wasm.sh): emscripten's isatty(0) says yes
+** for any stdin of the real file system (a pipe, a file), so ask node. */
+static int stdin_is_tty (void) {
+  return EM_ASM_INT({ return require('tty').isatty(0) ? 1 : 0; });
+}
+#else
+static int stdin_is_tty (void) {
+  return isatty(0);
+}
+#endif
+
 #ifndef LI_VERSION
 #define LI_VERSION LUAINSTR_VERSION
 #endif
@@ -529,7 +542,7 @@ int main (int argc, char **argv) {
     bad_lua_option(run.argv[run.script]);
   if ((run.args & has_i) ||
       (run.script == run.argc && !(run.args & (has_e | has_v)) &&
-       isatty(0))) {
+       stdin_is_tty())) {
     fprintf(stderr, SELF ": interactive mode is not supported; give a "
             "script, or '-' with a program on stdin\n");
     free(run.argv);

@@ -499,7 +499,7 @@ static int factory(lua_State *L) {
   end = d + len;
   /* the whole chunk name, NUL-terminated inside the descriptor */
   if ((chunkname = field(&p, end, &n)) == NULL) goto nothing;
-  if (!field_num(&p, end, &nf) || nf == 0 || nf > (end - p) / 3) goto nothing;
+  if (!field_num(&p, end, &nf) || nf == 0 || (size_t)nf > (size_t)(end - p) / 3) goto nothing;
   c = lua_newuserdatauv(L, sizeof *c + (size_t)nf * sizeof c->gid[0], 0);
   c->P = P;
   c->n = nf;

@@ -72,9 +72,13 @@ void li_run_report_setup(lua_State *L, const char *who, const char *format,
 /* Keep the shared object holding this code loaded until the process
 ** ends: lua_close unloads C modules, and this code runs then (a no-op when it is linked into the program). */
 static void pin_module(void) {
+#ifndef __EMSCRIPTEN__
   Dl_info info;
   if (dladdr((void *)pin_module, &info) && info.dli_fname != NULL)
     dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
+#endif
+  /* A WebAssembly program is one static module: nothing can unload this
+  ** code, and emscripten's dlopen aborts without dynamic linking. */
 }
 
 /* os.exit as loslib's, but writing the report first: a requested

@@ -8,7 +8,9 @@
 #   INTERP   the reference interpreter (default lua5.4)
 #
 # Environment: LI_KEEP=1 keeps the temporary directory (its path is
-# printed); LI_ONLY=GLOB runs only the tests whose name matches GLOB.
+# printed); LI_ONLY=GLOB runs only the tests whose name matches GLOB;
+# LI_SKIP="GLOB ..." skips the tests matching any of these globs (the
+# WebAssembly build skips what needs C modules, processes or valgrind).
 #
 # Prints one line per test and `N passed, N failed`; exits 1 if any test
 # failed, 2 on a usage error.
@@ -125,7 +127,13 @@ end_test() {
   fi
 }
 
-skip() { [[ $1 == $only ]] || return 0; return 1; }
+skip() {
+  local g globs
+  [[ $1 == $only ]] || return 0
+  read -ra globs <<<"${LI_SKIP:-}"   # split only: no file-name expansion
+  for g in ${globs[@]+"${globs[@]}"}; do [[ $1 == $g ]] && return 0; done
+  return 1
+}
 
 # same NAME INPUT [ENV=VAL...] -- ARGS...: ARGS run under lua5.4 and under
 # `luaprof -o REPORT` give the same stdout, stderr and status, and REPORT

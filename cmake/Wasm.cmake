@@ -1,0 +1,32 @@
+# Wasm.cmake -- link settings of the WebAssembly build (emscripten), included
+# by CMakeLists.txt under emcmake.
+#
+# li_wasm_node_program(TARGET): TARGET becomes one .js file (the wasm
+# inside, base64: node 20 cannot fetch a file:// .wasm with emscripten
+# 3.1.6's glue) that node runs as the native program runs: the real file
+# system (NODERAWFS), the process environment, exit status from exit() and
+# os.exit, memory that grows as Lua needs.
+
+set(LI_WASM_COMMON_LINK
+  -sSINGLE_FILE=1
+  -sALLOW_MEMORY_GROWTH=1
+  # Lua's parser and the rewriter recurse up to Lua's 200 C levels
+  -sTOTAL_STACK=8388608)
+
+function(li_wasm_node_program target)
+  target_link_options(${target} PRIVATE ${LI_WASM_COMMON_LINK}
+    -sENVIRONMENT=node
+    -sNODERAWFS=1
+    -sEXIT_RUNTIME=1
+    -sEXPORTED_RUNTIME_METHODS=ENV
+    "SHELL:--pre-js ${PROJECT_SOURCE_DIR}/cmake/wasm-node-env.js")
+  set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS
+    ${PROJECT_SOURCE_DIR}/cmake/wasm-node-env.js)
+endfunction()
+
+li_wasm_node_program(luaprof)
+li_wasm_node_program(luainstr)
+li_wasm_node_program(lua)
+
+# EM_ASM (luaprof.c asks node whether stdin is a terminal) needs gnu99.
+set_target_properties(luaprof PROPERTIES C_EXTENSIONS ON)

@@ -1,0 +1,40 @@
+/*
+** luainstr_web.h -- the C API that build-wasm/web/luainstr-web.js exports
+** to JavaScript (call it with cwrap/ccall; README.md here).  One profiled
+** Lua state at a time.  Every string returned belongs to the module and
+** stays valid until the next call of the same function or li_wasm_free();
+** JavaScript copies it (cwrap with return type 'string' does).
+*/
+#ifndef LUAINSTR_WEB_H
+#define LUAINSTR_WEB_H
+
+/* Runs source (Lua 5.4 text) in a fresh state (the previous one is closed)
+** with the standard libraries, profiled, and keeps the state for reports.
+** chunkname: "game.lua" is taken as "@game.lua" (a file name in messages
+** and reports); "@..." and "=..." are Lua's forms; NULL or "": main.lua.
+** Returns NULL, or the error message (with traceback) of a script that
+** failed to compile or to run; os.exit(0 or true) ends the script as a
+** success, os.exit(N) as the error "os.exit(N)". */
+const char *li_wasm_run(const char *source, const char *chunkname);
+
+/* What the last run wrote to stdout (print, io.write); "" if none. */
+const char *li_wasm_output(void);
+
+/* The last run's profile in a format ("text", "csv", "folded",
+** "folded-calls", "callgrind", "chrome" (needs trace mode), "html",
+** "json"); NULL on failure (li_wasm_error() says why). */
+const char *li_wasm_report(const char *format);
+
+/* A profiler option for every later run, applied in the order given:
+** "trace" ("on", "off", or a number of events; needed by "chrome"),
+** "include"/"exclude" (globs on chunk names without '@'),
+** "clear_patterns"; and "clear" forgets all of them.  NULL, or why not. */
+const char *li_wasm_set_option(const char *name, const char *value);
+
+/* Why the last call failed ("" if none did). */
+const char *li_wasm_error(void);
+
+/* Closes the state and frees everything; options are forgotten. */
+void li_wasm_free(void);
+
+#endif
