@@ -33,6 +33,9 @@ static uint64_t r_now(void) { return (uint64_t)(emscripten_get_now() * 1e6); }
 ** emscripten_get_now is process.hrtime() under node, an array per read) */
 EM_JS(double, js_perf_now, (void), { return performance.now(); });
 static uint64_t r_perf(void) { return (uint64_t)(js_perf_now() * 1e6); }
+/* the crossing alone: a JavaScript function that returns a constant */
+EM_JS(double, js_const, (void), { return 1.5; });
+static uint64_t r_const(void) { return (uint64_t)(js_const() * 1e6); }
 #endif
 
 static volatile uint64_t sink;
@@ -67,6 +70,9 @@ int main(int argc, char **argv) {
   static reader volatile perf = r_perf;
   double pn = per_read(&perf, n);
   printf("  performance.now() (EM_JS)      %8.2f\n", pn - base);
+  static reader volatile cst = r_const;
+  double c = per_read(&cst, n);
+  printf("  (a JavaScript call returning 1.5: %.2f)\n", c - base);
 #endif
   return 0;
 }
