@@ -15,6 +15,9 @@
 **          (luainstr_set_clock): in WebAssembly performance.now() called
 **          straight from C (EM_JS), natively clock_gettime(CLOCK_MONOTONIC)
 **          through the host API; what the clock read costs the profiler
+**   fullcount  full, but the "clock" only counts its reads (no time is
+**          read; the profile's times are meaningless): full minus
+**          fullcount is what reading the clock costs inside the probes
 **   hook   plain load, run under the leanest hook profiler we can write
 **          (lua_sethook on call and return, a table of functions keyed by
 **          pointer, one stack of entry times): a floor for any real
@@ -183,6 +186,11 @@ static unsigned long long host_ticks(void *ud) {
 }
 #endif
 
+static unsigned long long count_ticks(void *ud) {
+  return ++*(unsigned long long *)ud;
+}
+static unsigned long long count_state;
+
 
 /* ======================================================================
 ** hook: the leanest hook profiler
@@ -299,9 +307,10 @@ static uint64_t hook_calls(void) {
 ** Running a script in a mode
 ** ====================================================================== */
 
-enum { M_PLAIN, M_FLOOR, M_FULL, M_HOOK, M_FULLHOST };
+enum { M_PLAIN, M_FLOOR, M_FULL, M_HOOK, M_FULLHOST, M_FULLCOUNT };
 static const char *const mode_names[] = { "plain", "floor", "full", "hook",
-                                          "fullhost", NULL };
+                                          "fullhost", "fullcount", NULL };
+#define IS_FULL(m) ((m) == M_FULL || (m) == M_FULLHOST || (m) == M_FULLCOUNT)
 
 static int fail(lua_State *L, const char *what) {
   const char *msg = lua_tostring(L, -1);
@@ -323,7 +332,7 @@ static int run_script(lua_State *L, int mode, const char *script, int nargs,
   if (status != LUA_OK) return fail(L, "load");
   luaL_checkstack(L, nargs, "too many arguments");
   for (i = 0; i < nargs; i++) lua_pushstring(L, args[i]);
-  if (mode == M_FULL || mode == M_FULLHOST)
+  if (IS_FULL(mode))
     status = luainstr_pcall(L, nargs, 0, 0);
   else
     status = lua_pcall(L, nargs, 0, 0);
@@ -345,13 +354,15 @@ static int run_mode(int mode, const char *script, int nargs, char **args) {
   strcpy(r.checksum, "none");
   luaL_openlibs(L);
   set_args(L, script, nargs, args, &r);
-  if (mode == M_FULLHOST &&
-      luainstr_set_clock(L, HOST_CLOCK_NAME, host_ticks, NULL, 1.0) != LUAINSTR_OK) {
+  if ((mode == M_FULLHOST &&
+       luainstr_set_clock(L, HOST_CLOCK_NAME, host_ticks, NULL, 1.0) != LUAINSTR_OK) ||
+      (mode == M_FULLCOUNT &&
+       luainstr_set_clock(L, "count", count_ticks, &count_state, 1.0) != LUAINSTR_OK)) {
     fprintf(stderr, "bench_host: luainstr_set_clock: %s\n", luainstr_errmsg(L));
     lua_close(L);
     return 1;
   }
-  if ((mode == M_FULL || mode == M_FULLHOST) && luainstr_open(L) != LUAINSTR_OK) {
+  if (IS_FULL(mode) && luainstr_open(L) != LUAINSTR_OK) {
     fprintf(stderr, "bench_host: luainstr_open: %s\n", luainstr_errmsg(L));
     lua_close(L);
     return 1;
@@ -359,7 +370,7 @@ static int run_mode(int mode, const char *script, int nargs, char **args) {
   if (mode == M_HOOK) hook_start(L);
   err = run_script(L, mode, script, nargs, args, &r);
   if (mode == M_HOOK) lua_sethook(L, NULL, 0, 0);
-  if (!err && (mode == M_FULL || mode == M_FULLHOST)) {
+  if (!err && IS_FULL(mode)) {
     uint64_t t0 = now_ns();
     if (luainstr_dump(L, "text", "/dev/null") != LUAINSTR_OK) {
       fprintf(stderr, "bench_host: luainstr_dump: %s\n", luainstr_errmsg(L));
@@ -387,7 +398,7 @@ static int run_mode(int mode, const char *script, int nargs, char **args) {
 int main(int argc, char **argv) {
   int mode;
   if (argc < 3) {
-    fputs("usage: bench_host plain|floor|full|hook|fullhost SCRIPT [ARGS...]\n", stderr);
+    fputs("usage: bench_host plain|floor|full|hook|fullhost|fullcount SCRIPT [ARGS...]\n", stderr);
     return 2;
   }
   for (mode = 0; mode_names[mode] != NULL; mode++)
