@@ -27,9 +27,14 @@
 
 /* The resolution is the smallest of RES_STEPS changes of the clock: on a
 ** TSC about one read (some 30 ticks), on a clock of 100 us steps 0.8 ms
-** of start-up; a clock that never moves is given up after RES_MAX_NS. */
+** of start-up; a clock that never moves is given up after RES_MAX_NS, or
+** after RES_MAX_READS reads when CLOCK_MONOTONIC does not move either (a
+** browser's virtual time: headless Chromium freezes performance.now()). */
 #define RES_STEPS 8
 #define RES_MAX_NS 20000000u
+#define RES_MAX_READS (1u << 20)
+/* The same for the calibration's span (some 50 ns a pair of reads). */
+#define CALIBRATION_MAX_PAIRS (1u << 20)
 
 uint64_t li_clock_mono_ns(void) {
   struct timespec ts;
@@ -115,10 +120,11 @@ void li_clock_init_host(li_clock *c, const char *name, li_clock_fn fn,
 
 void li_clock_calibrate(li_clock *c) {
   uint64_t ns, ticks;
+  uint32_t pairs = 0;
   if (!c->calibrate) return;
   do {
     read_pair(c, &ns, &ticks);
-  } while (ns - c->base_ns < CALIBRATION_NS);
+  } while (ns - c->base_ns < CALIBRATION_NS && ++pairs < CALIBRATION_MAX_PAIRS);
   if (ticks > c->base_ticks)
     c->ns_per_tick = (double)(ns - c->base_ns) / (double)(ticks - c->base_ticks);
 }
@@ -130,7 +136,7 @@ static void measure_resolution(li_clock *c) {
   uint64_t best = 0, prev = li_clock_ticks(c);
   uint64_t deadline = li_clock_mono_ns() + RES_MAX_NS;
   int seen = 0;
-  while (seen < RES_STEPS) {
+  for (uint32_t reads = 0; seen < RES_STEPS && reads < RES_MAX_READS; reads += 256) {
     for (int i = 0; i < 256 && seen < RES_STEPS; i++) {
       uint64_t t = li_clock_ticks(c);
       if (t == prev) continue;

@@ -71,6 +71,7 @@ export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
 emcmake cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release \
   -DLUAINSTR_LUA_SOURCE="$lua_src" >/dev/null
 cmake --build "$build" -j2
+"$root/web/build.sh" "$build"          # the page, next to its module
 
 status=0
 ctest --test-dir "$build" -L wasm --output-on-failure || status=$?

@@ -8,15 +8,22 @@
 # under luaprof leave a csv report holding each `-- expect-row: NAME CALLS`.
 #
 # usage: run.sh BUILD_DIR     (holds lib/lua/5.4/luainstr.so, bin/luaprof)
-# Environment: LI_ONLY=GLOB runs only the tests whose file name matches.
+# Environment: LI_ONLY=GLOB runs only the tests whose file name matches;
+# LI_LUAPROF=CMD runs CMD as luaprof (e.g. the WebAssembly luaprof.js
+# through tests/wasm/luaprof_node.sh) and only the luaprof runs, which
+# need no luainstr.so (BUILD_DIR is then not used); LI_SKIP="NAME ..." leaves
+# out the named programs (said in the output).
 set -u
 [ $# -eq 1 ] || { echo "usage: $0 BUILD_DIR" >&2; exit 2; }
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd) || exit 2
 build=$(cd "$1" && pwd) || exit 2
 so_dir=$build/lib/lua/5.4
-luaprof=$build/bin/luaprof
+luaprof=${LI_LUAPROF:-$build/bin/luaprof}
 only=${LI_ONLY:-*}
-[ -f "$so_dir/luainstr.so" ] || { echo "run.sh: no $so_dir/luainstr.so" >&2; exit 2; }
+modes="module luaprof" exit_modes="module luaprof run"
+[ -n "${LI_LUAPROF:-}" ] && modes=luaprof exit_modes=luaprof
+[ -n "${LI_LUAPROF:-}" ] || [ -f "$so_dir/luainstr.so" ] ||
+  { echo "run.sh: no $so_dir/luainstr.so" >&2; exit 2; }
 [ -x "$luaprof" ] || { echo "run.sh: no $luaprof" >&2; exit 2; }
 command -v lua5.4 >/dev/null || { echo "run.sh: no lua5.4" >&2; exit 2; }
 
@@ -69,7 +76,8 @@ run_timed() {  # mode file: status, output in $tmp/out
 cd "$here" || exit 2
 for t in *.lua; do
   case $t in $only) ;; *) continue ;; esac
-  for mode in module luaprof; do
+  case " ${LI_SKIP:-} " in *" ${t%.lua} "*) echo "skip  ${t%.lua} (LI_SKIP)"; continue ;; esac
+  for mode in $modes; do
     run_timed $mode "$t"
     result "${t%.lua} ($mode)" $? "$tmp/out"
   done
@@ -86,7 +94,7 @@ for t in exit/*.lua; do
   case ${t#exit/} in $only) ;; *) continue ;; esac
   want=$(sed -n 's/^-- expect-status: *//p' "$t")
   rows=$(sed -n 's/^-- expect-row: *//p' "$t")
-  for mode in module luaprof run; do
+  for mode in $exit_modes; do
     rm -f "$tmp/rep"
     : >"$tmp/out"
     if [ $mode = module ]; then
@@ -166,7 +174,7 @@ run_case() {
   fi
   result "run/$name" $ok "$tmp/out"
 }
-if [[ run == $only ]]; then
+if [[ run == $only ]] && [ -z "${LI_LUAPROF:-}" ]; then
   run_case ok 0 a b
   run_case error 1 fail x
   # The report on stderr by default, after the program's own messages.

@@ -1,0 +1,305 @@
+// page_test.js -- the web page (web/) in headless Chromium, driven over the
+// DevTools protocol (cdp.js).  tests/wasm/page_chromium.sh runs it.
+//
+//   node page_test.js page  URL BROWSER WORKDIR [SCREENSHOT]
+//       loads the page, clicks Run on the sample script, and checks the
+//       printed output, the report in the iframe (its script ran under its
+//       own Content-Security-Policy: table rows, flame graph drawn, the slow
+//       pathfinding function first), the profile.json download (a Chrome
+//       trace that parses), then a failing script's message.
+//   node page_test.js known URL BROWSER WORKDIR
+//       runs a script with known durations through the page and checks the
+//       csv and json reports' figures within 5%.
+//
+// The known-answer script runs twice and only the second run is checked:
+// the first warms the wasm code up (optimizing tier) and grows its memory.
+// Prints "ok ..." / "FAIL ..." lines and what it measured; exit status 1 on
+// any failure.
+'use strict';
+const path = require('path');
+const { launch } = require('./cdp');
+
+const [mode, url, browserPath, workdir, screenshot] = process.argv.slice(2);
+if (!mode || !url || !browserPath || !workdir) {
+  console.error('usage: page_test.js page|known URL BROWSER WORKDIR [SCREENSHOT]');
+  process.exit(2);
+}
+
+let failed = 0;
+function check(what, ok, detail) {
+  if (ok) console.log('ok   ' + what + (detail ? ' (' + detail + ')' : ''));
+  else { failed++; console.log('FAIL ' + what + (detail ? ': ' + detail : '')); }
+  return ok;
+}
+
+// Clicks an element as a user does: mouse down and up at its centre.
+async function click(page, selector) {
+  const r = await page.eval(`(() => { const e = document.querySelector(${JSON.stringify(selector)});
+    e.scrollIntoView({ block: 'center' });
+    const b = e.getBoundingClientRect(); return { x: b.x + b.width / 2, y: b.y + b.height / 2 }; })()`);
+  for (const type of ['mousePressed', 'mouseReleased'])
+    await page.send('Input.dispatchMouseEvent', { type, x: r.x, y: r.y, button: 'left', clickCount: 1 });
+}
+
+// Puts a script in the editor, clicks Run and waits for the run to finish.
+async function runScript(page, source) {
+  if (source != null)
+    await page.eval(`document.getElementById('source').value = ${JSON.stringify(source)}`);
+  await click(page, '#run');
+  await page.waitFor('document.body.dataset.state === "done"', 120000);
+  await page.eval('window.scrollTo(0, 0)');
+}
+
+// What the report in the iframe shows (read through the DOM: srcdoc frames
+// share the page's origin).
+const REPORT_VIEW = `(() => {
+  const d = document.getElementById('report').contentDocument;
+  const rows = Array.from(d.querySelectorAll('#rows tr')).map((tr) =>
+    Array.from(tr.cells).map((td) => td.textContent));
+  const c = d.getElementById('fg');
+  return { rows, header: d.getElementById('hdr').textContent, title: d.title,
+           canvas: c ? [c.width, c.height] : null, scripts: d.scripts.length,
+           csp: (d.querySelector('meta[http-equiv="Content-Security-Policy"]') || {}).content || '' };
+})()`;
+
+async function pageTest(page) {
+  await page.waitFor('["ready", "failed"].includes(document.body.dataset.state)', 60000);
+  const st = await page.eval('[document.body.dataset.state, document.getElementById("status").textContent]');
+  if (!check('module loaded', st[0] === 'ready', st.join(': '))) return;
+  check('crossOriginIsolated', true, String(await page.eval('self.crossOriginIsolated')));
+
+  // ---- the sample script --------------------------------------------------
+  await runScript(page, null);
+  const out = await page.eval('document.getElementById("output").textContent');
+  check('output: the HUD lines', /^frame 30 .*particles 1500/m.test(out) && /^frame  5 /m.test(out), JSON.stringify(out.slice(0, 200)));
+  check('output: the last line', /^30 frames, 9 entities, 1500 particles alive$/m.test(out), JSON.stringify(out.slice(-80)));
+  check('no error shown', !(await page.eval('!!document.querySelector("#output .error")')));
+  check('status', true, await page.eval('document.getElementById("status").textContent'));
+
+  const v = await page.eval(REPORT_VIEW);
+  check('report: its own CSP with a script hash', /script-src 'sha256-[A-Za-z0-9+/=]+'/.test(v.csp), v.csp);
+  check('report: its script ran (summary header)', / wall, \d+ functions called/.test(v.header), v.header);
+  const names = v.rows.map((r) => r[0]);
+  const want = ['Enemy:find_path', 'Enemy:think', 'Entity:update', 'Particles.emit', 'Particles.update',
+                'local format_hud', 'local update', 'Entity.new', 'Enemy.new', 'main chunk'];
+  check('report: table rows name the functions', want.every((n) => names.includes(n)), names.join(' | '));
+  check('report: the slow pathfinding is first by self time', names[0] === 'Enemy:find_path', v.rows[0] && v.rows[0].join(' '));
+  const fp = v.rows.find((r) => r[0] === 'Enemy:find_path');
+  check('report: Enemy:find_path called 240 times, at main.lua:33', fp && fp[2] === '240' && fp[1] === 'main.lua:33', fp && fp.join(' '));
+  check('report: flame graph drawn', v.canvas && v.canvas[0] > 500 && v.canvas[1] > 50, JSON.stringify(v.canvas));
+  const iframeH = await page.eval('document.getElementById("report").getBoundingClientRect().height');
+  check('report: the iframe grew to the report', iframeH > 700, iframeH + ' px');
+
+  // a click on the flame graph zooms (the report's own handlers, in the frame)
+  const zoom = await page.eval(`(() => {
+    const d = document.getElementById('report').contentDocument, c = d.getElementById('fg');
+    const before = d.getElementById('crumbs').textContent;
+    const r = c.getBoundingClientRect();
+    c.dispatchEvent(new MouseEvent('click', { bubbles: true, clientX: r.left + r.width / 2, clientY: r.top + 18 * 2 + 9 }));
+    const after = d.getElementById('crumbs').textContent;
+    d.getElementById('reset').click();
+    return [before, after];
+  })()`);
+  check('report: a click in the flame graph zooms', zoom[0] !== zoom[1], JSON.stringify(zoom));
+
+  // ---- the trace download --------------------------------------------------
+  const link = await page.eval(`(() => { const a = document.getElementById('trace');
+    return { hidden: a.hidden, download: a.getAttribute('download'), href: a.href }; })()`);
+  check('profile.json link', !link.hidden && link.download === 'profile.json' && link.href.startsWith('blob:'), JSON.stringify(link));
+  const text = await page.eval(`fetch(document.getElementById('trace').href).then((r) => r.text())`);
+  let trace = null;
+  try { trace = JSON.parse(text); } catch (e) { check('profile.json parses', false, e.message); }
+  if (trace) {
+    const ev = trace.traceEvents || [];
+    const begins = ev.filter((e) => e.ph === 'B' && e.name.startsWith('Enemy:find_path')).length;
+    const ends = ev.filter((e) => e.ph === 'E').length;
+    check('profile.json: a Chrome trace, 240 begins of Enemy:find_path', begins === 240,
+          `${text.length} bytes, ${ev.length} events, ${begins} find_path begins, ${ends} ends`);
+  }
+  const htmlLink = await page.eval(`fetch(document.getElementById('report-link').href).then((r) => r.text())`);
+  check('profile.html link: the report page', htmlLink.startsWith('<!DOCTYPE html>') && htmlLink.includes('Enemy:find_path'));
+
+  if (screenshot) {
+    await page.send('Emulation.setDeviceMetricsOverride', { width: 1280, height: 1100, deviceScaleFactor: 1, mobile: false });
+    await page.eval('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
+    await page.screenshot(screenshot);
+    await page.send('Emulation.clearDeviceMetricsOverride');
+    check('screenshot', true, screenshot);
+  }
+
+  // ---- a script that fails: its output, then its message --------------------
+  await runScript(page, 'print("before")\nlocal function f() error("boom") end\nf()\n');
+  const err = await page.eval(`[document.getElementById('output').textContent,
+    (document.querySelector('#output .error') || {}).textContent || '',
+    document.getElementById('status').textContent]`);
+  check('failing script: output, then the error with a traceback',
+        err[0].startsWith('before\n') && /^main\.lua:2: boom\nstack traceback:/.test(err[1]) && /^Failed/.test(err[2]),
+        JSON.stringify(err));
+  const v2 = await page.eval(REPORT_VIEW);
+  const f = v2.rows.find((r) => r[0] === 'local f');
+  check('failing script: the report counts the error exit', f && f[8] === '1', f && f.join(' '));
+}
+
+// ---- known answers -----------------------------------------------------------
+// The script spins on the profiler's own clock (require "luainstr".clock(),
+// ns; in a browser performance.now(), whose steps are 100 us, or 5 us when
+// the page is cross-origin isolated) and times every checked call itself,
+// with the same clock, from the caller's side: those sums are the known
+// answers.  (A spin's nominal length is not: when the browser's thread is
+// descheduled during a spin, the spin ends late by what the pause outlasts
+// it, on two shared cores by a lot; the script's own times see that too.)
+//   slow_a   spins 30 ms; 5 calls (3 from the main chunk, 2 from slow_b)
+//   slow_b   spins 20 ms, then calls slow_a (self = its time - that call)
+//   tick     spins 200 us; 500 calls in a row
+//   work     a fixed amount of arithmetic (about 20 us: under the clock's
+//            100 us step when not isolated), N calls in a row.  Its known
+//            sum is what it adds to the same loop calling `noop` (an empty
+//            function) N times: batch(work) - batch(noop), both timed by
+//            the script; the profile's work - noop is checked against it.
+// The chunk times itself from its first to its last statement.
+const KNOWN = `
+local p = require "luainstr"
+local clock = p.clock
+local t_start = clock()
+local T = { a = 0, b = 0, b_a = 0, tick = 0 }   -- the script's own times
+local function slow_a()
+  local stop = clock() + 30e6
+  while clock() < stop do end
+end
+local function slow_b()
+  local stop = clock() + 20e6
+  while clock() < stop do end
+  local t = clock()
+  slow_a()
+  T.b_a = T.b_a + (clock() - t)
+end
+local function tick()
+  local stop = clock() + 200e3
+  while clock() < stop do end
+end
+local function work(n)
+  local x = 0
+  for i = 1, n do x = x + i % 7 end
+  return x
+end
+local function noop() end
+local function calibrate()   -- iterations of work's loop per ns
+  local n, t0, x = 0, clock(), 0
+  repeat
+    for i = 1, 10000 do x = x + i % 7 end
+    n = n + 10000
+  until clock() - t0 >= 20e6
+  return n / (clock() - t0), x
+end
+local t
+for _ = 1, 3 do t = clock() slow_a() T.a = T.a + (clock() - t) end
+for _ = 1, 2 do t = clock() slow_b() T.b = T.b + (clock() - t) end
+for _ = 1, 500 do t = clock() tick() T.tick = T.tick + (clock() - t) end
+local K = math.max(1, math.floor(20e3 * calibrate()))
+local N = 5000
+local t0 = clock()
+for _ = 1, N do work(K) end
+local batch_work = clock() - t0
+t0 = clock()
+for _ = 1, N do noop(K) end
+local batch_noop = clock() - t0
+print(("timed: a %d b %d b_a %d tick %d ns"):format(T.a + T.b_a, T.b, T.b_a, T.tick))
+print(("work: %d calls of %d iterations, batch %d ns; noop: batch %d ns"):format(
+  N, K, batch_work, batch_noop))
+print(("chunk %d ns"):format(clock() - t_start))
+`;
+
+function parseCsv(text) {
+  const lines = text.trim().split('\n');
+  const head = lines.shift().split(',');
+  return lines.map((l) => {
+    const f = l.split(',');   // these names hold no comma or quote
+    const row = {};
+    head.forEach((h, i) => { row[h] = f[i]; });
+    return row;
+  });
+}
+
+async function knownTest(page) {
+  await page.waitFor('["ready", "failed"].includes(document.body.dataset.state)', 60000);
+  if (!check('module loaded', await page.eval('document.body.dataset.state') === 'ready')) return;
+  const isolated = await page.eval('self.crossOriginIsolated');
+  // the smallest step of performance.now() this page sees
+  const step = await page.eval(`(() => { let min = Infinity, a = performance.now(), n = 0;
+    const end = a + 50; while (n < 200 && a < end) { const b = performance.now();
+    if (b !== a) { min = Math.min(min, b - a); a = b; n++; } } return min * 1000; })()`);
+  console.log(`page: crossOriginIsolated=${isolated}, performance.now() step ${step.toFixed(1)} us`);
+
+  // a first run, unchecked: the browser compiles the hot wasm code again
+  // with its optimizing tier while it runs, and the module's memory grows;
+  // the second run is the steady state a user sees from the second click on
+  await runScript(page, KNOWN);
+  await runScript(page, KNOWN);
+  const out = await page.eval('document.getElementById("output").textContent');
+  const m = /timed: a (\d+) b (\d+) b_a (\d+) tick (\d+) ns\nwork: (\d+) calls of (\d+) iterations, batch (\d+) ns; noop: batch (\d+) ns\nchunk (\d+) ns/.exec(out);
+  if (!check('known script ran', m !== null, JSON.stringify(out))) return;
+  const [tA, tB, tBA, tTick, N, K, batchWork, batchNoop, chunk] = m.slice(1).map(Number);
+
+  const csv = await page.eval('luainstrPage.module.luainstr.report("csv")');
+  const json = JSON.parse(await page.eval('luainstrPage.module.luainstr.report("json")'));
+  const S = json.summary;
+  console.log(`report: clock ${S.clock}, probe pair ${S.probe_pair_ns} ns, overhead subtracted ` +
+              `${(S.overhead_ns / 1e6).toFixed(3)} ms, wall ${(S.wall_ns / 1e6).toFixed(3)} ms, ${S.probes} probes`);
+  console.log(`script's times: slow_a ${(tA / 1e6).toFixed(3)} ms (nominal 150), slow_b ${(tB / 1e6).toFixed(3)} ms ` +
+              `(nominal 100) of which slow_a ${(tBA / 1e6).toFixed(3)} ms, tick ${(tTick / 1e6).toFixed(3)} ms (nominal 100)`);
+  console.log(`script: work ${N} calls of ${K} iterations, batch ${(batchWork / 1e6).toFixed(3)} ms ` +
+              `(${(batchWork / N / 1e3).toFixed(2)} us a call); noop batch ${(batchNoop / 1e6).toFixed(3)} ms ` +
+              `(${(batchNoop / N / 1e3).toFixed(2)} us a call); chunk ${(chunk / 1e6).toFixed(3)} ms`);
+  const byName = {};
+  for (const [kind, list] of [['csv', parseCsv(csv)], ['json', json.functions]]) {
+    byName[kind] = {};
+    list.forEach((f) => { byName[kind][f.name] = f; });
+  }
+
+  // [what, value from a report's functions, expected ns, calls check]
+  const get = (name, field) => (fns) => fns[name] ? Number(fns[name][field]) : NaN;
+  const calls = (name, n) => (fns) => fns[name] && Number(fns[name].calls) === n;
+  const expect = [
+    ['slow_a total', get('local slow_a', 'total_ns'), tA, calls('local slow_a', 5)],
+    ['slow_a self', get('local slow_a', 'self_ns'), tA, calls('local slow_a', 5)],
+    ['slow_b total', get('local slow_b', 'total_ns'), tB, calls('local slow_b', 2)],
+    ['slow_b self', get('local slow_b', 'self_ns'), tB - tBA, calls('local slow_b', 2)],
+    ['tick total (500 calls of 200 us spins)', get('local tick', 'total_ns'), tTick, calls('local tick', 500)],
+    ['work total - noop total', (f) => get('local work', 'total_ns')(f) - get('local noop', 'total_ns')(f),
+     batchWork - batchNoop, (f) => calls('local work', N)(f) && calls('local noop', N)(f)],
+    ['main chunk total', get('main chunk', 'total_ns'), chunk, calls('main chunk', 1)],
+  ];
+  for (const kind of ['csv', 'json']) {
+    const fns = byName[kind];
+    for (const [what, value, want, callsOk] of expect) {
+      const got = value(fns);
+      const err = (got - want) / want * 100;
+      check(`${kind} ${what}: ${(got / 1e6).toFixed(3)} ms, expected ${(want / 1e6).toFixed(3)} ms ` +
+            `(${err >= 0 ? '+' : ''}${err.toFixed(2)}%)`, Math.abs(err) <= 5 && callsOk(fns),
+            callsOk(fns) ? '' : 'wrong call counts');
+    }
+  }
+  console.log('profile (json): ' + json.functions.filter((f) => f.calls > 0).map((f) =>
+    `${f.name} ${f.calls} calls total ${(f.total_ns / 1e6).toFixed(3)} self ${(f.self_ns / 1e6).toFixed(3)} ms`).join('; '));
+  const noop = byName.json['local noop'];
+  if (noop) console.log(`noop: ${N} calls, total ${(noop.total_ns / 1e6).toFixed(3)} ms ` +
+                        `(${(noop.total_ns / N).toFixed(0)} ns a call)`);
+}
+
+(async () => {
+  const b = await launch(browserPath, { userDataDir: path.join(workdir, 'chrome-profile'), width: 1280, height: 900 });
+  let page;
+  try {
+    page = await b.newPage();
+    await page.goto(url);
+    if (mode === 'page') await pageTest(page);
+    else if (mode === 'known') await knownTest(page);
+    else throw new Error('unknown mode ' + mode);
+  } catch (e) {
+    check('no exception', false, e.stack);
+  }
+  if (page && page.console.length) console.log('browser console:\n  ' + page.console.join('\n  '));
+  await b.close();
+  console.log(`${mode} ${url}: ${failed ? failed + ' failure(s)' : 'all passed'}`);
+  process.exit(failed ? 1 : 0);
+})();
