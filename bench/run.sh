@@ -17,7 +17,7 @@
 #              programs and arguments, checksums compared with native; adds
 #              the wasm table, the ratio target and D/bin/clock_cost.js
 #
-# Rounds are interleaved: for each round, for each program, the four modes
+# Rounds are interleaved: for each round, for each program, every mode
 # in an order rotated from program to program and round to round, so slow
 # phases of a shared machine fall on every mode alike.  Exits non-zero only
 # on an error (a run that fails, checksums that differ between runs or
