@@ -11,6 +11,13 @@
 **          the lowest an instrumenting profiler can go
 **   full   luainstr_open, li_loadfilex, luainstr_pcall: the real profiler;
 **          then luainstr_dump(L, "text", "/dev/null"), timed on its own
+**   fullhost  full, but the probes read a clock the host gives
+**          (luainstr_set_clock): in WebAssembly performance.now() called
+**          straight from C (EM_JS), natively clock_gettime(CLOCK_MONOTONIC)
+**          through the host API; what the clock read costs the profiler
+**   fullcount  full, but the "clock" only counts its reads (no time is
+**          read; the profile's times are meaningless): full minus
+**          fullcount is what reading the clock costs inside the probes
 **   hook   plain load, run under the leanest hook profiler we can write
 **          (lua_sethook on call and return, a table of functions keyed by
 **          pointer, one stack of entry times): a floor for any real
@@ -22,6 +29,8 @@
 ** stdout.  Prints one line:
 **   mode=M prog=P wall_ns=load+run load_ns=L run_ns=R dump_ns=D
 **   maxrss_kb=K checksum=C [hook_fns=F hook_calls=N]
+** (In WebAssembly maxrss_kb is the size of the linear memory at the end,
+** which only grows: the peak of the heap, rounded up to 64 KiB pages.)
 ** Exit status 1 on any error (load, run, dump), with the message on stderr.
 */
 #define _XOPEN_SOURCE 700  /* POSIX 2008: clock_gettime, getrusage */
@@ -40,6 +49,10 @@
 #include "luainstr.h"
 #include "rewrite.h"
 #include "runtime.h"
+
+#ifdef __EMSCRIPTEN__
+#include <emscripten.h>
+#endif
 
 /* What one run measured. */
 typedef struct run_result {
@@ -61,9 +74,13 @@ static uint64_t now_ns(void) {
 }
 
 static long maxrss_kb(void) {
+#ifdef __EMSCRIPTEN__
+  return (long)(__builtin_wasm_memory_size(0) * 64u);
+#else
   struct rusage ru;
   if (getrusage(RUSAGE_SELF, &ru) != 0) return -1;
   return ru.ru_maxrss;
+#endif
 }
 
 /* The program's name: SCRIPT without directory and ".lua". */
@@ -144,6 +161,35 @@ static void set_args(lua_State *L, const char *script, int nargs, char **args,
 ** runtime's probe that does nothing (runtime/profiler.c probe_nothing: P(id)
 ** and P() return nothing, P(0, values...) returns the values), the probe a
 ** loaded chunk has before luainstr_open. */
+
+
+/* ======================================================================
+** fullhost: the host's clock
+** ====================================================================== */
+
+#ifdef __EMSCRIPTEN__
+/* performance.now(), ms as a double: one call from WebAssembly into
+** JavaScript.  (emscripten_get_now() is process.hrtime() under node in
+** emscripten 3.1.6, which makes an array per read; clock_gettime calls
+** that and splits the result into a timespec.) */
+EM_JS(double, js_performance_now, (void), { return performance.now(); });
+#define HOST_CLOCK_NAME "performance.now"
+static unsigned long long host_ticks(void *ud) {
+  (void)ud;
+  return (unsigned long long)(js_performance_now() * 1e6);
+}
+#else
+#define HOST_CLOCK_NAME "clock_gettime(CLOCK_MONOTONIC), host"
+static unsigned long long host_ticks(void *ud) {
+  (void)ud;
+  return now_ns();
+}
+#endif
+
+static unsigned long long count_ticks(void *ud) {
+  return ++*(unsigned long long *)ud;
+}
+static unsigned long long count_state;
 
 
 /* ======================================================================
@@ -261,8 +307,10 @@ static uint64_t hook_calls(void) {
 ** Running a script in a mode
 ** ====================================================================== */
 
-enum { M_PLAIN, M_FLOOR, M_FULL, M_HOOK };
-static const char *const mode_names[] = { "plain", "floor", "full", "hook", NULL };
+enum { M_PLAIN, M_FLOOR, M_FULL, M_HOOK, M_FULLHOST, M_FULLCOUNT };
+static const char *const mode_names[] = { "plain", "floor", "full", "hook",
+                                          "fullhost", "fullcount", NULL };
+#define IS_FULL(m) ((m) == M_FULL || (m) == M_FULLHOST || (m) == M_FULLCOUNT)
 
 static int fail(lua_State *L, const char *what) {
   const char *msg = lua_tostring(L, -1);
@@ -284,7 +332,7 @@ static int run_script(lua_State *L, int mode, const char *script, int nargs,
   if (status != LUA_OK) return fail(L, "load");
   luaL_checkstack(L, nargs, "too many arguments");
   for (i = 0; i < nargs; i++) lua_pushstring(L, args[i]);
-  if (mode == M_FULL)
+  if (IS_FULL(mode))
     status = luainstr_pcall(L, nargs, 0, 0);
   else
     status = lua_pcall(L, nargs, 0, 0);
@@ -306,7 +354,15 @@ static int run_mode(int mode, const char *script, int nargs, char **args) {
   strcpy(r.checksum, "none");
   luaL_openlibs(L);
   set_args(L, script, nargs, args, &r);
-  if (mode == M_FULL && luainstr_open(L) != LUAINSTR_OK) {
+  if ((mode == M_FULLHOST &&
+       luainstr_set_clock(L, HOST_CLOCK_NAME, host_ticks, NULL, 1.0) != LUAINSTR_OK) ||
+      (mode == M_FULLCOUNT &&
+       luainstr_set_clock(L, "count", count_ticks, &count_state, 1.0) != LUAINSTR_OK)) {
+    fprintf(stderr, "bench_host: luainstr_set_clock: %s\n", luainstr_errmsg(L));
+    lua_close(L);
+    return 1;
+  }
+  if (IS_FULL(mode) && luainstr_open(L) != LUAINSTR_OK) {
     fprintf(stderr, "bench_host: luainstr_open: %s\n", luainstr_errmsg(L));
     lua_close(L);
     return 1;
@@ -314,7 +370,7 @@ static int run_mode(int mode, const char *script, int nargs, char **args) {
   if (mode == M_HOOK) hook_start(L);
   err = run_script(L, mode, script, nargs, args, &r);
   if (mode == M_HOOK) lua_sethook(L, NULL, 0, 0);
-  if (!err && mode == M_FULL) {
+  if (!err && IS_FULL(mode)) {
     uint64_t t0 = now_ns();
     if (luainstr_dump(L, "text", "/dev/null") != LUAINSTR_OK) {
       fprintf(stderr, "bench_host: luainstr_dump: %s\n", luainstr_errmsg(L));
@@ -342,7 +398,7 @@ static int run_mode(int mode, const char *script, int nargs, char **args) {
 int main(int argc, char **argv) {
   int mode;
   if (argc < 3) {
-    fputs("usage: bench_host plain|floor|full|hook SCRIPT [ARGS...]\n", stderr);
+    fputs("usage: bench_host plain|floor|full|hook|fullhost|fullcount SCRIPT [ARGS...]\n", stderr);
     return 2;
   }
   for (mode = 0; mode_names[mode] != NULL; mode++)

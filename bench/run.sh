@@ -4,14 +4,20 @@
 # medians, ratios, peak RSS, the rewriter's figures and which targets are
 # met.
 #
-#   bench/run.sh [--quick] [--runs N] [--build DIR]
+#   bench/run.sh [--quick] [--runs N] [--build DIR] [--wasm DIR]
 #
 #   --quick    1 run, small sizes (a few seconds; what ctest runs)
 #   --runs N   N rounds (default 5)
 #   --build D  the build directory with bin/bench_host and bin/bench_rewrite
 #              (default: $BUILD_DIR, else build/ at the top of the repo)
+#   --wasm D   also run D/bin/bench_host.js (the WebAssembly build of
+#              scripts/wasm.sh, D usually build-wasm/) under node, modes
+#              plain, floor, full and fullhost (full with performance.now()
+#              as the host's clock), interleaved with the native runs, same
+#              programs and arguments, checksums compared with native; adds
+#              the wasm table, the ratio target and D/bin/clock_cost.js
 #
-# Rounds are interleaved: for each round, for each program, the four modes
+# Rounds are interleaved: for each round, for each program, every mode
 # in an order rotated from program to program and round to round, so slow
 # phases of a shared machine fall on every mode alike.  Exits non-zero only
 # on an error (a run that fails, checksums that differ between runs or
@@ -23,13 +29,15 @@ top=$(cd "$here/.." && pwd)
 build=${BUILD_DIR:-$top/build}
 runs=5
 quick=0
+wasm=
 
 while [[ $# -gt 0 ]]; do
   case $1 in
     --quick) quick=1; runs=1; shift ;;
     --runs) runs=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    --wasm) wasm=$2; shift 2 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -50,20 +58,37 @@ declare -A quick_args=(
   [richards]="1" [oo_sim]="10" [json]="20" [coroutine_pipeline]="5000"
   [fib]="20")
 modes=(plain floor full hook)
+# Every run of a round, for one program: native modes, then wasm ones as
+# wasm:MODE (their result lines say mode=wasm_MODE).
+wasm_modes=(plain floor full fullhost)
+runs_of=("${modes[@]}")
+if [[ -n $wasm ]]; then
+  wasm_host=$wasm/bin/bench_host.js
+  if [[ ! -f $wasm_host ]]; then
+    echo "run.sh: $wasm_host not found (scripts/wasm.sh builds it)" >&2
+    exit 2
+  fi
+  command -v node >/dev/null || { echo "run.sh: --wasm needs node" >&2; exit 2; }
+  # Debian's node modules, as scripts/wasm.sh sets them
+  export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
+  for m in "${wasm_modes[@]}"; do runs_of+=("wasm:$m"); done
+fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 results=$tmp/results
 
-echo "bench/run.sh: ${#progs[@]} programs x ${#modes[@]} modes x $runs run(s)$([[ $quick = 1 ]] && echo ', quick sizes')"
+echo "bench/run.sh: ${#progs[@]} programs x ${#runs_of[@]} modes x $runs run(s)$([[ $quick = 1 ]] && echo ', quick sizes')$([[ -n $wasm ]] && echo ", with wasm ($wasm)")"
 for ((r = 0; r < runs; r++)); do
   for ((p = 0; p < ${#progs[@]}; p++)); do
     prog=${progs[p]}
     args=()
     if [[ $quick = 1 ]]; then read -r -a args <<< "${quick_args[$prog]}"; fi
-    for ((k = 0; k < ${#modes[@]}; k++)); do
-      mode=${modes[(k + r + p) % ${#modes[@]}]}
-      if ! line=$("$host" "$mode" "$here/programs/$prog.lua" "${args[@]}" 2> "$tmp/err"); then
+    for ((k = 0; k < ${#runs_of[@]}; k++)); do
+      mode=${runs_of[(k + r + p) % ${#runs_of[@]}]}
+      cmd=("$host" "$mode")
+      if [[ $mode == wasm:* ]]; then mode=${mode#wasm:}; cmd=(node "$wasm_host" "$mode"); fi
+      if ! line=$("${cmd[@]}" "$here/programs/$prog.lua" "${args[@]}" 2> "$tmp/err"); then
         echo "run.sh: ERROR: $mode $prog failed:" >&2
         cat "$tmp/err" >&2
         exit 1
@@ -73,6 +98,7 @@ for ((r = 0; r < runs; r++)); do
         echo "run.sh: ERROR: $mode $prog printed no result line" >&2
         exit 1
       fi
+      if [[ ${cmd[0]} == node ]]; then line=${line/mode=/mode=wasm_}; fi
       echo "run=$r $line" >> "$results"
     done
   done
@@ -83,7 +109,7 @@ done
 # Every line: run=R mode=M prog=P wall_ns=... load_ns=... run_ns=...
 # dump_ns=... maxrss_kb=... checksum=C [hook_...]
 status=0
-awk -v progs="${progs[*]}" -v modes="${modes[*]}" '
+awk -v progs="${progs[*]}" -v modes="${modes[*]}" -v wasm="${wasm:+${wasm_modes[*]}}" '
 function median(list,   a, n, i, j, t) {
   n = split(list, a, " ")
   for (i = 2; i <= n; i++) {            # insertion sort: n is small
@@ -168,8 +194,47 @@ END {
   printf "  full < hook on every program:           %s%s\n", miss == "" ? "MET" : "MISSED (full/hook):", miss
   miss = ""; for (i = 1; i <= np; i++) if (rssf[P[i]] > limit[P[i]]) miss = miss sprintf(" %s %.1f>%.1f MB", P[i], rssf[P[i]], limit[P[i]])
   printf "  peak RSS full <= 1.3x plain + 5 MB:     %s%s\n", miss == "" ? "MET" : "MISSED:", miss
+  if (wasm == "") exit 0
+
+  print ""
+  print "WebAssembly (node, bench_host.js) against native: wall time (load + run), median ms"
+  print "(fullhost: full with performance.now() as the host clock; x = wasm full/plain over native full/plain)"
+  printf "%-19s %8s %8s %8s | %8s %8s %8s %8s | %6s %6s %6s %6s %6s %6s\n", "program", "plain", "floor", "full", \
+         "w.plain", "w.floor", "w.full", "w.fullh", "full/", "w.full", "x", "w.flr/", "w.fh/", "x fh"
+  printf "%-19s %8s %8s %8s | %8s %8s %8s %8s | %6s %6s %6s %6s %6s %6s\n", "", "", "", "", "", "", "", "", \
+         "plain", "/plain", "", "plain", "plain", ""
+  miss = ""; missh = ""; logx = 0; logxh = 0
+  for (i = 1; i <= np; i++) {
+    p = P[i]
+    np_ = median(wall[p SUBSEP "plain"]); nfl = median(wall[p SUBSEP "floor"]); nfu = median(wall[p SUBSEP "full"])
+    wp = median(wall[p SUBSEP "wasm_plain"]); wfl = median(wall[p SUBSEP "wasm_floor"])
+    wfu = median(wall[p SUBSEP "wasm_full"]); wfh = median(wall[p SUBSEP "wasm_fullhost"])
+    rn = nfu / np_; rw = wfu / wp; rh = wfh / wp
+    printf "%-19s %8.1f %8.1f %8.1f | %8.1f %8.1f %8.1f %8.1f | %6.2f %6.2f %6.2f %6.2f %6.2f %6.2f\n", p, \
+      ms(np_), ms(nfl), ms(nfu), ms(wp), ms(wfl), ms(wfu), ms(wfh), rn, rw, rw / rn, wfl / wp, rh, rh / rn
+    if (rw / rn > 1.3) miss = miss sprintf(" %s %.2f", p, rw / rn)
+    if (rh / rn > 1.3) missh = missh sprintf(" %s %.2f", p, rh / rn)
+    logx += log(rw / rn); logxh += log(rh / rn)
+    slow = slow sprintf(" %s %.1f", p, wp / np_)
+  }
+  printf "wasm plain / native plain (the engine itself):%s\n", slow
+  printf "geometric mean over the %d programs of x: full %.3f, fullhost %.3f\n", np, exp(logx / np), exp(logxh / np)
+  print ""
+  print "Target (WebAssembly)"
+  printf "  wasm full/plain <= 1.3x native full/plain on every program: %s%s\n", miss == "" ? "MET" : "MISSED:", miss
+  printf "    with performance.now() as the clock (fullhost):          %s%s\n", missh == "" ? "MET" : "MISSED:", missh
 }' "$results" || status=$?
 if [[ $status != 0 ]]; then exit "$status"; fi
+
+# ---- the cost of one clock read in WebAssembly --------------------------------
+if [[ -n $wasm ]]; then
+  echo
+  if [[ -f $wasm/bin/clock_cost.js ]]; then
+    node "$wasm/bin/clock_cost.js" $([[ $quick = 1 ]] && echo 200000) | sed 's/^/  /'
+  else
+    echo "  (no $wasm/bin/clock_cost.js: clock costs not measured)"
+  fi
+fi
 
 # ---- the rewriter's figures -------------------------------------------------
 echo

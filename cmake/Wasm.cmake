@@ -30,3 +30,17 @@ li_wasm_node_program(lua)
 
 # EM_ASM (luaprof.c asks node whether stdin is a terminal) needs gnu99.
 set_target_properties(luaprof PROPERTIES C_EXTENSIONS ON)
+
+# ---- the bench (bench/run.sh --wasm BUILD_WASM_DIR) ------------------------
+# bench_host.js: the runtime-overhead bench's host (bench/bench_host.c, every
+# mode) for node, so that the modes are compared inside one WebAssembly
+# engine as they are natively.
+add_executable(bench_host ${PROJECT_SOURCE_DIR}/bench/bench_host.c)
+target_link_libraries(bench_host PRIVATE luainstr_static li_runtime li_rewriter)
+target_compile_options(bench_host PRIVATE ${LI_WARNINGS})
+li_wasm_node_program(bench_host)
+# clock_cost.js: ns per read of the clocks a probe can use in node (no
+# files, so not li_wasm_node_program: its pre-js needs the file system).
+add_executable(clock_cost ${PROJECT_SOURCE_DIR}/bench/wasm/clock_cost.c)
+target_link_options(clock_cost PRIVATE ${LI_WASM_COMMON_LINK} -sENVIRONMENT=node)
+# ---- end of the bench ------------------------------------------------------
