@@ -80,28 +80,6 @@ static int usage_error(const char *what, const char *arg)
   return ST_TROUBLE;
 }
 
-/* The name Lua shows for a chunk in messages (luaO_chunkid, simplified):
-** "=name" and "@file" lose their mark, a long file name keeps its tail,
-** anything else is [string "first line..."]. */
-static void chunk_id(char *out, size_t size, const char *name)
-{
-  size_t len = strlen(name);
-  if (*name == '=') {
-    snprintf(out, size, "%.*s", (int)(size - 1), name + 1);
-  } else if (*name == '@') {
-    if (len - 1 < size)
-      snprintf(out, size, "%s", name + 1);
-    else  /* keep the end of a long path: it names the file */
-      snprintf(out, size, "...%s", name + len - (size - 4));
-  } else {
-    size_t n = strcspn(name, "\n");
-    size_t room = size - sizeof("[string \"...\"]");
-    if (n > room) n = room;
-    snprintf(out, size, "[string \"%.*s%s\"]", (int)n, name,
-             n < len ? "..." : "");
-  }
-}
-
 /* Print the rewriter's warning lines, each with the program's name; a
 ** line that does not say where ("warning: ...") gets the chunk's name. */
 static void print_warnings(const char *w, const char *id)
@@ -582,7 +560,7 @@ int main(int argc, char **argv)
       j.chunkname = name;
     }
   }
-  chunk_id(j.id, sizeof j.id, j.chunkname);
+  li_chunk_id(j.id, sizeof j.id, j.chunkname);
 
   status = read_input(opts.input, &j.in);
   if (status == ST_OK) status = instrument(&j);

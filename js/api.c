@@ -44,28 +44,6 @@ LIJS_EXPORT unsigned lijs_func_parent(const lijs_job *j, unsigned id);
 LIJS_EXPORT int lijs_func_probed(const lijs_job *j, unsigned id);
 LIJS_EXPORT void lijs_free(lijs_job *j);
 
-/* The name Lua shows for a chunk in messages, as cli/luainstr.c's
-** chunk_id (luaO_chunkid, simplified): "=name" and "@file" lose their mark,
-** a long file name keeps its tail, anything else is [string "..."]. */
-static void chunk_id(char *out, size_t size, const char *name)
-{
-  size_t len = strlen(name);
-  if (*name == '=') {
-    snprintf(out, size, "%.*s", (int)(size - 1), name + 1);
-  } else if (*name == '@') {
-    if (len - 1 < size)
-      snprintf(out, size, "%s", name + 1);
-    else  /* keep the end of a long path: it names the file */
-      snprintf(out, size, "...%s", name + len - (size - 4));
-  } else {
-    size_t n = strcspn(name, "\n");
-    size_t room = size - sizeof("[string \"...\"]");
-    if (n > room) n = room;
-    snprintf(out, size, "[string \"%.*s%s\"]", (int)n, name,
-             n < len ? "..." : "");
-  }
-}
-
 lijs_job *lijs_new(void)
 {
   return calloc(1, sizeof(lijs_job));
@@ -86,7 +64,7 @@ int lijs_rewrite(lijs_job *j, const char *src, size_t len,
   status = li_rewrite(src, len, &o, &j->r);
   j->ran = 1;
   j->error[0] = '\0';
-  chunk_id(j->id, sizeof j->id, chunkname != NULL ? chunkname : "?");
+  li_chunk_id(j->id, sizeof j->id, chunkname != NULL ? chunkname : "?");
   if (status == LI_ESYNTAX) {
     snprintf(j->error, sizeof j->error, "%s:%lu: %s", j->id,
              (unsigned long)j->r.errline, j->r.errmsg);

@@ -209,6 +209,24 @@ static void sort_ins(ins *v, size_t n) {
 
 /* ---- names and descriptors ---------------------------------------------- */
 
+void li_chunk_id(char *out, size_t size, const char *name) {
+  size_t len = strlen(name);
+  if (*name == '=') {
+    snprintf(out, size, "%.*s", (int)(size - 1), name + 1);
+  } else if (*name == '@') {
+    if (len - 1 < size)
+      snprintf(out, size, "%s", name + 1);
+    else  /* keep the end of a long path: it names the file */
+      snprintf(out, size, "...%s", name + len - (size - 4));
+  } else {
+    size_t n = strcspn(name, "\n");
+    size_t room = size - sizeof("[string \"...\"]");
+    if (n > room) n = room;
+    snprintf(out, size, "[string \"%.*s%s\"]", (int)n, name,
+             n < len ? "..." : "");
+  }
+}
+
 /* The chunk name as Lua shows it: "@f.lua" -> "f.lua", "=x" -> "x",
 ** otherwise [string "first line..."]. */
 static void chunk_display(buf *b, const char *chunkname) {

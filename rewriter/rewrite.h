@@ -86,6 +86,11 @@ int li_rewrite(const char *src, size_t len, const li_rewrite_opts *opts,
 
 void li_rewrite_free(li_rewrite_result *r);
 
+/* The name Lua shows for a chunk in messages (luaO_chunkid, simplified):
+** "=name" and "@file" lose their mark, a long file name keeps its tail,
+** anything else is [string "first line..."]; at most size - 1 bytes. */
+void li_chunk_id(char *out, size_t size, const char *name);
+
 /* Key of the probe factory in the string table (see the protocol above). */
 #define LI_PROBE_KEY "__luainstr"
 
