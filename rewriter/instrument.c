@@ -90,7 +90,7 @@ static int lift(lua_State *L, const char *name) {
   }
   lua_pop(L, 1);
   if (!li_bc_lift_main(b.p, b.n, &out, &outlen)) {
-    free(b.p);
+    free(b.p);                         /* before the push, which may raise */
     lua_pushliteral(L, "luainstr: unexpected binary chunk layout");
     return LUA_ERRRUN;
   }

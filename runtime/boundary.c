@@ -24,13 +24,6 @@
 
 #define LI_REG_ORIGINALS "luainstr.boundaries"
 
-/* Its address is the registry key of the profiler's userdata for the
-** replacements (set by li_install_boundaries, kept after a restore: a wrap
-** function made before still reports, as it did when it held the profiler
-** itself).  profiler.c's string key stays the profiler's identity; this is
-** the replacements' own cheap way to it. */
-static const char prof_key;
-
 /* The profiler, or NULL when there is none or it no longer collects.  It
 ** takes one stack slot: every replacement has LUA_MINSTACK when it starts,
 ** and finish_pcall's error path has its pcall's frame back; yield_done,
@@ -38,7 +31,7 @@ static const char prof_key;
 ** gets the profiler in its context instead. */
 static li_prof *prof_of(lua_State *L) {
   li_prof *P;
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &prof_key);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &li_prof_key);   /* profiler.h */
   P = lua_touserdata(L, -1);
   lua_pop(L, 1);
   return P != NULL && !P->closed ? P : NULL;
@@ -316,9 +309,11 @@ static int push_holder(lua_State *L, size_t i) {
 void li_install_boundaries(lua_State *L) {
   int top = lua_gettop(L);
   luaL_checkstack(L, 8, "luainstr");
-  lua_getfield(L, LUA_REGISTRYINDEX, "luainstr.profiler");
-  if (lua_isnil(L, -1)) { lua_settop(L, top); return; }
-  lua_rawsetp(L, LUA_REGISTRYINDEX, &prof_key);
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &li_prof_key) == LUA_TNIL) {
+    lua_settop(L, top);                /* no profiler */
+    return;
+  }
+  lua_pop(L, 1);
   if (lua_getfield(L, LUA_REGISTRYINDEX, LI_REG_ORIGINALS) == LUA_TTABLE) {
     lua_settop(L, top);                /* already installed */
     return;

@@ -25,17 +25,15 @@
 #include "profiler.h"
 #include "rewrite.h"
 
-#define LI_REG_PROF "luainstr.profiler"    /* registry: the profiler ud,
-                                              for boundary.c */
 #define LI_MT_PROF "luainstr.profiler.mt"  /* its metatable */
 #define LI_MT_STACK "luainstr.stack.mt"    /* metatable of coroutine stacks */
 #define LI_MT_CHUNK "luainstr.chunk.mt"    /* metatable of chunk maps */
 
-/* Its address is the registry key of the profiler ud that profiler.c
-** looks it up by: a light-userdata key makes no string, so looking the
-** profiler up never allocates (li_prof_get cannot raise an error on a
-** state without profiler when memory runs out). */
-static const char prof_reg_key;
+/* Its address is the registry key of the profiler ud (profiler.h): a
+** light-userdata key makes no string, so looking the profiler up never
+** allocates (li_prof_get cannot raise an error on a state without profiler
+** when memory runs out). */
+const char li_prof_key;
 
 /* What the probe of one chunk knows. */
 typedef struct li_chunk {
@@ -267,7 +265,7 @@ static li_stack *stack_lookup(li_prof *P, lua_State *L, int idx, lua_State *T) {
   if (T == P->mainL) return &P->main;
   if (idx != 0) idx = lua_absindex(L, idx);
   if (!lua_checkstack(L, 5)) return NULL;
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &prof_reg_key);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &li_prof_key);
   if (lua_touserdata(L, -1) != P || lua_getiuservalue(L, -1, 1) != LUA_TTABLE) {
     lua_settop(L, top);
     return NULL;
@@ -524,7 +522,7 @@ void li_push_probe(lua_State *L, const char *chunkname,
   li_prof *P;
   li_chunk *c;
   luaL_checkstack(L, 3, NULL);
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &prof_reg_key);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &li_prof_key);
   P = lua_touserdata(L, -1);
   if (P == NULL || P->closed || nfuncs == 0) goto nothing;
   c = lua_newuserdatauv(L, sizeof *c + (size_t)nfuncs * sizeof c->gid[0], 0);
@@ -751,7 +749,7 @@ int li_prof_set_trace(li_prof *P, uint64_t cap) {
 li_prof *li_prof_get(lua_State *L) {
   li_prof *P;
   if (!lua_checkstack(L, 1)) return NULL;
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &prof_reg_key);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &li_prof_key);
   P = lua_touserdata(L, -1);
   lua_pop(L, 1);
   return P != NULL && !P->closed ? P : NULL;
@@ -783,7 +781,7 @@ li_prof *li_prof_attach(lua_State *L) {
   if (!lua_checkstack(L, 8)) return NULL;
   /* A finalized profiler means the state is closing: never make another
   ** (its own finalizer would not run, and it would leak). */
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &prof_reg_key);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &li_prof_key);
   if (lua_touserdata(L, -1) != NULL) { lua_pop(L, 1); return NULL; }
   lua_pop(L, 1);
   P = lua_newuserdatauv(L, sizeof *P, 1);
@@ -818,9 +816,7 @@ li_prof *li_prof_attach(lua_State *L) {
   li_set_factory(L);
   /* registered last: a profiler is attached only once it is complete (an
   ** error above leaves none, and the next attach starts again) */
-  lua_pushvalue(L, -1);
-  lua_setfield(L, LUA_REGISTRYINDEX, LI_REG_PROF);
-  lua_rawsetp(L, LUA_REGISTRYINDEX, &prof_reg_key);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &li_prof_key);
   lua_settop(L, top);
   return P;
 }

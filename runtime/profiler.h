@@ -202,6 +202,10 @@ void li_prof_clear_patterns(li_prof *P);
 
 /* boundary.c: replace pcall, xpcall and the coroutine functions of L;
 ** put the originals back. */
+/* Its address is the registry key of the profiler's userdata, the one way
+** to it for profiler.c and the replacements of boundary.c alike. */
+extern const char li_prof_key;
+
 void li_install_boundaries(lua_State *L);
 void li_restore_boundaries(lua_State *L);
 
