@@ -126,12 +126,42 @@ LUAINSTR_API int (luainstr_reset)(struct lua_State *L);
 **               events: record every call's start and end (and coroutine
 **               yields and resumes) for the `chrome` format; when the
 **               buffer is full later events are dropped and counted
-** Returns LUAINSTR_EARG for an unknown name. */
+**   "frames"    "on" (a ring buffer of 36,000 frame summaries: 10 minutes
+**               at 60 fps, 1.7 MB), "off", or a number of frames: frame
+**               marking (luainstr_frame, p.frame); off by default
+**   "spike_factor"  a frame is a spike when it lasts longer than this
+**               many times the median of the 63 frames before it (and
+**               than "spike_ms"); default "2"
+**   "spike_ms"  ... and longer than this many milliseconds (default "0")
+**   "spikes"    call trees kept: those of the slowest spikes (default
+**               "16", at most 1024); a slower spike replaces the fastest
+**   "memory"    "on", "off": memory per function (wraps the state's
+**               allocator with lua_setallocf; the collector is never
+**               stopped, forced or tuned); off by default
+** Returns LUAINSTR_EARG for an unknown name or a bad value. */
 LUAINSTR_API int (luainstr_set_option)(struct lua_State *L, const char *name,
                                       const char *value);
 
+/* ---- frames and zones ----------------------------------------------------
+** luainstr_frame() ends a frame (an engine calls it once per tick, with the
+** option "frames" on; LUAINSTR_EORDER when it is off or collection is
+** not running).  Each frame's duration and calls are kept in a ring
+** buffer, and the call tree of the slowest spike frames: the frame's own
+** figures.  Cost of a mark: see README "Frames".
+**
+** A zone is a named span that nests with function calls, like a call of a
+** function named "zone NAME": luainstr_zone_begin() opens one in the
+** running coroutine (the name is copied; zones of one name are one entry
+** in reports), luainstr_zone_end() closes the innermost zone open in it.
+** A zone still open when the Lua function that opened it returns (or an
+** error unwinds it) is closed there.  zone_end with no zone open on top of
+** the coroutine's stack returns LUAINSTR_EORDER and changes nothing. */
+LUAINSTR_API int (luainstr_frame)(struct lua_State *L);
+LUAINSTR_API int (luainstr_zone_begin)(struct lua_State *L, const char *name);
+LUAINSTR_API int (luainstr_zone_end)(struct lua_State *L);
+
 /* Write the profile in a format ("text", "csv", "folded", "folded-calls",
-** "callgrind", "chrome", "html", "json") to path, or to stderr when
+** "callgrind", "chrome", "html", "json", "folded-alloc") to path, or to stderr when
 ** path is NULL.  A regular file is replaced atomically (never left half
 ** written); anything else (/dev/stderr, a pipe) is written to directly. */
 LUAINSTR_API int (luainstr_dump)(struct lua_State *L, const char *format,

@@ -11,10 +11,33 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* One function of user code (by chunk and definition). */
+/* Memory figures (memory mode, luainstr_set_option "memory"; all 0
+** otherwise).  Every allocation of the state is charged to the function
+** or zone on top of the running coroutine's stack (the tree's root when
+** none is: code outside user code).  A block belongs to whoever allocated
+** it: its growth and its free (by the collector, whenever) are charged to
+** that owner, so live bytes stay with the code that made them. */
+typedef struct li_pmem {
+  uint64_t alloc_bytes; /* bytes allocated while it ran (self): new blocks
+                           and the growth of blocks by realloc */
+  uint64_t alloc_count; /* allocations (self): new blocks, growing reallocs */
+  uint64_t alloc_bytes_total; /* alloc_bytes including its callees' */
+  uint64_t alloc_count_total; /* alloc_count including its callees' */
+  uint64_t free_bytes;  /* bytes of its blocks freed since (by anyone) */
+  uint64_t live_bytes;  /* bytes of its blocks still allocated */
+  uint64_t peak_live_bytes; /* the most live_bytes it held at one time
+                           (functions; nodes and frames: 0) */
+  uint64_t max_alloc_bytes; /* largest single allocation (self) */
+} li_pmem;
+
+/* One function of user code (by chunk and definition), or one zone. */
 typedef struct li_pfunc {
-  const char *name;     /* "M.a.b:m", "local f", "anonymous", "main chunk" */
-  const char *source;   /* chunk as Lua shows it: "f.lua", "[string \"x\"]" */
+  const char *name;     /* "M.a.b:m", "local f", "anonymous", "main chunk";
+                           a zone: "zone NAME" */
+  const char *source;   /* chunk as Lua shows it: "f.lua", "[string \"x\"]";
+                           a zone: "zone" */
+  int zone;             /* a zone (luainstr_zone_begin, p.zone): a named span
+                           that nests with functions like a call */
   uint32_t line;        /* Lua's linedefined (0: main chunk) */
   uint32_t lastline;    /* line of its `end` (0: main chunk) */
   uint64_t calls;       /* entries */
@@ -23,6 +46,7 @@ typedef struct li_pfunc {
   uint64_t self_ns;     /* exclusive */
   uint64_t min_ns;      /* shortest inclusive time of one call (0 if none) */
   uint64_t max_ns;      /* longest */
+  li_pmem mem;          /* memory mode */
 } li_pfunc;
 
 /* One node of the call tree: a function in one calling context.  Node 0 is
@@ -34,7 +58,31 @@ typedef struct li_pnode {
   uint64_t errors;      /* exits by an error */
   uint64_t total_ns;    /* inclusive */
   uint64_t self_ns;     /* exclusive */
+  li_pmem mem;          /* memory mode (peak_live_bytes 0) */
 } li_pnode;
+
+/* A frame (luainstr_frame, p.frame): the span between two frame marks.
+** Its duration is corrected for the probes' cost as function times are. */
+typedef struct li_pframe {
+  uint64_t index;       /* 1-based, in order (the first kept one may be
+                           later than 1 when the ring buffer wrapped) */
+  uint64_t start_ns;    /* since collection started (as trace events) */
+  uint64_t duration_ns; /* from the previous mark (or the start) to its own */
+  uint64_t calls;       /* entries of functions (and zones) in it */
+  uint64_t alloc_bytes; /* memory mode: bytes allocated in it */
+  uint32_t spike;       /* index in li_profile.spikes + 1 when its call tree
+                           was kept (a spike), else 0 */
+} li_pframe;
+
+/* A spike frame's own call tree: what ran in it, in the shape of the whole
+** run's tree (nodes[0] is the root, parents before children, func indexes
+** li_profile.funcs); figures are those of this frame only. */
+typedef struct li_pspike {
+  uint64_t frame;       /* its li_pframe.index */
+  uint64_t duration_ns; /* the frame's */
+  li_pnode *nodes;      /* its tree; parent indexes are into this array */
+  uint32_t nnodes;
+} li_pspike;
 
 /* One event of the trace (trace mode, see luainstr_set_option "trace").
 ** Per thread, 'B' and 'E' pair up like calls and returns, except that a
@@ -46,7 +94,9 @@ typedef struct li_pevent {
   uint32_t thread;      /* the coroutine: 0 main thread, then 1, 2, ... in
                            the order they were first seen */
   char kind;            /* 'B' entry, 'E' exit, 'X' exit by an error,
-                           'Y' the thread yields, 'R' it is resumed */
+                           'Y' the thread yields, 'R' it is resumed,
+                           'F' a frame ends (func: UINT32_MAX; thread: the
+                           thread that marked it) */
 } li_pevent;
 
 /* The whole profile. */
@@ -72,6 +122,26 @@ typedef struct li_profile {
   uint64_t nevents;
   uint64_t events_dropped;  /* events lost because the buffer was full */
   uint64_t trace_capacity;  /* the buffer's size, in events */
+  /* frames (luainstr_set_option "frames") */
+  int framing;          /* frame marking was on */
+  const li_pframe *frames;  /* the frames kept, in order (NULL: none) */
+  uint64_t nframes;
+  uint64_t frames_marked;   /* frames ended in all (nframes + the ones the
+                               ring buffer dropped, oldest first) */
+  uint64_t frame_capacity;  /* the ring buffer's size, in frames */
+  double spike_factor;  /* a spike lasts longer than this many times the
+                           running median of recent frames... */
+  uint64_t spike_min_ns;    /* ...and longer than this (0: no floor) */
+  uint32_t spike_keep;  /* call trees kept: the slowest spikes */
+  const li_pspike *spikes;  /* kept spike frames, in frame order */
+  uint32_t nspikes;
+  uint64_t spikes_seen; /* frames over the threshold, kept or not */
+  /* memory (luainstr_set_option "memory") */
+  int memory;           /* memory mode was on */
+  li_pmem mem_outside;  /* allocations outside any function of user code */
+  uint64_t mem_blocks;  /* blocks the map tracks now */
+  uint64_t mem_map_bytes;   /* the block map's own memory (malloc'd) */
+  uint64_t mem_untracked_frees; /* frees of blocks made before memory mode */
 } li_profile;
 
 /* Is format a known report format? */
