@@ -72,10 +72,11 @@ static int stdin_is_tty (void) {
 ** =======================================================
 */
 
-/* One --include or --exclude, in command-line order. */
+/* One option for luainstr_set_option (--include, --exclude, --frames,
+** --memory, --spike...), in command-line order. */
 typedef struct Pattern {
-  const char *option;   /* "include" or "exclude" (luainstr option name) */
-  const char *glob;     /* the pattern */
+  const char *option;   /* the luainstr option's name */
+  const char *glob;     /* its value */
 } Pattern;
 
 /* What luaprof's own options asked for. */
@@ -103,6 +104,13 @@ static void print_help (FILE *f) {
   "  --include GLOB   instrument only chunks whose name matches GLOB\n"
   "                   (fnmatch, without the '@'; may repeat)\n"
   "  --exclude GLOB   do not instrument chunks matching GLOB (may repeat)\n"
+  "  --frames[=N]     frame mode: each p.frame() call (require \"luainstr\")\n"
+  "                   ends a frame; N frames kept (default 36000)\n"
+  "  --spike-factor X a spike frame lasts more than X times the median of\n"
+  "                   the frames before it (default 2)\n"
+  "  --spike-ms MS    ...and more than MS milliseconds (default 0)\n"
+  "  --spikes N       keep the call trees of the N slowest spikes (16)\n"
+  "  --memory         memory per function: bytes allocated, freed, live\n"
   "  --help           show this help\n"
   "  --version        show the versions of luaprof and Lua\n"
   "Lua options, as lua5.4's:\n"
@@ -187,6 +195,18 @@ static int own_options (int argc, char **argv, Options *o) {
       add_pattern(o, "include", v);
     else if ((v = option_value(argv, &i, "--exclude")) != NULL)
       add_pattern(o, "exclude", v);
+    else if (strcmp(argv[i], "--frames") == 0)
+      add_pattern(o, "frames", "on");
+    else if (strncmp(argv[i], "--frames=", 9) == 0)
+      add_pattern(o, "frames", argv[i] + 9);
+    else if (strcmp(argv[i], "--memory") == 0)
+      add_pattern(o, "memory", "on");
+    else if ((v = option_value(argv, &i, "--spike-factor")) != NULL)
+      add_pattern(o, "spike_factor", v);
+    else if ((v = option_value(argv, &i, "--spike-ms")) != NULL)
+      add_pattern(o, "spike_ms", v);
+    else if ((v = option_value(argv, &i, "--spikes")) != NULL)
+      add_pattern(o, "spikes", v);
     else if (strcmp(argv[i], "--help") == 0) {
       print_help(stdout);
       exit(EXIT_SUCCESS);

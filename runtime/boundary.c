@@ -117,6 +117,8 @@ static int resume(lua_State *L, lua_State *co, int coidx, int narg) {
     if (C != NULL && C != R && C->n == 0)
       C->root = R != NULL && R->n > 0 ? R->f[R->n - 1].node : (R ? R->root : 0);
     pairs0 = P->entries;
+    /* the coroutine runs now: memory mode charges its top frame */
+    if (C != NULL) { P->curL = co; P->cur = C; }
     t0 = li_clock_ticks(&P->clock);
   }
   lua_xmove(L, co, narg);
