@@ -14,10 +14,10 @@ local kb0, entries0 = collectgarbage("count"), game.stats().label_cache_entries
 
 for tick = 1, ticks do
   local t0 = os.clock()
-  game.physics(dt)
-  local spiked = game.ai(tick)
-  game.particles(dt)
-  game.render(tick)
+  game.physics(tick, dt)
+  local spiked = game.ai(tick, dt)
+  game.particles(tick, dt)
+  game.render(tick, dt)
   times[tick] = os.clock() - t0
   if spiked then spikes[#spikes + 1] = tick end
 end

@@ -1,10 +1,11 @@
 -- main.lua: builds the world and returns the game's systems, which the
--- host calls once per fixed 60 Hz tick, in this order:
---     game.physics(dt)        movement and collisions      (entities.lua)
---     game.ai(tick)           A* paths, steering; true on  (ai.lua)
---                             a tick that planted the spike
---     game.particles(dt)      emitters and particles        (particles.lua)
---     game.render(tick)       draw list, HUD, nametags      (particles.lua, ui.lua)
+-- host calls once per fixed 60 Hz tick, in this order, each with the
+-- tick's number (1, 2, ...) and its fixed step dt (1/60 s):
+--     game.physics(tick, dt)    movement and collisions    (entities.lua)
+--     game.ai(tick, dt)         A* paths, steering; true   (ai.lua)
+--                               on a tick that planted the spike
+--     game.particles(tick, dt)  emitters and particles     (particles.lua)
+--     game.render(tick, dt)     draw list, HUD, nametags   (particles.lua, ui.lua)
 -- game.stats() returns figures the host prints at the end.
 
 local Entities = require "entities"
@@ -41,7 +42,7 @@ local stats = { particles = 0, drawn = 0, spikes = 0 }
 
 local game = {}
 
-function game.physics(dt)
+function game.physics(_, dt)
   -- the player walks a circle; everyone else is integrated
   local p = world.player
   p.angle = p.angle + 0.6 * dt
@@ -55,7 +56,7 @@ function game.ai(tick)
   return spiked
 end
 
-function game.particles(dt)
+function game.particles(_, dt)
   stats.particles = Particles.update(world.particles, dt)
 end
 
