@@ -15,6 +15,8 @@
 #define MODNAME "luainstr"
 #define LI_TRACE_DEFAULT 1000000u    /* events: 24 MB */
 #define LI_TRACE_MAX 100000000u
+#define LI_FRAMES_DEFAULT 36000u     /* 10 minutes at 60 fps: 1.7 MB */
+#define LI_FRAMES_MAX 100000000u
 
 
 /* ======================================================================
@@ -163,6 +165,73 @@ int (luainstr_reset)(lua_State *L) {
   return P ? li_prof_reset(P) : LUAINSTR_EORDER;
 }
 
+/* A whole decimal number in [0, max]: 1, else 0. */
+static int parse_count(const char *value, uint64_t max, uint64_t *out) {
+  char *end;
+  unsigned long long v;
+  if (value == NULL || value[0] < '0' || value[0] > '9') return 0;
+  v = strtoull(value, &end, 10);
+  if (*end != '\0' || v > max) return 0;
+  *out = (uint64_t)v;
+  return 1;
+}
+
+/* "frames": on (LI_FRAMES_DEFAULT), off, or a ring size in frames. */
+static int set_frames(lua_State *L, li_prof *P, const char *value) {
+  uint64_t cap = LI_FRAMES_DEFAULT;
+  (void)L;
+  if (value != NULL && strcmp(value, "off") == 0) cap = 0;
+  else if (value == NULL || strcmp(value, "on") != 0) {
+    if (!parse_count(value, LI_FRAMES_MAX, &cap) || cap == 0)
+      return fail(P, LUAINSTR_EARG, "option 'frames' takes on, off or a "
+                  "number of frames (1 to 100000000), not '%s'",
+                  value ? value : "(null)");
+  }
+  if (!li_frames_set(P, cap))
+    return fail(P, LUAINSTR_EMEM, "not enough memory for the frames%s", "");
+  return LUAINSTR_OK;
+}
+
+/* "memory": on, off. */
+static int set_memory(lua_State *L, li_prof *P, const char *value) {
+  int on;
+  if (value != NULL && strcmp(value, "on") == 0) on = 1;
+  else if (value != NULL && strcmp(value, "off") == 0) on = 0;
+  else return fail(P, LUAINSTR_EARG, "option 'memory' takes on or off, not "
+                   "'%s'", value ? value : "(null)");
+  if (!li_mem_set(P, L, on))
+    return fail(P, LUAINSTR_EMEM, "not enough memory for the block map%s", "");
+  return LUAINSTR_OK;
+}
+
+/* "spike_factor" (a number > 1), "spike_ms" (>= 0), "spikes" (a count). */
+static int set_spikes(li_prof *P, const char *name, const char *value) {
+  char *end = NULL;
+  double d = value != NULL ? strtod(value, &end) : 0;
+  int ok = value != NULL && end != value && *end == '\0' && d == d;
+  uint64_t n;
+  if (strcmp(name, "spike_factor") == 0) {
+    if (!ok || d < 1 || d > 1e6)
+      return fail(P, LUAINSTR_EARG, "option 'spike_factor' takes a number "
+                  "from 1 to 1000000, not '%s'", value ? value : "(null)");
+    P->spike_factor = d;
+  } else if (strcmp(name, "spike_ms") == 0) {
+    if (!ok || d < 0 || d > 1e9)
+      return fail(P, LUAINSTR_EARG, "option 'spike_ms' takes a number of "
+                  "milliseconds from 0 to 1e9, not '%s'", value ? value : "(null)");
+    P->spike_min_ns = (uint64_t)(d * 1e6 + 0.5);
+  } else if (strcmp(name, "spikes") == 0) {
+    if (!parse_count(value, LI_SPIKES_MAX, &n))
+      return fail(P, LUAINSTR_EARG, "option 'spikes' takes a number of "
+                  "frames from 0 to 1024, not '%s'", value ? value : "(null)");
+    P->spike_keep = (uint32_t)n;
+  } else {
+    return fail(P, LUAINSTR_EARG, "unknown option '%s'", name);
+  }
+  li_frames_rule(P);
+  return LUAINSTR_OK;
+}
+
 int (luainstr_set_option)(lua_State *L, const char *name, const char *value) {
   li_prof *P = li_prof_get(L);
   if (P == NULL) return LUAINSTR_EORDER;
@@ -194,6 +263,9 @@ int (luainstr_set_option)(lua_State *L, const char *name, const char *value) {
     li_prof_clear_patterns(P);
     return LUAINSTR_OK;
   }
+  if (strcmp(name, "frames") == 0) return set_frames(L, P, value);
+  if (strcmp(name, "memory") == 0) return set_memory(L, P, value);
+  if (strncmp(name, "spike", 5) == 0) return set_spikes(P, name, value);
   return fail(P, LUAINSTR_EARG, "unknown option '%s'", name);
 }
 
@@ -244,6 +316,68 @@ int (luainstr_pcall)(lua_State *L, int nargs, int nresults, int msgh) {
       li_stack_close(P, S, depth, li_clock_ticks(&P->clock), 1);
   }
   return status;
+}
+
+/* The stack of the running thread L for the C API, which must not raise:
+** the main thread's and the current one are at hand; another coroutine's
+** may have to be made, under lua_pcall. */
+static int stack_step(lua_State *L) {
+  li_prof *P = lua_touserdata(L, 1);
+  lua_pushlightuserdata(L, li_stack_of(P, L));
+  return 1;
+}
+
+static li_stack *api_stack(li_prof *P, lua_State *L) {
+  li_stack *S = NULL;
+  if (L == P->mainL) return &P->main;
+  if (L == P->curL && P->cur != NULL) return P->cur;
+  if (!lua_checkstack(L, 2)) return NULL;
+  lua_pushcfunction(L, stack_step);
+  lua_pushlightuserdata(L, P);
+  if (lua_pcall(L, 1, 1, 0) == LUA_OK) S = lua_touserdata(L, -1);
+  lua_pop(L, 1);
+  return S;
+}
+
+static int frame_mark(li_prof *P, lua_State *L) {
+  if (P->frames == NULL)
+    return fail(P, LUAINSTR_EORDER, "frame: frame marking is off (set the "
+                "option 'frames' to on)%s", "");
+  if (!P->on)
+    return fail(P, LUAINSTR_EORDER, "frame: the profiler is not collecting%s", "");
+  li_frames_mark(P, L == P->curL && P->cur ? P->cur : &P->main,
+                 li_clock_ticks(&P->clock));
+  return LUAINSTR_OK;
+}
+
+int (luainstr_frame)(lua_State *L) {
+  li_prof *P = L != NULL ? li_prof_get(L) : NULL;
+  if (P == NULL) return LUAINSTR_EORDER;
+  return frame_mark(P, L);
+}
+
+int (luainstr_zone_begin)(lua_State *L, const char *name) {
+  li_prof *P = L != NULL ? li_prof_get(L) : NULL;
+  li_stack *S;
+  if (P == NULL) return LUAINSTR_EORDER;
+  if (name == NULL) return fail(P, LUAINSTR_EARG, "zone_begin: name is NULL%s", "");
+  if (!P->on) return LUAINSTR_OK;               /* not collecting: nothing */
+  if ((S = api_stack(P, L)) == NULL || li_zone_begin(P, L, S, name, strlen(name)) == 0)
+    return fail(P, LUAINSTR_EMEM, "zone_begin: not enough memory%s", "");
+  return LUAINSTR_OK;
+}
+
+int (luainstr_zone_end)(lua_State *L) {
+  li_prof *P = L != NULL ? li_prof_get(L) : NULL;
+  li_stack *S;
+  if (P == NULL) return LUAINSTR_EORDER;
+  if (!P->on) return LUAINSTR_OK;
+  if ((S = api_stack(P, L)) == NULL)
+    return fail(P, LUAINSTR_EMEM, "zone_end: not enough memory%s", "");
+  if (!li_zone_end(P, S))
+    return fail(P, LUAINSTR_EORDER, "zone_end: no zone is open on top of "
+                "this thread's stack (a zone ends where it began)%s", "");
+  return LUAINSTR_OK;
 }
 
 const char *(luainstr_errmsg)(lua_State *L) {
@@ -396,6 +530,122 @@ static int l_trace(lua_State *L) {
   return result(L, P, luainstr_set_option(L, "trace", v));
 }
 
+/* p.option(name [, value]) -> true, or nil and a message: any option of
+** luainstr_set_option */
+static int l_option(lua_State *L) {
+  li_prof *P = lprof(L);
+  const char *name = luaL_checkstring(L, 1);
+  const char *value = luaL_optstring(L, 2, NULL);
+  if (P == NULL) return closing(L);
+  return result(L, P, luainstr_set_option(L, name, value));
+}
+
+/* A boolean or a count (1) as an option value: "on", "off" or digits. */
+static const char *switch_value(lua_State *L, int arg, char *buf, size_t len) {
+  if (lua_isnoneornil(L, arg)) return "on";
+  if (lua_isboolean(L, arg)) return lua_toboolean(L, arg) ? "on" : "off";
+  snprintf(buf, len, "%lld", (long long)luaL_checkinteger(L, arg));
+  return buf;
+}
+
+/* p.frames([true | false | size]) -> true: frame marking on or off */
+static int l_frames(lua_State *L) {
+  li_prof *P = lprof(L);
+  char buf[32];
+  const char *v = switch_value(L, 1, buf, sizeof buf);
+  if (P == NULL) return closing(L);
+  return result(L, P, luainstr_set_option(L, "frames", v));
+}
+
+/* p.memory([true | false]) -> true: memory mode on or off */
+static int l_memory(lua_State *L) {
+  li_prof *P = lprof(L);
+  const char *v = lua_isnoneornil(L, 1) || lua_toboolean(L, 1) ? "on" : "off";
+  if (P == NULL) return closing(L);
+  return result(L, P, luainstr_set_option(L, "memory", v));
+}
+
+/* p.frame() -> true if it ended a frame (false: frame marking is off or
+** the profiler is not collecting, so a program can always call it) */
+static int l_frame(lua_State *L) {
+  li_prof *P = lprof(L);
+  lua_pushboolean(L, P != NULL && P->frames != NULL && P->on &&
+                     frame_mark(P, L) == LUAINSTR_OK);
+  return 1;
+}
+
+/* The stack of the running thread for a zone, or NULL when the profiler
+** does not collect (zones then do nothing). */
+static li_stack *zone_stack(lua_State *L, li_prof **pp) {
+  li_prof *P = li_prof_get(L);
+  li_stack *S;
+  *pp = P;
+  if (P == NULL || !P->on) return NULL;
+  if ((S = li_stack_of(P, L)) == NULL) luaL_error(L, "luainstr: not enough memory");
+  return S;
+}
+
+static uint64_t zone_open(lua_State *L) {
+  size_t len;
+  const char *name = luaL_checklstring(L, 1, &len);
+  li_prof *P;
+  li_stack *S = zone_stack(L, &P);
+  uint64_t serial;
+  if (S == NULL) return 0;
+  if ((serial = li_zone_begin(P, L, S, name, len)) == 0)
+    luaL_error(L, "luainstr: not enough memory");
+  return serial;
+}
+
+/* p.zone_begin(name): open a zone in the running coroutine */
+static int l_zone_begin(lua_State *L) {
+  zone_open(L);
+  return 0;
+}
+
+/* p.zone_end(): close the innermost zone; an error if none is open on top
+** of this coroutine's stack (it was opened in another function, or not) */
+static int l_zone_end(lua_State *L) {
+  li_prof *P;
+  li_stack *S = zone_stack(L, &P);
+  if (S != NULL && !li_zone_end(P, S))
+    return luaL_error(L, "luainstr: zone_end: no zone is open here (a zone "
+                      "ends in the function that began it)");
+  return 0;
+}
+
+#define MT_ZONE "luainstr.zone"  /* metatable of p.zone's values */
+
+/* __close of a zone value: its zone ends (by an error if one is passing),
+** unless it ended already (the function's exit closes it first). */
+static int zone_close(lua_State *L) {
+  uint64_t *serial = luaL_checkudata(L, 1, MT_ZONE);
+  li_prof *P;
+  li_stack *S;
+  if (*serial == 0) return 0;
+  S = zone_stack(L, &P);
+  if (S != NULL) li_zone_close(P, S, *serial, !lua_isnil(L, 2));
+  *serial = 0;
+  return 0;
+}
+
+/* p.zone(name) -> a value to hold in a `<close>` variable: the zone ends
+** when the variable goes out of scope, errors included */
+static int l_zone(lua_State *L) {
+  li_prof *P = li_prof_get(L);
+  uint64_t *serial;
+  luaL_checkstring(L, 1);
+  lua_settop(L, 1);
+  /* the value is the profiler's allocation, not the caller's (the skip is
+  ** taken by the next allocation: this one) */
+  if (P != NULL) P->mem_skip = 1;
+  serial = lua_newuserdatauv(L, sizeof *serial, 0);
+  *serial = 0;
+  luaL_setmetatable(L, MT_ZONE);
+  *serial = zone_open(L);
+  return 1;
+}
+
 /* p.running() -> is it collecting? */
 static int l_running(lua_State *L) {
   li_prof *P = lprof(L);
@@ -421,12 +671,26 @@ static const luaL_Reg module_funcs[] = {
   {"running", l_running},
   {"trace", l_trace},
   {"clock", l_clock},
+  {"option", l_option},
+  {"frames", l_frames},
+  {"frame", l_frame},
+  {"memory", l_memory},
+  {"zone_begin", l_zone_begin},
+  {"zone_end", l_zone_end},
+  {"zone", l_zone},
   {NULL, NULL}
 };
 
 int (luaopen_luainstr)(lua_State *L) {
   if (lprof(L) == NULL) return luaL_error(L, "luainstr: cannot attach a profiler");
   install(L);
+  if (luaL_newmetatable(L, MT_ZONE)) {
+    lua_pushcfunction(L, zone_close);
+    lua_setfield(L, -2, "__close");
+    lua_pushliteral(L, "luainstr.zone");
+    lua_setfield(L, -2, "__name");
+  }
+  lua_pop(L, 1);
   luaL_newlib(L, module_funcs);
   lua_pushliteral(L, LUAINSTR_VERSION);
   lua_setfield(L, -2, "version");

@@ -105,14 +105,18 @@ static int rehash_fns(li_prof *P) {
   return 1;
 }
 
-/* The record of a function, created on first sight.  LI_NONE: no memory. */
-static uint32_t fn_find(li_prof *P, const char *chunkname, uint32_t id,
-                        const char *name, size_t namelen, uint32_t line,
-                        uint32_t lastline) {
+/* The record of a function, created on first sight; its name is pre (of
+** prelen bytes: "zone " for zones, else "") followed by name.  LI_NONE: no
+** memory. */
+static uint32_t fn_find_pre(li_prof *P, const char *chunkname, uint32_t id,
+                            const char *pre, size_t prelen,
+                            const char *name, size_t namelen, uint32_t line,
+                            uint32_t lastline) {
   uint64_t h = 14695981039346656037u;
   uint32_t k, i;
   li_fn *f;
   h = hash_bytes(h, chunkname, strlen(chunkname) + 1);
+  h = hash_bytes(h, pre, prelen);
   h = hash_bytes(h, name, namelen);
   h = hash_bytes(h, &id, sizeof id);
   h = hash_bytes(h, &line, sizeof line);
@@ -122,7 +126,9 @@ static uint32_t fn_find(li_prof *P, const char *chunkname, uint32_t id,
       f = &P->fn[P->fnhash[k] - 1];
       if (f->hash == h && f->id == id && f->line == line &&
           f->lastline == lastline && strcmp(f->chunkname, chunkname) == 0 &&
-          strlen(f->name) == namelen && memcmp(f->name, name, namelen) == 0)
+          strlen(f->name) == prelen + namelen &&
+          memcmp(f->name, pre, prelen) == 0 &&
+          memcmp(f->name + prelen, name, namelen) == 0)
         return P->fnhash[k] - 1;
     }
   }
@@ -130,18 +136,28 @@ static uint32_t fn_find(li_prof *P, const char *chunkname, uint32_t id,
   if (!grow((void **)&P->fn, &P->capfn, P->nfn + 1, sizeof *P->fn)) return LI_NONE;
   f = &P->fn[P->nfn];
   memset(f, 0, sizeof *f);
-  f->name = dup_bytes(name, namelen);
+  f->name = malloc(prelen + namelen + 1);
   f->chunkname = dup_bytes(chunkname, strlen(chunkname));
   f->source = display_source(chunkname);
   if (f->name == NULL || f->chunkname == NULL || f->source == NULL) {
     free(f->name); free(f->chunkname); free(f->source);
     return LI_NONE;
   }
+  memcpy(f->name, pre, prelen);
+  memcpy(f->name + prelen, name, namelen);
+  f->name[prelen + namelen] = '\0';
   f->id = id; f->line = line; f->lastline = lastline; f->hash = h;
+  f->zone = prelen > 0;
   i = P->nfn++;
   for (k = (uint32_t)h & (P->fnhcap - 1); P->fnhash[k]; k = (k + 1) & (P->fnhcap - 1)) {}
   P->fnhash[k] = i + 1;
   return i;
+}
+
+static uint32_t fn_find(li_prof *P, const char *chunkname, uint32_t id,
+                        const char *name, size_t namelen, uint32_t line,
+                        uint32_t lastline) {
+  return fn_find_pre(P, chunkname, id, "", 0, name, namelen, line, lastline);
 }
 
 static uint32_t node_hash(uint32_t parent, uint32_t func) {
@@ -308,11 +324,11 @@ li_stack *li_stack_of_thread(li_prof *P, lua_State *L, int idx) {
 static inline void close_top(li_prof *P, li_stack *S, uint64_t t, int err) {
   li_frame *fr = &S->f[--S->n];
   li_node *nd = &P->node[fr->node];
-  int64_t incl = li_frame_incl(P, S, fr, t);
+  int64_t incl = li_frame_incl(P, S, fr, t), whole = incl + fr->done;
   nd->total += incl;
   nd->self += incl - fr->child;
-  if (incl < nd->min) nd->min = incl;
-  if (incl > nd->max) nd->max = incl;
+  if (whole < nd->min) nd->min = whole;
+  if (whole > nd->max) nd->max = whole;
   if (err) nd->errors++;
   li_trace(P, S, err ? 'X' : 'E', fr->func, t);
   if (S->n > 0) S->f[S->n - 1].child += incl;
@@ -322,9 +338,18 @@ void li_stack_close(li_prof *P, li_stack *S, uint32_t to, uint64_t t, int err) {
   while (S->n > to) close_top(P, S, t, err);
 }
 
+/* The zones among the top frames of S down to depth `to`. */
+static uint32_t count_zones(const li_stack *S, uint32_t to) {
+  uint32_t n = 0;
+  for (uint32_t i = to; i < S->n; i++) n += li_is_zone(&S->f[i]);
+  return n;
+}
+
 void li_prof_close_all(li_prof *P, uint64_t t) {
-  for (li_stack *S = &P->main; S != NULL; S = S->next)
+  for (li_stack *S = &P->main; S != NULL; S = S->next) {
+    S->zones_lost += count_zones(S, 0);
     li_stack_close(P, S, 0, S->suspended ? S->susp_since : t, 0);
+  }
 }
 
 void li_prof_charge(li_prof *P, li_stack *S, uint64_t ticks, uint64_t pairs) {
@@ -347,9 +372,12 @@ static void close_dead(li_prof *P, lua_State *L, li_stack *S, const void *ci) {
   uint64_t t = li_clock_ticks(&P->clock);
   /* The call is the first of its thread (it runs where the thread's base
   ** calls ran before, checked again as CallInfos are freed and reused):
-  ** every frame is dead. */
-  if (ci == S->base_ci && !lua_getstack(L, 2, &ar))
-    li_stack_close(P, S, 0, t, 1);
+  ** every frame is dead but the zones a host opened below them all. */
+  if (ci == S->base_ci && !lua_getstack(L, 2, &ar)) {
+    uint32_t base = 0;
+    while (base < S->n && li_is_zone(&S->f[base])) base++;
+    li_stack_close(P, S, base, t, 1);
+  }
   /* Lua gave this call the CallInfo of a frame we still hold: that frame
   ** and the ones above it are dead. */
   while (S->n > 0 && S->f[S->n - 1].ci == ci) close_top(P, S, t, 1);
@@ -395,7 +423,9 @@ static int enter(li_prof *P, lua_State *L, uint32_t func) {
   fr->child = 0;
   S->excl += P->pair_cost;      /* this pair's cost, for the frames below */
   fr->excl0 = S->excl;
+  fr->done = 0;
   S->n++;
+  li_node_touch(P, node);
   P->node[node].calls++;
   P->entries++;
   fr->start = li_clock_ticks(&P->clock);
@@ -426,8 +456,20 @@ static int leave(li_prof *P, lua_State *L, int nret) {
   if (S == NULL) return nret;
   P->exits++;
   ci = lua_getstack(L, 1, &ar) ? (const void *)ar.i_ci : NULL;
-  if (S->n > 0 && S->f[S->n - 1].ci == ci) close_top(P, S, t, 0);
-  else leave_deep(P, S, ci, t);
+  if (S->n > 0 && S->f[S->n - 1].ci == ci) {
+    close_top(P, S, t, 0);
+  } else {
+    /* zones the function left open end with it (a `<close>` zone's own
+    ** end comes after the exit probe: it finds its zone gone) */
+    uint32_t i = S->n;
+    while (i > 0 && li_is_zone(&S->f[i - 1])) i--;
+    if (i > 0 && i < S->n && S->f[i - 1].ci == ci) {
+      li_stack_close(P, S, i, t, 0);
+      close_top(P, S, t, 0);
+    } else {
+      leave_deep(P, S, ci, t);
+    }
+  }
   return nret;
 }
 
@@ -452,6 +494,67 @@ static int probe(lua_State *L) {
 static int probe_nothing(lua_State *L) {
   int n = lua_gettop(L);
   return n > 0 ? n - 1 : 0;
+}
+
+
+/* ======================================================================
+** Zones: frames of a named span, opened and closed by the program
+** ====================================================================== */
+
+uint64_t li_zone_begin(li_prof *P, lua_State *L, li_stack *S,
+                       const char *name, size_t len) {
+  uint32_t func, parent, node;
+  li_frame *fr;
+  (void)L;
+  if (S->n == S->cap && !grow_frames(S)) return 0;
+  func = fn_find_pre(P, "=zone", 0, "zone ", 5, name, len, 0, 0);
+  if (func == LI_NONE) return 0;
+  parent = S->n > 0 ? S->f[S->n - 1].node : S->root;
+  node = node_child(P, parent, func);
+  if (node == LI_NONE) node = parent;
+  fr = &S->f[S->n];
+  fr->ci = LI_ZONE_CI(++P->zone_serial);
+  fr->func = func;
+  fr->node = node;
+  fr->child = 0;
+  fr->done = 0;
+  S->excl += P->pair_cost;      /* a zone costs its caller about a pair */
+  fr->excl0 = S->excl;
+  S->n++;
+  li_node_touch(P, node);
+  P->node[node].calls++;
+  P->entries++;
+  fr->start = li_clock_ticks(&P->clock);
+  li_trace(P, S, 'B', func, fr->start);
+  return P->zone_serial;
+}
+
+int li_zone_end(li_prof *P, li_stack *S) {
+  uint64_t t = li_clock_ticks(&P->clock);
+  if (S->n > 0 && li_is_zone(&S->f[S->n - 1])) {
+    P->exits++;
+    close_top(P, S, t, 0);
+    return 1;
+  }
+  if (S->zones_lost > 0) {      /* closed by a stop, pause or reset */
+    S->zones_lost--;
+    return 1;
+  }
+  return 0;
+}
+
+void li_zone_close(li_prof *P, li_stack *S, uint64_t serial, int err) {
+  uint64_t t = li_clock_ticks(&P->clock);
+  const void *ci = LI_ZONE_CI(serial);
+  for (uint32_t i = S->n; i-- > 0;) {
+    if (S->f[i].ci == ci) {
+      /* above it: calls an error unwound, or zones opened after it */
+      while (S->n > i + 1) close_top(P, S, t, err || !li_is_zone(&S->f[S->n - 1]));
+      P->exits++;
+      close_top(P, S, t, err);
+      return;
+    }
+  }
 }
 
 
@@ -725,6 +828,8 @@ static int prof_gc(lua_State *L) {
   }
   P->closed = 1;
   P->on = 0;
+  li_mem_free(P, L);            /* the allocator back before P goes */
+  li_frames_free(P);
   /* stacks still linked belong to threads that outlive us in lua_close */
   for (li_stack *S = P->main.next; S != NULL; S = S->next) S->P = NULL;
   prof_free_data(P);
@@ -800,6 +905,8 @@ li_prof *li_prof_attach(lua_State *L) {
   lua_pop(L, 1);
   li_clock_init(&P->clock);
   P->enabled = 1;
+  P->spike_factor = 2.0;
+  P->spike_keep = 16;
   lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
   P->mainL = lua_tothread(L, -1);
   lua_pop(L, 1);
@@ -872,7 +979,10 @@ void li_prof_warn(li_prof *P, const char *text) {
 static void set_on(li_prof *P) {
   int on = P->started && P->enabled && !P->closed;
   uint64_t t = li_clock_ticks(&P->clock);
-  if (on && !P->on) P->wall_since = t;
+  if (on && !P->on) {
+    P->wall_since = t;
+    li_frames_restart(P, t);
+  }
   if (!on && P->on) {
     li_prof_close_all(P, t);
     P->wall += t - P->wall_since;
@@ -892,6 +1002,8 @@ int li_prof_start(li_prof *P, lua_State *L) {
     li_clock_start(&P->clock);
     P->trace_t0 <<= P->clock.shift - shift;   /* (set before, in old ticks) */
     calibrate(P, L);
+    /* frames are timed from here, as trace events are */
+    if (P->trace_cap == 0) P->trace_t0 = li_clock_ticks(&P->clock);
   }
   P->started = 1;
   P->ever_started = 1;
@@ -922,15 +1034,19 @@ int li_prof_disable(li_prof *P) {
 
 void li_prof_clear(li_prof *P) {
   for (li_stack *S = &P->main; S != NULL; S = S->next) {
+    S->zones_lost += count_zones(S, 0);
     S->n = 0;
     S->root = 0;
   }
   init_tree(P);
+  li_mem_clear(P);
   P->entries = P->exits = 0;
   P->ntrace = P->trace_dropped = 0;
   P->trace_t0 = li_clock_ticks(&P->clock);
   P->wall = 0;
   P->wall_since = li_clock_ticks(&P->clock);
+  P->alloc_total = 0;
+  li_frames_clear(P);
 }
 
 int li_prof_reset(li_prof *P) {

@@ -33,7 +33,19 @@ typedef struct li_fn {
   uint32_t line;        /* line of `function` (0: main chunk) */
   uint32_t lastline;    /* line of `end` */
   uint64_t hash;        /* of (chunkname, id, line, lastline, name) */
+  int zone;             /* a zone: name is "zone NAME", chunkname "=zone" */
+  int64_t live;         /* memory mode: bytes of its blocks still allocated */
+  int64_t peak;         /* the most `live` has been */
 } li_fn;
+
+/* Memory figures of a node (memory mode, memory.c). */
+typedef struct li_nmem {
+  uint64_t alloc_bytes; /* new blocks and growth while it was on top */
+  uint64_t alloc_count;
+  uint64_t free_bytes;  /* of its blocks, freed by anyone */
+  int64_t live;         /* bytes of its blocks still allocated */
+  uint64_t max_alloc;   /* largest single allocation */
+} li_nmem;
 
 /* A node of the call tree: a function in one calling context.  A node's
 ** parent has a smaller index. */
@@ -47,17 +59,28 @@ typedef struct li_node {
   int64_t self;         /* exclusive ticks */
   int64_t min;          /* shortest call (INT64_MAX: none yet) */
   int64_t max;          /* longest call (0 at first) */
+  uint32_t stamp;       /* frame mode: the frame whose start figures of this
+                           node are saved (frames.c), 0 none */
+  uint32_t mark;        /* scratch of the spike-tree builder */
+  li_nmem mem;          /* memory mode */
 } li_node;
 
 /* An open activation of a function. */
 typedef struct li_frame {
-  const void *ci;       /* Lua's CallInfo of the activation: its identity */
+  const void *ci;       /* Lua's CallInfo of the activation: its identity;
+                           a zone's is odd (LI_ZONE_CI), no CallInfo's is */
   uint64_t start;       /* ticks at entry */
   uint64_t excl0;       /* the stack's excluded ticks at entry */
   int64_t child;        /* corrected inclusive ticks of its children */
+  int64_t done;         /* inclusive ticks already added to its node at
+                           frame marks (frames.c): the call's earlier part */
   uint32_t func;        /* li_fn index */
   uint32_t node;        /* li_node index */
 } li_frame;
+
+/* The identity of zone number `serial` in li_frame.ci. */
+#define LI_ZONE_CI(serial) ((const void *)(((uintptr_t)(serial) << 1) | 1u))
+#define li_is_zone(fr) (((uintptr_t)(fr)->ci & 1u) != 0)
 
 typedef struct li_stack li_stack;
 
@@ -78,9 +101,14 @@ struct li_stack {
   lua_State *L;         /* its thread (identity only, never dereferenced
                            after the thread is collected) */
   li_prof *P;           /* owner */
+  uint32_t zones_lost;  /* zones closed by a stop, pause or reset that the
+                           program may still end (no error then) */
   li_stack *prev;       /* list of every stack of P */
   li_stack *next;
 };
+
+typedef struct li_frames li_frames;   /* frames.c */
+typedef struct li_mem li_mem;         /* memory.c */
 
 /* The profiler of one lua_State: a full userdata in the registry. */
 struct li_prof {
@@ -122,6 +150,16 @@ struct li_prof {
   uint64_t trace_dropped; /* events lost because it was full */
   uint64_t trace_t0;    /* ticks when the trace (re)started */
   uint32_t next_tid;    /* next thread id for traces */
+  uint64_t zone_serial; /* zones opened so far (their identities) */
+  li_frames *frames;    /* frame mode (NULL: off) */
+  double spike_factor;  /* a spike: longer than this x the running median */
+  uint64_t spike_min_ns;    /* and than this */
+  uint32_t spike_keep;  /* trees of the slowest spikes kept */
+  uint32_t fstamp;      /* the running frame's stamp (0: frame mode off):
+                           a node whose stamp differs is touched first */
+  li_mem *mem;          /* memory mode (NULL: off) */
+  int mem_skip;         /* the next new block is the profiler's own */
+  uint64_t alloc_total; /* bytes allocated in memory mode (frames' share) */
   void (*on_close)(lua_State *L, void *ud);  /* called as the state closes */
   void *on_close_ud;    /* its argument */
   char errmsg[512];     /* the last failed API call's message */
@@ -178,6 +216,14 @@ static inline int64_t li_frame_incl(const li_prof *P, const li_stack *S,
   return (int64_t)(t - fr->start - (S->excl - fr->excl0) - P->inside_cost);
 }
 
+/* frames.c: save node n's figures as they were when the running frame
+** started, the first time the frame touches it (probes check the stamp
+** inline: one compare when frame mode is off). */
+void li_frames_touch(li_prof *P, uint32_t n);
+static inline void li_node_touch(li_prof *P, uint32_t n) {
+  if (P->node[n].stamp != P->fstamp) li_frames_touch(P, n);
+}
+
 /* Record a trace event (when trace mode is on). */
 static inline void li_trace(li_prof *P, const li_stack *S, char kind,
                             uint32_t func, uint64_t t) {
@@ -195,6 +241,48 @@ static inline void li_trace(li_prof *P, const li_stack *S, char kind,
 
 /* Trace mode: a buffer of `cap` events (0: off).  0 if out of memory. */
 int li_prof_set_trace(li_prof *P, uint64_t cap);
+
+/* ---- frames.c: frame marks, the ring buffer, spike frames' trees ------- */
+
+/* Frame mode with a ring buffer of cap frames (0: off).  0: no memory. */
+int li_frames_set(li_prof *P, uint64_t cap);
+/* The spike rule (P->spike_*) changed: keep at most spike_keep trees. */
+#define LI_SPIKES_MAX 1024u
+void li_frames_rule(li_prof *P);
+/* End the running frame at t (S: the stack of the thread that marks it). */
+void li_frames_mark(li_prof *P, li_stack *S, uint64_t t);
+/* Collection (re)starts at t: the next frame starts there. */
+void li_frames_restart(li_prof *P, uint64_t t);
+/* Forget every frame (reset); free everything (state closing). */
+void li_frames_clear(li_prof *P);
+void li_frames_free(li_prof *P);
+/* Its part of the model (frames, spikes): 0 or -1 (no memory). */
+int li_frames_snapshot(const li_prof *P, li_profile *out, double ns_per_tick);
+void li_frames_snapshot_free(li_profile *out);
+
+/* ---- zones (profiler.c) ------------------------------------------------- */
+
+/* Open zone `name` in the running thread L (S its stack): 0 if it could
+** not (no memory); its serial otherwise. */
+uint64_t li_zone_begin(li_prof *P, lua_State *L, li_stack *S,
+                       const char *name, size_t len);
+/* Close the innermost zone, if the top frame of S is one (1), else 0. */
+int li_zone_end(li_prof *P, li_stack *S);
+/* Close zone `serial` (and frames opened above it: unwound by an error),
+** if it is still open in S. */
+void li_zone_close(li_prof *P, li_stack *S, uint64_t serial, int err);
+
+/* ---- memory.c: memory per function ------------------------------------- */
+
+/* Memory mode on (wrap L's allocator) or off (give it back).  0: no
+** memory for the block map. */
+int li_mem_set(li_prof *P, lua_State *L, int on);
+/* The state closes: give the allocator back, free the map. */
+void li_mem_free(li_prof *P, lua_State *L);
+/* Forget the figures (reset): blocks made so far are no longer tracked. */
+void li_mem_clear(li_prof *P);
+/* Its part of the model (map figures). */
+void li_mem_snapshot(const li_prof *P, li_profile *out);
 
 /* Include/exclude patterns on chunk names (0: out of memory). */
 int li_prof_add_pattern(li_prof *P, int include, const char *pattern);

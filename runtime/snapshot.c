@@ -14,6 +14,7 @@
 typedef struct tally {
   uint64_t calls, errors;
   int64_t total, self, min, max;
+  li_pmem mem;          /* nodes: alloc_*_total include the subtree */
 } tally;
 
 /* Close a copy of S's frames into the node tallies, as close_top would. */
@@ -27,12 +28,12 @@ static int close_virtually(const li_prof *P, const li_stack *S, uint64_t t,
   memcpy(f, S->f, (size_t)n * sizeof *f);
   while (n > 0) {
     li_frame *fr = &f[--n];
-    int64_t incl = li_frame_incl(P, S, fr, t);
+    int64_t incl = li_frame_incl(P, S, fr, t), whole = incl + fr->done;
     tally *b = &nd[fr->node];
     b->total += incl;
     b->self += incl - fr->child;
-    if (incl < b->min) b->min = incl;
-    if (incl > b->max) b->max = incl;
+    if (whole < b->min) b->min = whole;
+    if (whole > b->max) b->max = whole;
     if (n > 0) f[n - 1].child += incl;
   }
   free(f);
@@ -47,7 +48,16 @@ static void add_node(tally *a, const tally *b, int outer) {
   a->self += b->self;
   if (b->min < a->min) a->min = b->min;
   if (b->max > a->max) a->max = b->max;
-  if (outer) a->total += b->total;
+  a->mem.alloc_bytes += b->mem.alloc_bytes;
+  a->mem.alloc_count += b->mem.alloc_count;
+  a->mem.free_bytes += b->mem.free_bytes;
+  if (b->mem.max_alloc_bytes > a->mem.max_alloc_bytes)
+    a->mem.max_alloc_bytes = b->mem.max_alloc_bytes;
+  if (outer) {
+    a->total += b->total;
+    a->mem.alloc_bytes_total += b->mem.alloc_bytes_total;
+    a->mem.alloc_count_total += b->mem.alloc_count_total;
+  }
 }
 
 /* A function's figures from its nodes: calls, errors and self time add
@@ -120,6 +130,17 @@ int li_snapshot(li_prof *P, li_profile *out) {
     nd[i].calls = n->calls; nd[i].errors = n->errors;
     nd[i].total = n->total; nd[i].self = n->self;
     nd[i].min = n->min; nd[i].max = n->max;
+    nd[i].mem.alloc_bytes = nd[i].mem.alloc_bytes_total = n->mem.alloc_bytes;
+    nd[i].mem.alloc_count = nd[i].mem.alloc_count_total = n->mem.alloc_count;
+    nd[i].mem.free_bytes = n->mem.free_bytes;
+    nd[i].mem.live_bytes = n->mem.live > 0 ? (uint64_t)n->mem.live : 0;
+    nd[i].mem.max_alloc_bytes = n->mem.max_alloc;
+  }
+  /* inclusive allocations: children come after their parents */
+  for (i = P->nnode; i-- > 1;) {
+    tally *up = &nd[P->node[i].parent];
+    up->mem.alloc_bytes_total += nd[i].mem.alloc_bytes_total;
+    up->mem.alloc_count_total += nd[i].mem.alloc_count_total;
   }
   for (const li_stack *S = &P->main; S != NULL; S = S->next) {
     if (!close_virtually(P, S, S->suspended ? S->susp_since : now, nd))
@@ -140,6 +161,10 @@ int li_snapshot(li_prof *P, li_profile *out) {
     o->self_ns = to_ns(fn[i].self, k);
     o->min_ns = fn[i].min == INT64_MAX ? 0 : to_ns(fn[i].min, k);
     o->max_ns = to_ns(fn[i].max, k);
+    o->zone = f->zone;
+    o->mem = fn[i].mem;
+    o->mem.live_bytes = f->live > 0 ? (uint64_t)f->live : 0;
+    o->mem.peak_live_bytes = f->peak > 0 ? (uint64_t)f->peak : 0;
   }
   out->nfuncs = P->nfn;
   for (i = 0; i < P->nnode; i++) {
@@ -150,8 +175,16 @@ int li_snapshot(li_prof *P, li_profile *out) {
     o->errors = nd[i].errors;
     o->total_ns = to_ns(nd[i].total, k);
     o->self_ns = to_ns(nd[i].self, k);
+    o->mem = nd[i].mem;
   }
   out->nnodes = P->nnode;
+  if (li_frames_snapshot(P, out, k) != 0) goto nomem;
+  li_mem_snapshot(P, out);
+  if (out->memory) {
+    uint64_t peak = out->mem_outside.peak_live_bytes;
+    out->mem_outside = nd[0].mem;
+    out->mem_outside.peak_live_bytes = peak;
+  }
   out->wall_ns = to_ns((int64_t)(P->wall + (P->on ? now - P->wall_since : 0)), k);
   out->probes = P->entries + P->exits;
   out->probe_pair_ns = (double)P->pair_cost * k;
@@ -184,6 +217,7 @@ nomem:
 }
 
 void li_snapshot_free(li_profile *p) {
+  li_frames_snapshot_free(p);
   free((void *)p->events);
   p->events = NULL;
   p->nevents = 0;
