@@ -8,12 +8,13 @@ game printed (the planted spike ticks, the culprits' names, the leak's
 size).  Checks, from the JSON report:
 
   frames   one frame per tick; tick t is frame t (frame 1 also carries the
-           loading of the scripts, as the game marks no frame before its
-           first tick)
+           loading of the scripts: frame marking starts before them and the
+           game marks no frame before its first tick)
   spikes   every planted spike tick is a spike frame with a kept call tree,
            and in each of those trees the spike function (the one the game
            names) has the most self time, summed over its nodes.  The
-           detected spikes may be a superset: frame 1 (the loading), plus at
+           detected spikes may be a superset: frame 1 (the loading; today's
+           runtime never makes one of the first 4 frames a spike), plus at
            most max(3, ticks / 20) other frames, which a shared machine's
            preemption or a collector step can push over the threshold;
            those are listed with their top function, not failed
@@ -119,6 +120,7 @@ def check_spikes(doc, facts):
         fail("the game planted no spike (no 'spike ticks:' in its output)")
         return
     by_frame = {s.get("frame"): s for s in spikes}
+    missing = [t for t in planted if t not in by_frame]
     flagged = {i for i, f in frames.items() if f.get("spike")}
     if flagged != set(by_frame):
         fail("frames flagged as spikes %s differ from the spikes' frames %s"
@@ -152,7 +154,7 @@ def check_spikes(doc, facts):
                  fname(funcs, top)))
     if len(extra) > bound:
         fail("%d unplanted spike frames, more than %d" % (len(extra), bound))
-    else:
+    elif not missing:
         ok("spike frames %s: the planted %s%s"
            % (sorted(by_frame), planted,
               " and %d unplanted (at most %d allowed)" % (len(extra), bound)

@@ -238,19 +238,20 @@ function AI.update(world, tick)
   local grid, agents = world.grid, world.agents
   local tx, ty = cell_of(grid, world, world.player.x, world.player.y)
   tx, ty = free_cell(grid, tx, ty)
-  Z.begin("pathfinding")
-  local replans, n = 0, #agents
-  for i = 1, math.min(AI.REPLANS_PER_TICK, n) do
-    local e = agents[(world.next_agent + i - 2) % n + 1]
-    local a = e.agent
-    local sx, sy = free_cell(grid, cell_of(grid, world, e.x, e.y))
-    a.path, a.step, a.planned = AI.astar(grid, sx, sy, tx, ty), 1, tick
-    replans = replans + 1
-    world.paths = world.paths + 1
-    world.path_cells = world.path_cells + (a.path and #a.path // 2 or 0)
+  local n = #agents
+  do  -- the searches of this tick, as the zone "pathfinding"
+    local z <close> = Z.zone("pathfinding")
+    local replans = math.min(AI.REPLANS_PER_TICK, n)
+    for i = 1, replans do
+      local e = agents[(world.next_agent + i - 2) % n + 1]
+      local sx, sy = free_cell(grid, cell_of(grid, world, e.x, e.y))
+      local a = e.agent
+      a.path, a.step, a.planned = AI.astar(grid, sx, sy, tx, ty), 1, tick
+      world.paths = world.paths + 1
+      world.path_cells = world.path_cells + (a.path and #a.path // 2 or 0)
+    end
+    world.next_agent = (world.next_agent + replans - 1) % n + 1
   end
-  world.next_agent = (world.next_agent + replans - 1) % n + 1
-  Z.finish()
   for i = 1, n do AI.steer(world, agents[i], 120) end
   if tick % AI.SPIKE_EVERY == AI.SPIKE_PHASE then
     AI.rebuild_flow_field(world)
