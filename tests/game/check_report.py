@@ -27,7 +27,10 @@ size).  Checks, from the JSON report:
   html     game.html exists and names the spike and the leak functions
   text     game.txt exists and names the spike function
 
-Exits 0 when all pass, 1 otherwise (every failure is printed).
+Exits 0 when all pass, 1 otherwise (every failure is printed), and 3
+when the only failures are of the spike checks on a run with more unplanted
+spikes than the bound: the machine was too busy for the run to say
+anything about spikes, and check.sh runs the game again.
 """
 import json
 import os
@@ -38,6 +41,8 @@ C_ZONES = ("physics", "ai", "particles", "render")
 LUA_ZONES = ("pathfinding", "hud", "nametags")
 
 failures = []
+noisy = []       # set when the run had more unplanted spikes than allowed
+spike_failures = []
 
 
 def fail(msg):
@@ -109,6 +114,11 @@ def check_frames(doc, facts):
         fail("a frame has no duration")
 
 
+def spike_fail(msg):
+    spike_failures.append(msg)
+    fail(msg)
+
+
 def check_spikes(doc, facts):
     funcs = doc.get("functions") or []
     frames = {f.get("index"): f for f in doc.get("frames") or []}
@@ -128,8 +138,8 @@ def check_spikes(doc, facts):
     for tick in planted:
         s = by_frame.get(tick)
         if s is None:
-            fail("planted spike tick %d is not a spike frame (spikes: %s)"
-                 % (tick, sorted(by_frame)))
+            spike_fail("planted spike tick %d is not a spike frame (spikes: %s)"
+                       % (tick, sorted(by_frame)))
             continue
         sums = self_by_function(s.get("tree") or [])
         if not sums:
@@ -137,7 +147,7 @@ def check_spikes(doc, facts):
             continue
         top = max(sums, key=sums.get)
         if funcs[top].get("name") != culprit:
-            fail("spike frame %d: top self time is %s, not %s"
+            spike_fail("spike frame %d: top self time is %s, not %s"
                  % (tick, fname(funcs, top), culprit))
         else:
             total = sum(sums.values()) or 1
@@ -153,7 +163,9 @@ def check_spikes(doc, facts):
               % (i, (by_frame[i].get("duration_ns") or 0) / 1e6,
                  fname(funcs, top)))
     if len(extra) > bound:
-        fail("%d unplanted spike frames, more than %d" % (len(extra), bound))
+        noisy.append(len(extra))
+        spike_fail("%d unplanted spike frames, more than %d (a busy machine?)"
+                   % (len(extra), bound))
     elif not missing:
         ok("spike frames %s: the planted %s%s"
            % (sorted(by_frame), planted,
@@ -241,6 +253,8 @@ def main():
                      [facts["spike_function"]])
     if failures:
         print("%d check(s) failed" % len(failures))
+        if noisy and len(failures) == len(spike_failures):
+            return 3
         return 1
     return 0
 

@@ -10,8 +10,8 @@
 local Z = require "zones"
 
 local AI = {
-  REPLANS_PER_TICK = 4,    -- A* searches per tick (round robin)
-  SEARCH_BUDGET = 600,     -- cells A* may expand before it gives up
+  TICK_BUDGET = 250,       -- cells A* may expand a tick, over its searches
+  SEARCH_BUDGET = 200,     -- cells one search may expand before it gives up
   SPIKE_EVERY = 60,        -- a flow field rebuild every this many ticks...
   SPIKE_PHASE = 30,        -- ...on the ticks where tick % SPIKE_EVERY == this
   FLOW_SIZE = 100,         -- the flow field's grid: FLOW_SIZE x FLOW_SIZE
@@ -86,11 +86,11 @@ end
 -- list {x1, y1, x2, y2, ...} from start to goal, or nil when there is none
 -- or the search expanded SEARCH_BUDGET cells without reaching the goal (a
 -- game caps its searches so that an unreachable goal costs no more than
--- a long path).
+-- a long path); and the number of cells it expanded.
 function AI.astar(grid, sx, sy, tx, ty)
   local size, walls = grid.size, grid.walls
   local start, goal = sy * size + sx + 1, ty * size + tx + 1
-  if walls[start] or walls[goal] then return nil end
+  if walls[start] or walls[goal] then return nil, 0 end
   local g, from, closed = { [start] = 0 }, {}, {}
   local open = { n = 0, keys = {}, vals = {} }
   heap_push(open, octile(sx, sy, tx, ty), start)
@@ -111,7 +111,7 @@ function AI.astar(grid, sx, sy, tx, ty)
         path[a], path[b] = path[b], path[a]
         path[a + 1], path[b + 1] = path[b + 1], path[a + 1]
       end
-      return path
+      return path, AI.SEARCH_BUDGET - budget
     end
     if not closed[cell] then
       closed[cell] = true
@@ -134,7 +134,7 @@ function AI.astar(grid, sx, sy, tx, ty)
       end
     end
   end
-  return nil
+  return nil, AI.SEARCH_BUDGET - budget
 end
 
 -- THE PLANTED SPIKE.  A breadth-first distance map over the strategic grid
@@ -231,8 +231,10 @@ function AI.steer(world, e, speed)
   e.ax, e.ay = dx / (d + 1e-9) * speed, dy / (d + 1e-9) * speed
 end
 
--- One tick of AI: REPLANS_PER_TICK agents, in turn, search a new path to
--- the player; every agent steers along its own.  Returns true when this tick rebuilt the flow field
+-- One tick of AI: agents, in turn, search a new path to the player until
+-- the tick's searches have expanded TICK_BUDGET cells (time-slicing keeps
+-- every tick's AI about as long as the others, however long the paths);
+-- every agent steers along its own path.  Returns true when this tick rebuilt the flow field
 -- (the planted spike), so the host can say which ticks it planted.
 function AI.update(world, tick)
   local grid, agents = world.grid, world.agents
@@ -241,12 +243,14 @@ function AI.update(world, tick)
   local n = #agents
   do  -- the searches of this tick, as the zone "pathfinding"
     local z <close> = Z.zone("pathfinding")
-    local replans = math.min(AI.REPLANS_PER_TICK, n)
-    for i = 1, replans do
-      local e = agents[(world.next_agent + i - 2) % n + 1]
+    local spent, replans = 0, 0
+    while spent < AI.TICK_BUDGET and replans < n do
+      local e = agents[(world.next_agent + replans - 1) % n + 1]
       local sx, sy = free_cell(grid, cell_of(grid, world, e.x, e.y))
-      local a = e.agent
-      a.path, a.step, a.planned = AI.astar(grid, sx, sy, tx, ty), 1, tick
+      local a, expanded = e.agent, 0
+      a.path, expanded = AI.astar(grid, sx, sy, tx, ty)
+      a.step, a.planned = 1, tick
+      spent, replans = spent + expanded + 1, replans + 1
       world.paths = world.paths + 1
       world.path_cells = world.path_cells + (a.path and #a.path // 2 or 0)
     end

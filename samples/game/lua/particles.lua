@@ -15,10 +15,10 @@ end
 local function emit(sys, em)
   local rand = sys.rand
   local a, s = rand(0, 2 * math.pi), rand(5, 25)
+  -- eight fields: a table whose hash part holds exactly eight slots
   sys.list[#sys.list + 1] = {
     x = em.x, y = em.y, vx = s * math.cos(a), vy = s * math.sin(a) - 10,
-    life = rand(0.6, 1.4), age = 0, size = rand(0.2, 0.6),
-    r = em.color[1], g = em.color[2], b = em.color[3], alpha = 1,
+    life = rand(0.6, 1.4), age = 0, size = rand(0.2, 0.6), color = em.color,
   }
   sys.spawned = sys.spawned + 1
 end
@@ -43,8 +43,6 @@ function Particles.update(sys, dt)
       p.vy = (p.vy + gravity * dt) * drag
       p.vx = p.vx * drag
       p.x, p.y = p.x + p.vx * dt, p.y + p.vy * dt
-      local t = p.age / p.life
-      p.alpha = 1 - t * t
       p.size = p.size * 0.995
       i = i + 1
     end
@@ -52,12 +50,14 @@ function Particles.update(sys, dt)
   return #list
 end
 
--- Builds the frame's draw list: visible particles as quads sorted back to
--- front by size (what a renderer would upload).
+-- Builds the frame's draw list: visible particles (not yet faded: alpha
+-- falls as 1 - (age/life)^2) sorted back to front by size, what a renderer
+-- would upload.
 function Particles.draw_list(sys, out)
   local n = 0
   for _, p in ipairs(sys.list) do
-    if p.alpha > 0.05 then
+    local t = p.age / p.life
+    if 1 - t * t > 0.05 then
       n = n + 1
       out[n] = p
     end

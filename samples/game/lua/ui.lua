@@ -8,7 +8,7 @@
 
 local Z = require "zones"
 
-local UI = { NAMETAGS = 24 }
+local UI = { NAMETAGS = 32 }
 
 local label_cache = {}     -- key -> label: the leak, never cleared
 local label_entries = 0
