@@ -1,0 +1,392 @@
+/*
+** game.c -- a game host with a fixed-step loop (no window) whose systems
+** are Lua scripts, profiled with luainstr: frames, zones and memory.  It
+** is built as an outside program would build it, against the installed
+** library (CMakeLists.txt: find_package; Makefile: pkg-config).
+**
+**     game [--ticks N] [--out DIR] [--lua DIR] [--no-profile]
+**
+**   --ticks N      ticks to run (default 180: 3 s of a 60 Hz game)
+**   --out DIR      where the reports go: DIR/game.html, game.json,
+**                  game.txt (default: the current directory)
+**   --lua DIR      the scripts (default: lua/ beside game.c, set at build)
+**   --no-profile   run the same loop without luainstr (compare times)
+**
+** Each tick calls the Lua systems physics, ai, particles and render, each
+** inside a C zone of the same name, then ends the frame.  The scripts
+** plant a spike (AI.rebuild_flow_field, every 60th tick from tick 30) and
+** a leak (UI.memo_label); the host prints which ticks were spikes by its
+** own stopwatch, so both show without the profiler too.
+*/
+#define _POSIX_C_SOURCE 200809L  /* clock_gettime */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <lua.h>
+#include <lualib.h>
+#include <lauxlib.h>
+#include <luainstr.h>
+
+/* After lauxlib.h: every luaL_loadbufferx below calls the swappable
+** loader, the instrumenting one while profiling is on. */
+#define luaL_loadbufferx wrap_luaL_loadbufferx
+
+#ifndef GAME_LUA_DIR
+#define GAME_LUA_DIR "lua"
+#endif
+
+#define TICK_HZ 60
+
+/* The command line. */
+typedef struct Options {
+  long ticks;            /* ticks to run */
+  const char *out_dir;   /* where the reports go */
+  const char *lua_dir;   /* where the scripts are */
+  int profile;           /* run under luainstr */
+} Options;
+
+/* ---- scripts ----------------------------------------------------------- */
+
+/* Reads the whole file into a malloc'd buffer; NULL on failure. */
+static char *read_file(const char *path, size_t *size) {
+  FILE *f = fopen(path, "rb");
+  char *buf = NULL;
+  size_t cap = 0, n = 0, got;
+  int failed = 0;
+  if (f == NULL) return NULL;
+  do {
+    if (n == cap) {
+      size_t newcap = cap ? 2 * cap : 4096;
+      char *grown = realloc(buf, newcap);
+      if (grown == NULL) { failed = 1; break; }
+      buf = grown;
+      cap = newcap;
+    }
+    got = fread(buf + n, 1, cap - n, f);
+    n += got;
+  } while (got > 0);
+  failed |= ferror(f);
+  fclose(f);
+  if (failed) { free(buf); return NULL; }
+  *size = n;
+  return buf;
+}
+
+/* Loads the script FILE of the scripts directory the way an engine loads
+** from its own file system: bytes, then luaL_loadbufferx (the macro
+** route), under the chunk name "@lua/FILE" whatever the directory, so
+** reports name the same sources on every machine.  Pushes the chunk, or
+** an error message; returns the load status (LUA_ERRFILE: unreadable). */
+static int load_script(lua_State *L, const char *dir, const char *file) {
+  const char *path = lua_pushfstring(L, "%s/%s", dir, file);
+  const char *chunkname = lua_pushfstring(L, "@lua/%s", file);
+  size_t size;
+  char *src = read_file(path, &size);
+  int status;
+  if (src == NULL) {
+    lua_pushfstring(L, "cannot read %s: %s", path, strerror(errno));
+    lua_remove(L, -2);   /* the chunk name */
+    lua_remove(L, -2);   /* the path */
+    return LUA_ERRFILE;
+  }
+  status = luaL_loadbufferx(L, src, size, chunkname, "t");
+  free(src);             /* before anything that can raise */
+  lua_remove(L, -2);     /* the chunk name */
+  lua_remove(L, -2);     /* the path */
+  return status;
+}
+
+/* package.searchers entry: require "NAME" finds NAME.lua (dots are
+** directories) in the scripts directory, the upvalue. */
+static int search_scripts(lua_State *L) {
+  const char *name = luaL_checkstring(L, 1);
+  const char *dir = lua_tostring(L, lua_upvalueindex(1));
+  const char *file;
+  int status;
+  file = luaL_gsub(L, name, ".", "/");
+  file = lua_pushfstring(L, "%s.lua", file);
+  status = load_script(L, dir, file);
+  if (status == LUA_ERRFILE) {
+    lua_pushfstring(L, "no file '%s/%s'", dir, file);
+    return 1;
+  }
+  if (status != LUA_OK)
+    return luaL_error(L, "error loading module '%s':\n\t%s", name,
+                      lua_tostring(L, -1));
+  lua_pushstring(L, file);  /* the loader's second argument */
+  return 2;
+}
+
+/* Puts search_scripts second in package.searchers, after the preload
+** searcher (which is where `require "luainstr"` is found) and before the
+** stock file searchers. */
+static void add_searcher(lua_State *L, const char *dir) {
+  lua_getglobal(L, "package");
+  lua_getfield(L, -1, "searchers");
+  for (lua_Integer i = (lua_Integer)luaL_len(L, -1); i >= 2; i--) {
+    lua_rawgeti(L, -1, i);
+    lua_rawseti(L, -2, i + 1);
+  }
+  lua_pushstring(L, dir);
+  lua_pushcclosure(L, search_scripts, 1);
+  lua_rawseti(L, -2, 2);
+  lua_pop(L, 2);
+}
+
+/* Runs main.lua, which returns the game's table of systems; leaves a
+** registry reference to it in *game.  0 on error (message printed). */
+static int load_game(lua_State *L, const char *dir, int *game) {
+  int status = load_script(L, dir, "main.lua");
+  /* luainstr_pcall is lua_pcall that also closes, in the profile, the
+  ** frames an error unwinds. */
+  if (status == LUA_OK) status = luainstr_pcall(L, 0, 1, 0);
+  if (status == LUA_OK && !lua_istable(L, -1)) {
+    lua_pop(L, 1);
+    lua_pushliteral(L, "main.lua did not return a table of systems");
+    status = LUA_ERRRUN;
+  }
+  if (status != LUA_OK) {
+    fprintf(stderr, "game: %s\n", lua_tostring(L, -1));
+    lua_pop(L, 1);
+    return 0;
+  }
+  *game = luaL_ref(L, LUA_REGISTRYINDEX);
+  return 1;
+}
+
+/* ---- the loop ---------------------------------------------------------- */
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Calls game.SYSTEM(tick, dt) inside the C zone SYSTEM.  Returns the
+** result's truth (ai: this tick planted the spike) in *result, and 0 with
+** the message printed when the system raised an error.  The zone calls
+** fail harmlessly (LUAINSTR_EORDER) when the profiler is not running. */
+static int run_system(lua_State *L, int game, const char *system,
+                      lua_Integer tick, int *result) {
+  int status;
+  luainstr_zone_begin(L, system);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, game);
+  lua_getfield(L, -1, system);
+  lua_remove(L, -2);
+  lua_pushinteger(L, tick);
+  lua_pushnumber(L, 1.0 / TICK_HZ);
+  status = luainstr_pcall(L, 2, 1, 0);
+  luainstr_zone_end(L);
+  if (status != LUA_OK) {
+    fprintf(stderr, "game: tick %lld, %s: %s\n", (long long)tick, system,
+            lua_tostring(L, -1));
+    lua_pop(L, 1);
+    return 0;
+  }
+  *result = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  return 1;
+}
+
+/* One tick: the systems in order, then the end of the frame.  Sets
+** *spiked when the AI planted the spike on this tick. */
+static int run_tick(lua_State *L, int game, lua_Integer tick, int *spiked) {
+  static const char *const systems[] = {"physics", "ai", "particles", "render"};
+  for (size_t i = 0; i < sizeof systems / sizeof systems[0]; i++) {
+    int result = 0;
+    if (!run_system(L, game, systems[i], tick, &result)) return 0;
+    if (i == 1) *spiked = result;
+  }
+  luainstr_frame(L);  /* LUAINSTR_EORDER under --no-profile: ignored */
+  return 1;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The median of the ticks that were not planted spikes. */
+static double median_normal(const double *ms, const unsigned char *spike,
+                            long n) {
+  double *v = malloc((size_t)n * sizeof *v);
+  long m = 0;
+  double med;
+  if (v == NULL) return 0;
+  for (long i = 0; i < n; i++)
+    if (!spike[i]) v[m++] = ms[i];
+  qsort(v, (size_t)m, sizeof *v, cmp_double);
+  med = m > 0 ? v[(m - 1) / 2] : 0;
+  free(v);
+  return med;
+}
+
+/* What the host saw by its own stopwatch: the planted spike ticks (one
+** line the check script reads: "spike ticks: 30 90 150") and their times
+** against the median tick. */
+static void print_ticks(const double *ms, const unsigned char *spike, long n) {
+  double med = median_normal(ms, spike, n), total = 0;
+  for (long i = 0; i < n; i++) total += ms[i];
+  printf("ticks: %ld (%.2f s of game time) in %.1f ms, median tick %.3f ms\n",
+         n, (double)n / TICK_HZ, total, med);
+  printf("spike ticks:");
+  for (long i = 0; i < n; i++)
+    if (spike[i]) printf(" %ld", i + 1);
+  printf("\n");
+  for (long i = 0; i < n; i++)
+    if (spike[i])
+      printf("  tick %ld: %.3f ms, %.1fx the median\n", i + 1, ms[i],
+             med > 0 ? ms[i] / med : 0);
+}
+
+/* Prints figures from game.stats(): the leak's size and the culprits. */
+static void print_stats(lua_State *L, int game, long ticks) {
+  lua_Integer entries, per_tick;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, game);
+  lua_getfield(L, -1, "stats");
+  if (luainstr_pcall(L, 0, 1, 0) != LUA_OK || !lua_istable(L, -1)) {
+    fprintf(stderr, "game: stats: %s\n", lua_tostring(L, -1));
+    lua_pop(L, 2);
+    return;
+  }
+  lua_getfield(L, -1, "label_cache_entries");
+  lua_getfield(L, -2, "nametags_per_tick");
+  lua_getfield(L, -3, "spike_function");
+  lua_getfield(L, -4, "leak_function");
+  entries = lua_tointeger(L, -4);
+  per_tick = lua_tointeger(L, -3);
+  printf("spike function: %s\n", lua_tostring(L, -2));
+  printf("leak function: %s\n", lua_tostring(L, -1));
+  printf("leak: label cache %lld entries after %ld ticks (%lld a tick)\n",
+         (long long)entries, ticks, (long long)per_tick);
+  printf("memory in use after a full collection: %d KB\n",
+         lua_gc(L, LUA_GCCOUNT, 0));
+  lua_pop(L, 6);
+}
+
+/* ---- reports ----------------------------------------------------------- */
+
+/* Writes the profile in three formats into dir.  0 on any failure. */
+static int dump_reports(lua_State *L, const char *dir) {
+  static const char *const formats[][2] = {
+    {"html", "game.html"}, {"json", "game.json"}, {"text", "game.txt"}};
+  int ok = 1;
+  for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
+    const char *path = lua_pushfstring(L, "%s/%s", dir, formats[i][1]);
+    if (luainstr_dump(L, formats[i][0], path) != LUAINSTR_OK) {
+      fprintf(stderr, "game: %s: %s\n", path, luainstr_errmsg(L));
+      ok = 0;
+    } else {
+      printf("report: %s\n", path);
+    }
+    lua_pop(L, 1);
+  }
+  return ok;
+}
+
+/* ---- main -------------------------------------------------------------- */
+
+static int usage(void) {
+  fprintf(stderr, "usage: game [--ticks N] [--out DIR] [--lua DIR] "
+                  "[--no-profile]\n");
+  return 2;
+}
+
+/* Fills o from argv; 0 on a bad command line. */
+static int parse_args(int argc, char **argv, Options *o) {
+  o->ticks = 3 * TICK_HZ;
+  o->out_dir = ".";
+  o->lua_dir = GAME_LUA_DIR;
+  o->profile = 1;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (strcmp(a, "--no-profile") == 0) {
+      o->profile = 0;
+    } else if (i + 1 < argc && strcmp(a, "--ticks") == 0) {
+      char *end;
+      o->ticks = strtol(argv[++i], &end, 10);
+      if (*end != '\0' || o->ticks < 1 || o->ticks > 100000000) return 0;
+    } else if (i + 1 < argc && strcmp(a, "--out") == 0) {
+      o->out_dir = argv[++i];
+    } else if (i + 1 < argc && strcmp(a, "--lua") == 0) {
+      o->lua_dir = argv[++i];
+    } else {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/* Attaches the profiler with frames and memory on, and routes the host's
+** loads through the instrumenting loader.  0 on failure.
+** A spike is a frame over 3 times the median of the ones before (the
+** default is 2): the planted spike is 5 to 10 times a normal tick, while a
+** normal tick on a busy machine (a path search that ran long, a collector
+** step, the CPU lent to another process) can reach twice the median. */
+static int start_profiler(lua_State *L) {
+  if (luainstr_open(L) != LUAINSTR_OK                        /* attach, start */
+      || luainstr_set_option(L, "memory", "on") != LUAINSTR_OK
+      || luainstr_set_option(L, "frames", "on") != LUAINSTR_OK
+      || luainstr_set_option(L, "spike_factor", "3") != LUAINSTR_OK) {
+    fprintf(stderr, "game: %s\n", luainstr_errmsg(L));
+    return 0;
+  }
+  luainstr_install_loadbufferx_hook(luainstr_loadbufferx);
+  return 1;
+}
+
+/* Runs the loop; the ticks' times and spike marks go to ms and spike. */
+static int run_loop(lua_State *L, int game, long ticks, double *ms,
+                    unsigned char *spike) {
+  for (long t = 0; t < ticks; t++) {
+    int spiked = 0;
+    double t0 = now_ms();
+    if (!run_tick(L, game, (lua_Integer)t + 1, &spiked)) return 0;
+    ms[t] = now_ms() - t0;
+    spike[t] = (unsigned char)spiked;
+  }
+  return 1;
+}
+
+int main(int argc, char **argv) {
+  Options o;
+  lua_State *L;
+  double *ms;
+  unsigned char *spike;
+  int game, ok;
+  if (!parse_args(argc, argv, &o)) return usage();
+  ms = malloc((size_t)o.ticks * sizeof *ms);
+  spike = malloc((size_t)o.ticks);
+  L = luaL_newstate();
+  if (ms == NULL || spike == NULL || L == NULL) {
+    fprintf(stderr, "game: out of memory\n");
+    return 1;
+  }
+  luaL_openlibs(L);
+  ok = (!o.profile || start_profiler(L));
+  if (ok) {
+    add_searcher(L, o.lua_dir);
+    ok = load_game(L, o.lua_dir, &game) && run_loop(L, game, o.ticks, ms, spike);
+  }
+  if (ok) {
+    print_ticks(ms, spike, o.ticks);
+    /* A full collection first, so that the reports' live bytes are what is
+    ** still reachable (the leak), not garbage the collector has not yet
+    ** reached. */
+    lua_gc(L, LUA_GCCOLLECT, 0);
+    print_stats(L, game, o.ticks);
+    if (o.profile) {
+      luainstr_stop(L);
+      ok = dump_reports(L, o.out_dir);
+    }
+  }
+  if (o.profile) luainstr_uninstall_loadbufferx_hook();
+  lua_close(L);
+  free(ms);
+  free(spike);
+  return ok ? 0 : 1;
+}
