@@ -18,6 +18,7 @@
 #   LI_TIMEOUT=S    seconds per program run (default 60)
 #   LI_ONLY=GLOB    run only the programs whose file name matches GLOB
 #   LI_KEEP=1       keep the temporary directory (its path is printed)
+#   LI_LUAPROF_FLAGS  more luaprof options, split at spaces (--memory)
 #
 # Prints one line per program and finally `N passed, N failed`; exits 1 if
 # any program failed, 2 on a usage error.
@@ -84,7 +85,9 @@ for prog in "${programs[@]}"; do
 
   report=$out/report.txt
   for side in ref prof; do
-    if [ $side = ref ]; then cmd=("$interp"); else cmd=("$prof" -o "$report"); fi
+    # shellcheck disable=SC2206
+    if [ $side = ref ]; then cmd=("$interp")
+    else cmd=("$prof" ${LI_LUAPROF_FLAGS:-} -o "$report"); fi
     (
       cd "$work/$side" || exit 125
       "${run_timeout[@]}" "${cmd[@]}" "$name" ${args[@]+"${args[@]}"} \
