@@ -178,7 +178,8 @@ LUAINSTR_API int (luainstr_pcall)(struct lua_State *L, int nargs,
 LUAINSTR_API const char *(luainstr_errmsg)(struct lua_State *L);
 
 /* Detach: stop collecting and give back the original Lua functions that
-** luainstr_open replaced.  The figures stay until lua_close(). */
+** luainstr_open replaced, and the state's allocator if memory mode wrapped
+** it.  The figures stay until lua_close(). */
 LUAINSTR_API int (luainstr_close)(struct lua_State *L);
 
 /* The Lua module (require "luainstr"); also the entry of luainstr.so. */

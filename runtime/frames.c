@@ -113,7 +113,8 @@ static void begin_frame(li_prof *P, uint64_t t) {
   F->alloc0 = P->alloc_total;
   F->ndirty = 0;
   F->incomplete = 0;
-  if (++P->fstamp == 0) P->fstamp = 1;
+  if (++P->fstamp_last == 0) P->fstamp_last = 1;
+  P->fstamp = P->fstamp_last;
   for (li_stack *S = &P->main; S != NULL; S = S->next)
     for (uint32_t i = 0; i < S->n; i++) li_node_touch(P, S->f[i].node);
 }

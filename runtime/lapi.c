@@ -392,6 +392,7 @@ static int close_step(lua_State *L) {
   li_prof *P = li_prof_get(L);
   if (P == NULL) return LUAINSTR_EORDER;
   if (P->started) li_prof_stop(P);
+  li_mem_set(P, L, 0);          /* the allocator back too; figures stay */
   li_restore_boundaries(L);
   li_restore_loaders(L);
   return LUAINSTR_OK;

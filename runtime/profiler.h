@@ -157,6 +157,8 @@ struct li_prof {
   uint32_t spike_keep;  /* trees of the slowest spikes kept */
   uint32_t fstamp;      /* the running frame's stamp (0: frame mode off):
                            a node whose stamp differs is touched first */
+  uint32_t fstamp_last; /* the last stamp given: stamps never repeat, even
+                           when frame mode is turned off and on again */
   li_mem *mem;          /* memory mode (NULL: off) */
   int mem_skip;         /* the next new block is the profiler's own */
   uint64_t alloc_total; /* bytes allocated in memory mode (frames' share) */

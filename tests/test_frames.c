@@ -272,6 +272,37 @@ Test(frames, host_marks) {
   lua_close(L);
 }
 
+/* Frame mode off and on again: the new frames' trees start afresh (hitch,
+** saved in frame 7 of the first period, is saved again in frame 7 of the
+** second: frame stamps never repeat). */
+Test(frames, off_and_on_again) {
+  lua_State *L = state("frames", "on", NULL);
+  li_profile p;
+  run(L, "local p = require 'luainstr'\n"
+         "function hitch() spin(30000000) end\n"
+         "function normal() spin(1000000) end\n"
+         "for i = 1, 10 do normal(); if i == 7 then hitch() end p.frame() end\n");
+  cr_assert_eq(luainstr_set_option(L, "frames", "off"), LUAINSTR_OK);
+  run(L, "for i = 1, 5 do normal() end");
+  cr_assert_eq(luainstr_set_option(L, "frames", "on"), LUAINSTR_OK);
+  run(L, "local p = require 'luainstr'\n"
+         "for i = 1, 10 do normal(); if i == 7 then hitch() end p.frame() end\n");
+  snap(L, &p);
+  cr_assert_eq(p.frames_marked, 10, "a new ring");
+  cr_assert_eq(p.nspikes, 1);
+  cr_assert_eq(p.spikes[0].frame, 7);
+  cr_assert_str_eq(top_self(&p, &p.spikes[0]), "hitch");
+  for (uint32_t i = 1; i < p.spikes[0].nnodes; i++) {
+    const li_pnode *n = &p.spikes[0].nodes[i];
+    if (strcmp(p.funcs[n->func].name, "hitch") == 0) {
+      cr_assert_eq(n->calls, 1, "hitch: %llu calls", (unsigned long long)n->calls);
+      cr_assert(rel((double)n->total_ns, 30 * MS) < TOL);
+    }
+  }
+  li_snapshot_free(&p);
+  lua_close(L);
+}
+
 /* ---- zones -------------------------------------------------------------- */
 
 /* The tree node of `name` whose parent's function is `parent` (NULL: the
@@ -538,5 +569,9 @@ Test(memory, off_gives_the_allocator_back) {
   li_snapshot_free(&p);
   cr_assert_eq(luainstr_set_option(L, "memory", "on"), LUAINSTR_OK);
   run(L, "X = nil collectgarbage()");
+  cr_assert_eq(luainstr_close(L), LUAINSTR_OK);
+  f1 = lua_getallocf(L, &ud1);
+  cr_assert(f1 == f0 && ud1 == ud0, "luainstr_close gives it back");
+  cr_assert_eq(luainstr_set_option(L, "memory", "on"), LUAINSTR_OK);
   lua_close(L);      /* the profiler gives the allocator back as it goes */
 }
