@@ -6,6 +6,9 @@
 #            `luaprof -e "_U=true _soft=true _port=true _nomsg=true" F.lua`;
 #   offline  every .lua file of the copy rewritten in place by `luainstr`,
 #            then the same runs under a stock lua5.4 (fallback probe).
+#   memory   as luaprof, with memory mode and frame mode on (`luaprof
+#            --memory --frames`: the state's allocator wrapped), the
+#            luaprof entries of the lists applied.
 #
 #   self     (a check of this harness) every listed assertion rewritten,
 #            nothing instrumented, a stock lua5.4: each listed assertion
@@ -34,7 +37,7 @@
 #   INTERP     the stock interpreter (default lua5.4)
 #
 # Environment:
-#   LI_OFFICIAL_MODES="self luaprof offline"  the modes to run
+#   LI_OFFICIAL_MODES="self luaprof offline memory"  the modes to run
 #   LI_OFFICIAL_ONLY=GLOB   the files run alone (all.lua is `all.lua`)
 #   LI_OFFICIAL_PENDING=apply|allow|off  pending.txt applied and its
 #                   failures fail the test (apply, the default), applied
@@ -54,7 +57,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd) || exit 2
 bin=$1
 suite=$2
 interp=${3:-lua5.4}
-modes=${LI_OFFICIAL_MODES:-self luaprof offline}
+modes=${LI_OFFICIAL_MODES:-self luaprof offline memory}
 only=${LI_OFFICIAL_ONLY:-*}
 pending=${LI_OFFICIAL_PENDING:-apply}
 tmo=${LI_TIMEOUT:-300}
@@ -139,6 +142,7 @@ passed=0
 for mode in $modes; do
   case $mode in
     luaprof) cmd=("$bin/luaprof" -o /dev/null) ;;
+    memory) cmd=("$bin/luaprof" --memory --frames -o /dev/null) ;;
     offline|self) cmd=("$interp") ;;
     *) echo "run_official: unknown mode $mode" >&2; exit 2 ;;
   esac
@@ -147,7 +151,9 @@ for mode in $modes; do
   cp -r -- "$suite" "$d/copy" || exit 2
   : > "$d/applied.tsv"
   if [ ${#lists[@]} -gt 0 ]; then
-    "$interp" "$here/disable.lua" apply "$mode" "$d/copy" "${lists[@]}" \
+    listmode=$mode
+    [ "$mode" = memory ] && listmode=luaprof
+    "$interp" "$here/disable.lua" apply "$listmode" "$d/copy" "${lists[@]}" \
       > "$d/applied.tsv" || exit 1
   fi
   if [ "$mode" = offline ]; then
