@@ -2,7 +2,8 @@
 ** allocfail.c -- allocation failures through a whole profiled run.
 **
 ** A host runs one representative profiled session step by step: open the
-** libraries, luainstr_open, trace mode on, load a program through the
+** libraries, luainstr_open, trace, frame and memory modes on (zones and
+** a frame mark in the program), load a program through the
 ** instrumenting loader (functions, a coroutine of each kind, caught
 ** errors, a table-keyed function name, string.dump and load, load with a
 ** reader, require of a Lua file), run it with luainstr_pcall, dump it in
@@ -300,6 +301,9 @@ static const char program[] =
   "local f3 = assert(load('return ... + 1', '=chunk3'))\n"
   "local pieces, i = {'local a = ...\\n', 'return a * 5\\n'}, 0\n"
   "local f4 = assert(load(function() i = i + 1; return pieces[i] end, '=reader'))\n"
+  "local p = require('luainstr')\n"
+  "do local z <close> = p.zone('work'); p.zone_begin('inner'); p.zone_end() end\n"
+  "p.frame()\n"
   "local r1, v1 = coroutine.resume(co, 1)\n"
   "if not r1 then error(v1, 0) end\n"
   "local r2, v2 = coroutine.resume(co, 10)\n"
@@ -310,7 +314,7 @@ static const char program[] =
 
 /* Names the report of a session must show (lua sweep). */
 static const char *const expected_names[] = {
-  "fib", "M.sum", "twice", "anonymous", NULL
+  "fib", "M.sum", "twice", "anonymous", "zone work", NULL
 };
 
 static const char dump_lua[] = "return require('luainstr').dump('json')";
@@ -514,6 +518,14 @@ static int session(void) {
   if (!TWICE((end_step(), api_ok(luainstr_set_option(L, "trace", "10000"), L, 0))))
     problem("set_option failed twice");
   end_step();
+  current_step = "frames on";
+  if (!TWICE((end_step(), api_ok(luainstr_set_option(L, "frames", "100"), L, 0))))
+    problem("set_option(frames) failed twice");
+  end_step();
+  current_step = "memory on";
+  if (!TWICE((end_step(), api_ok(luainstr_set_option(L, "memory", "on"), L, 0))))
+    problem("set_option(memory) failed twice");
+  end_step();
 
   if (TWICE((end_step(), load_and_run(L, &result)))) {
     ran = 1;
@@ -546,6 +558,8 @@ static int session(void) {
       problem("%s is not the original after luainstr_close", replaced_names[i]);
   if (lua_searcher(L) != searcher)
     problem("package.searchers[2] is not the original after luainstr_close");
+  if (lua_getallocf(L, NULL) != lua_alloc)
+    problem("the allocator is not the original after luainstr_close");
 
   current_step = "lua_close";
   lua_close(L);
