@@ -14,10 +14,10 @@
 #include "report.h"
 
 static li_pfunc funcs[] = {
-  {"main chunk", "m.lua", 0, 0, 1, 0, 0, 0, 0, 0},
-  {"M.f", "m.lua", 3, 5, 2, 1, 0, 0, 0, 0},
-  {"t[\"</script>\"]", "m.lua", 7, 9, 1, 0, 0, 0, 0, 0},
-  {"bad\xff\n", "m.lua", 11, 12, 1, 0, 0, 0, 0, 0},
+  {"main chunk", "m.lua", 0, 0, 0, 1, 0, 0, 0, 0, 0, {0}},
+  {"M.f", "m.lua", 0, 3, 5, 2, 1, 0, 0, 0, 0, {0}},
+  {"t[\"</script>\"]", "m.lua", 0, 7, 9, 1, 0, 0, 0, 0, 0, {0}},
+  {"bad\xff\n", "m.lua", 0, 11, 12, 1, 0, 0, 0, 0, 0, {0}},
 };
 
 static li_pevent events[] = {

@@ -263,11 +263,11 @@ Test(csv, reads_back_exactly) {
 
 Test(csv, quotes_only_what_needs_it) {
   static li_pfunc f[] = {
-    { "plain", "a.lua", 1, 2, 5, 0, 50, 50, 10, 10 },
-    { "a\"b", "lead sp", 1, 2, 4, 0, 40, 40, 10, 10 },
-    { " lead", "trail ", 1, 2, 3, 0, 30, 30, 10, 10 },
-    { "cr\rx", "", 1, 2, 2, 0, 20, 20, 10, 10 },
-    { "semi;colon", "tab\tinside", 1, 2, 1, 0, 10, 10, 10, 10 },
+    { "plain", "a.lua", 0, 1, 2, 5, 0, 50, 50, 10, 10, {0} },
+    { "a\"b", "lead sp", 0, 1, 2, 4, 0, 40, 40, 10, 10, {0} },
+    { " lead", "trail ", 0, 1, 2, 3, 0, 30, 30, 10, 10, {0} },
+    { "cr\rx", "", 0, 1, 2, 2, 0, 20, 20, 10, 10, {0} },
+    { "semi;colon", "tab\tinside", 0, 1, 2, 1, 0, 10, 10, 10, 10, {0} },
   };
   li_profile p = empty_profile();
   p.funcs = f;
@@ -305,7 +305,7 @@ Test(text, one_row_per_function_and_no_control_bytes) {
 
 /* One function of the given duration; the text must show want as a cell. */
 static void check_duration(uint64_t ns, const char *want) {
-  li_pfunc f = { "f", "f.lua", 1, 2, 1, 0, ns, ns, ns, ns };
+  li_pfunc f = { "f", "f.lua", 0, 1, 2, 1, 0, ns, ns, ns, ns, {0} };
   li_profile p = empty_profile();
   p.funcs = &f;
   p.nfuncs = 1;
@@ -342,8 +342,8 @@ Test(text, durations_have_three_significant_digits) {
 
 Test(text, open_frames_and_no_wall_time) {
   li_pfunc f[] = {
-    { "a", "a.lua", 1, 2, 1, 0, 300, 300, 300, 300 },
-    { "b", "a.lua", 5, 6, 1, 0, 100, 100, 100, 100 },
+    { "a", "a.lua", 0, 1, 2, 1, 0, 300, 300, 300, 300, {0} },
+    { "b", "a.lua", 0, 5, 6, 1, 0, 100, 100, 100, 100, {0} },
   };
   li_profile p = empty_profile();
   p.funcs = f;
@@ -411,18 +411,18 @@ Test(formats, known_and_unknown) {
 ** so fib's total is its outermost activation's, 600 us, and helper's is
 ** 300 + 300 us. */
 static li_pfunc tree_funcs[] = {
-  { "helper", "lib.lua", 10, 12, 5, 0, 600000, 600000, 100000, 150000 },
-  { "main chunk", "app.lua", 0, 0, 1, 0, 1000000, 100000, 1000000, 1000000 },
-  { "fib", "app.lua", 3, 6, 3, 0, 600000, 300000, 100000, 600000 },
+  { "helper", "lib.lua", 0, 10, 12, 5, 0, 600000, 600000, 100000, 150000, {0} },
+  { "main chunk", "app.lua", 0, 0, 0, 1, 0, 1000000, 100000, 1000000, 1000000, {0} },
+  { "fib", "app.lua", 0, 3, 6, 3, 0, 600000, 300000, 100000, 600000, {0} },
 };
 
 static li_pnode tree_nodes[] = {
-  { UINT32_MAX, 0, 0, 0, 0, 0 },
-  { 1, 0, 1, 0, 1000000, 100000 },
-  { 2, 1, 1, 0, 600000, 100000 },
-  { 2, 2, 2, 0, 500000, 200000 },
-  { 0, 3, 2, 0, 300000, 300000 },
-  { 0, 1, 3, 0, 300000, 300000 },
+  { UINT32_MAX, 0, 0, 0, 0, 0, {0} },
+  { 1, 0, 1, 0, 1000000, 100000, {0} },
+  { 2, 1, 1, 0, 600000, 100000, {0} },
+  { 2, 2, 2, 0, 500000, 200000, {0} },
+  { 0, 3, 2, 0, 300000, 300000, {0} },
+  { 0, 1, 3, 0, 300000, 300000, {0} },
 };
 
 static li_profile tree_profile(void) {
@@ -542,7 +542,7 @@ Test(folded, values_add_up_to_the_self_time) {
 
 /* Many nodes under 1 us: rounded one by one they would all vanish. */
 Test(folded, rounding_is_carried) {
-  static li_pfunc f[] = { { "tiny", "t.lua", 1, 2, 10, 0, 4400, 4400, 400, 500 } };
+  static li_pfunc f[] = { { "tiny", "t.lua", 0, 1, 2, 10, 0, 4400, 4400, 400, 500, {0} } };
   li_pnode n[11];
   memset(n, 0, sizeof n);
   n[0].func = UINT32_MAX;
@@ -637,13 +637,13 @@ Test(callgrind, inclusive_totals_with_recursion) {
 
 Test(callgrind, same_name_same_file_stays_apart) {
   static li_pfunc f[] = {
-    { "f", "=x", 1, 2, 1, 0, 30, 30, 30, 30 },
-    { "f", "=x", 1, 3, 1, 0, 20, 20, 20, 20 },
-    { "main chunk", "=x", 0, 0, 1, 0, 60, 10, 60, 60 },
+    { "f", "=x", 0, 1, 2, 1, 0, 30, 30, 30, 30, {0} },
+    { "f", "=x", 0, 1, 3, 1, 0, 20, 20, 20, 20, {0} },
+    { "main chunk", "=x", 0, 0, 0, 1, 0, 60, 10, 60, 60, {0} },
   };
   li_pnode n[] = {
-    { UINT32_MAX, 0, 0, 0, 0, 0 }, { 2, 0, 1, 0, 60, 10 },
-    { 0, 1, 1, 0, 30, 30 }, { 1, 1, 1, 0, 20, 20 },
+    { UINT32_MAX, 0, 0, 0, 0, 0, {0} }, { 2, 0, 1, 0, 60, 10, {0} },
+    { 0, 1, 1, 0, 30, 30, {0} }, { 1, 1, 1, 0, 20, 20, {0} },
   };
   li_profile p = empty_profile();
   p.funcs = f;
@@ -713,10 +713,10 @@ Test(json, parses_and_names_round_trip) {
 
 Test(json, any_bytes_stay_valid_and_safe_in_html) {
   static li_pfunc f[] = {
-    { "</script><!-- x", "a.lua", 1, 2, 1, 0, 1, 1, 1, 1 },
-    { "q\"b\\s/\x01\x1f\x7f\b\f", "a.lua", 3, 4, 1, 0, 1, 1, 1, 1 },
-    { "ls\xe2\x80\xa8ps\xe2\x80\xa9 \xf0\x9f\x98\x80", "a.lua", 5, 6, 1, 0, 1, 1, 1, 1 },
-    { "bad \xc0\xaf \xed\xa0\x80 \xf5 \xe2\x82", "b\xff.lua", 7, 8, 1, 0, 1, 1, 1, 1 },
+    { "</script><!-- x", "a.lua", 0, 1, 2, 1, 0, 1, 1, 1, 1, {0} },
+    { "q\"b\\s/\x01\x1f\x7f\b\f", "a.lua", 0, 3, 4, 1, 0, 1, 1, 1, 1, {0} },
+    { "ls\xe2\x80\xa8ps\xe2\x80\xa9 \xf0\x9f\x98\x80", "a.lua", 0, 5, 6, 1, 0, 1, 1, 1, 1, {0} },
+    { "bad \xc0\xaf \xed\xa0\x80 \xf5 \xe2\x82", "b\xff.lua", 0, 7, 8, 1, 0, 1, 1, 1, 1, {0} },
   };
   li_profile p = empty_profile();
   p.funcs = f;
