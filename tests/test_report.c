@@ -134,7 +134,7 @@ static void write_text(const char *path, const char *text) {
 
 /* ---- a tiny RFC 4180 reader --------------------------------------------- */
 
-#define MAXF 16
+#define MAXF 20
 #define MAXR 16
 
 typedef struct csv_table {
@@ -237,12 +237,14 @@ Test(csv, reads_back_exactly) {
   csv_table t;
   cr_assert_eq(csv_parse(out, len, &t), 0, "not RFC 4180:\n%s", out);
   cr_assert_eq(t.nrows, 8);
-  for (int r = 0; r < t.nrows; r++) cr_assert_eq(t.nfields[r], 10, "row %d", r);
+  for (int r = 0; r < t.nrows; r++) cr_assert_eq(t.nfields[r], 16, "row %d", r);
   cr_assert_str_eq(t.field[0][0], "name");
   cr_assert_str_eq(t.field[0][9], "errors");
+  cr_assert_str_eq(t.field[0][10], "alloc_bytes");
+  cr_assert_str_eq(t.field[0][15], "max_alloc_bytes");
   for (int r = 1; r < t.nrows; r++) {
     const li_pfunc *fn = &funcs[order[r - 1]];
-    char num[8][32];
+    char num[14][32];
     cr_assert_eq(t.flen[r][0], strlen(fn->name), "row %d", r);
     cr_assert_str_eq(t.field[r][0], fn->name, "row %d", r);
     cr_assert_str_eq(t.field[r][1], fn->source, "row %d", r);
@@ -254,7 +256,13 @@ Test(csv, reads_back_exactly) {
     snprintf(num[5], 32, "%llu", (unsigned long long)fn->min_ns);
     snprintf(num[6], 32, "%llu", (unsigned long long)fn->max_ns);
     snprintf(num[7], 32, "%llu", (unsigned long long)fn->errors);
-    for (int k = 0; k < 8; k++)
+    snprintf(num[8], 32, "%llu", (unsigned long long)fn->mem.alloc_bytes);
+    snprintf(num[9], 32, "%llu", (unsigned long long)fn->mem.alloc_count);
+    snprintf(num[10], 32, "%llu", (unsigned long long)fn->mem.free_bytes);
+    snprintf(num[11], 32, "%llu", (unsigned long long)fn->mem.live_bytes);
+    snprintf(num[12], 32, "%llu", (unsigned long long)fn->mem.peak_live_bytes);
+    snprintf(num[13], 32, "%llu", (unsigned long long)fn->mem.max_alloc_bytes);
+    for (int k = 0; k < 14; k++)
       cr_assert_str_eq(t.field[r][2 + k], num[k], "row %d field %d", r, 2 + k);
   }
   csv_free(&t);
@@ -275,12 +283,13 @@ Test(csv, quotes_only_what_needs_it) {
   size_t len;
   char *out = report(&p, "csv", &len);
   cr_assert_str_eq(out,
-    "name,source,line,lastline,calls,total_ns,self_ns,min_ns,max_ns,errors\n"
-    "plain,a.lua,1,2,5,50,50,10,10,0\n"
-    "\"a\"\"b\",lead sp,1,2,4,40,40,10,10,0\n"
-    "\" lead\",\"trail \",1,2,3,30,30,10,10,0\n"
-    "\"cr\rx\",,1,2,2,20,20,10,10,0\n"
-    "semi;colon,tab\tinside,1,2,1,10,10,10,10,0\n");
+    "name,source,line,lastline,calls,total_ns,self_ns,min_ns,max_ns,errors,"
+    "alloc_bytes,alloc_count,free_bytes,live_bytes,peak_live_bytes,max_alloc_bytes\n"
+    "plain,a.lua,1,2,5,50,50,10,10,0,0,0,0,0,0,0\n"
+    "\"a\"\"b\",lead sp,1,2,4,40,40,10,10,0,0,0,0,0,0,0\n"
+    "\" lead\",\"trail \",1,2,3,30,30,10,10,0,0,0,0,0,0,0\n"
+    "\"cr\rx\",,1,2,2,20,20,10,10,0,0,0,0,0,0,0\n"
+    "semi;colon,tab\tinside,1,2,1,10,10,10,10,0,0,0,0,0,0,0\n");
   free(out);
 }
 
@@ -376,7 +385,7 @@ Test(formats, known_and_unknown) {
   char *out = (char *)1, err[256] = "";
   size_t len = 1;
   cr_assert_str_eq(li_report_formats(),
-                   "text, csv, folded, folded-calls, callgrind, chrome, html, json");
+                   "text, csv, folded, folded-calls, folded-alloc, callgrind, chrome, html, json");
   cr_assert(li_report_known("folded-calls"));
   cr_assert(!li_report_known("folded_calls"));
   cr_assert(li_report_known("text"));
@@ -394,7 +403,7 @@ Test(formats, known_and_unknown) {
   snprintf(path, sizeof path, "%s/r.xml", dir);
   cr_assert_eq(li_report_to_path(&p, "xml", path, err, sizeof err), -1);
   cr_assert_str_eq(err, "unknown report format 'xml' (known: text, csv, folded, "
-                       "folded-calls, callgrind, chrome, html, json)");
+                       "folded-calls, folded-alloc, callgrind, chrome, html, json)");
   cr_assert_eq(count_entries(dir), 0);
   remove_tree(dir);
   free(dir);
@@ -964,7 +973,8 @@ Test(to_path, zero_functions) {
   cr_assert_eq(li_report_to_path(&p, "csv", path, err, sizeof err), 0, "%s", err);
   size_t len;
   char *got = read_file(path, &len);
-  cr_assert_str_eq(got, "name,source,line,lastline,calls,total_ns,self_ns,min_ns,max_ns,errors\n");
+  cr_assert_str_eq(got, "name,source,line,lastline,calls,total_ns,self_ns,min_ns,max_ns,errors,"
+    "alloc_bytes,alloc_count,free_bytes,live_bytes,peak_live_bytes,max_alloc_bytes\n");
   free(got);
   remove_tree(dir);
   free(dir);
