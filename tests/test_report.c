@@ -766,7 +766,7 @@ Test(json, trace_events) {
   size_t len;
   char *out = report(&p, "json", &len);
   cr_assert_not_null(strstr(out, "\"tracing\": true, \"events\": 5, "
-                                 "\"events_dropped\": 7, \"trace_capacity\": 1024}"), "%s", out);
+                                 "\"events_dropped\": 7, \"trace_capacity\": 1024,"), "%s", out);
   cr_assert_not_null(strstr(out, "{\"ts_ns\": 10, \"kind\": \"B\", \"thread\": 0, \"function\": 2}"), "%s", out);
   cr_assert_not_null(strstr(out, "{\"ts_ns\": 15, \"kind\": \"Y\", \"thread\": 1, \"function\": null}"), "%s", out);
   free(out);
