@@ -445,6 +445,113 @@ static li_profile tree_profile(void) {
   return p;
 }
 
+/* ---- frames, spikes, zones and memory ------------------------------------- */
+
+/* A game loop (times add up as in the tree profile):
+**   main chunk (game.lua)        total 100 ms, self 35 ms, alloc 1000 B
+**     update (game.lua:3)        total  60 ms, self 35 ms, alloc 50000 B
+**       leak (game.lua:22)       total   5 ms, self  5 ms, alloc 30000 B, all live
+**       zone physics (a zone)    total  20 ms, self 20 ms, alloc 80000 B
+**     draw (game.lua:30)         total   5 ms, self  5 ms, nothing allocated
+** By allocated bytes: physics, update, leak, main; by live bytes: leak
+** 30000, update 2000, physics 1000.  Frames: 20 kept of 24 (5..24), in ms
+** 16 17 15 16 48 16 17 16 15 16 16 17 33 16 16 15 17 16 16 20, so sorted
+** 15x3 16x10 17x4 20 33 48: mean 374/20 = 18.7, p50 (rank 10) 16, p95
+** (rank 19) 33, p99 = max 48.  Spikes kept: frame 9 (48 ms: physics 30+4,
+** update 10, main 2, leak 1, draw 1) and frame 17 (33 ms: leak 25, draw 4,
+** update 3, main 1). */
+#define MS 1000000u
+static li_pfunc game_funcs[] = {
+  { "main chunk", "game.lua", 0, 0, 0, 1, 0, 100 * MS, 35 * MS, 100 * MS, 100 * MS,
+    { 1000, 10, 161000, 540, 1000, 0, 600, 200 } },
+  { "update", "game.lua", 0, 3, 20, 10, 0, 60 * MS, 35 * MS, 5 * MS, 7 * MS,
+    { 50000, 100, 160000, 530, 48000, 2000, 9000, 4096 } },
+  { "leak", "game.lua", 0, 22, 25, 10, 0, 5 * MS, 5 * MS, MS / 10, MS,
+    { 30000, 30, 30000, 30, 0, 30000, 30000, 1000 } },
+  { "zone physics", "zone", 1, 0, 0, 10, 0, 20 * MS, 20 * MS, MS, 3 * MS,
+    { 80000, 400, 80000, 400, 79000, 1000, 8000, 512 } },
+  { "draw", "game.lua", 0, 30, 40, 10, 0, 5 * MS, 5 * MS, MS / 5, MS,
+    { 0, 0, 0, 0, 0, 0, 0, 0 } },
+  { "never", "game.lua", 0, 50, 51, 0, 0, 0, 0, 0, 0, { 0, 0, 0, 0, 0, 0, 0, 0 } },
+};
+
+static li_pnode game_nodes[] = {
+  { UINT32_MAX, 0, 0, 0, 0, 0, { 0, 0, 0, 0, 0, 0, 0, 0 } },
+  { 0, 0, 1, 0, 100 * MS, 35 * MS, { 1000, 10, 161000, 540, 1000, 0, 0, 200 } },
+  { 1, 1, 10, 0, 60 * MS, 35 * MS, { 50000, 100, 160000, 530, 48000, 2000, 0, 4096 } },
+  { 2, 2, 10, 0, 5 * MS, 5 * MS, { 30000, 30, 30000, 30, 0, 30000, 0, 1000 } },
+  { 3, 2, 10, 0, 20 * MS, 20 * MS, { 80000, 400, 80000, 400, 79000, 1000, 0, 512 } },
+  { 4, 1, 10, 0, 5 * MS, 5 * MS, { 0, 0, 0, 0, 0, 0, 0, 0 } },
+};
+
+static li_pnode spike9_nodes[] = {
+  { UINT32_MAX, 0, 0, 0, 0, 0, { 0, 0, 0, 0, 0, 0, 0, 0 } },
+  { 0, 0, 1, 0, 48 * MS, 2 * MS, { 100, 1, 9100, 31, 0, 0, 0, 100 } },
+  { 1, 1, 1, 0, 41 * MS, 10 * MS, { 1000, 5, 8000, 25, 0, 0, 0, 300 } },
+  { 3, 2, 1, 0, 30 * MS, 30 * MS, { 6000, 18, 6000, 18, 0, 0, 0, 512 } },
+  { 2, 2, 1, 0, 1 * MS, 1 * MS, { 1000, 2, 1000, 2, 0, 1000, 0, 500 } },
+  { 3, 1, 1, 0, 4 * MS, 4 * MS, { 1000, 5, 1000, 5, 0, 0, 0, 200 } },
+  { 4, 1, 1, 0, 1 * MS, 1 * MS, { 0, 0, 0, 0, 0, 0, 0, 0 } },
+};
+
+static li_pnode spike17_nodes[] = {
+  { UINT32_MAX, 0, 0, 0, 0, 0, { 0, 0, 0, 0, 0, 0, 0, 0 } },
+  { 0, 0, 1, 0, 33 * MS, 1 * MS, { 0, 0, 3000, 3, 0, 0, 0, 0 } },
+  { 1, 1, 1, 0, 28 * MS, 3 * MS, { 0, 0, 3000, 3, 0, 0, 0, 0 } },
+  { 2, 2, 1, 0, 25 * MS, 25 * MS, { 3000, 3, 3000, 3, 0, 3000, 0, 1000 } },
+  { 4, 1, 1, 0, 4 * MS, 4 * MS, { 0, 0, 0, 0, 0, 0, 0, 0 } },
+};
+
+static const li_pspike game_spikes[] = {
+  { 9, 48 * MS, spike9_nodes, 7 },
+  { 17, 33 * MS, spike17_nodes, 5 },
+};
+
+static const uint64_t game_ms[20] = {
+  16, 17, 15, 16, 48, 16, 17, 16, 15, 16, 16, 17, 33, 16, 16, 15, 17, 16, 16, 20
+};
+
+static li_pframe game_frames[20];
+
+static li_profile game_profile(void) {
+  li_profile p = empty_profile();
+  uint64_t t = 70 * MS;               /* frames 1..4 left the ring buffer */
+  for (int i = 0; i < 20; i++) {
+    li_pframe *fr = &game_frames[i];
+    fr->index = (uint64_t)i + 5;
+    fr->start_ns = t;
+    fr->duration_ns = game_ms[i] * MS;
+    fr->calls = 41;
+    fr->alloc_bytes = 8050;
+    fr->spike = fr->index == 9 ? 1 : fr->index == 17 ? 2 : 0;
+    t += fr->duration_ns + 1000;      /* the probes' cost between frames */
+  }
+  p.funcs = game_funcs;
+  p.nfuncs = sizeof game_funcs / sizeof game_funcs[0];
+  p.nodes = game_nodes;
+  p.nnodes = sizeof game_nodes / sizeof game_nodes[0];
+  p.wall_ns = 450 * MS;
+  p.probes = 2 * 41;
+  p.clock = "tsc";
+  p.framing = 1;
+  p.frames = game_frames;
+  p.nframes = 20;
+  p.frames_marked = 24;
+  p.frame_capacity = 20;
+  p.spike_factor = 2;
+  p.spike_min_ns = 25 * MS;
+  p.spike_keep = 2;
+  p.spikes = game_spikes;
+  p.nspikes = 2;
+  p.spikes_seen = 3;
+  p.memory = 1;
+  p.mem_outside = (li_pmem){ 4096, 3, 4096, 3, 3584, 512, 4096, 2048 };
+  p.mem_blocks = 77;
+  p.mem_map_bytes = 65536;
+  p.mem_untracked_frees = 5;
+  return p;
+}
+
 /* ---- helpers for outside tools ---------------------------------------------- */
 
 /* The report in a new temporary file; its path, malloc'd. */
@@ -589,6 +696,116 @@ Test(folded, tree_profile) {
     "main chunk (app.lua);fib (app.lua:3);fib (app.lua:3) 200\n"
     "main chunk (app.lua);fib (app.lua:3);fib (app.lua:3);helper (lib.lua:10) 300\n"
     "main chunk (app.lua);helper (lib.lua:10) 300\n");
+  free(out);
+}
+
+
+/* ---- frames, spikes, zones and memory: what each format shows ------------- */
+
+Test(golden, frames_and_memory) {
+  li_profile p = game_profile();
+  check_golden(&p, "text", "frames.txt");
+  check_golden(&p, "csv", "frames.csv");
+  check_golden(&p, "json", "frames.json");
+  check_golden(&p, "folded-alloc", "frames.folded-alloc");
+  check_golden(&p, "callgrind", "frames.callgrind");
+}
+
+Test(text, frame_summary_and_spikes) {
+  li_profile p = game_profile();
+  size_t len;
+  char *out = report(&p, "text", &len);
+  cr_assert_not_null(strstr(out, "\nframes: 24 marked, 20 kept: mean 18.7 ms, "
+                                 "p50 16.0 ms, p95 33.0 ms, p99 48.0 ms, max 48.0 ms\n"), "%s", out);
+  cr_assert_not_null(strstr(out, "\nspikes: frames over 2x the running median and "
+                                 "over 25.0 ms; 3 seen, 2 kept"), "%s", out);
+  /* the top three by self time summed over each spike's own tree: physics
+  ** twice in frame 9 (30 + 4 ms); a zone shows no source line */
+  cr_assert_not_null(strstr(out, "\n  frame 9  48.0 ms: zone physics 34.0 ms, update "
+                                 "(game.lua:3) 10.0 ms, main chunk (game.lua:main) "
+                                 "2.00 ms\n"), "%s", out);
+  cr_assert_not_null(strstr(out, "\n  frame 17  33.0 ms: leak (game.lua:22) 25.0 ms, "
+                                 "draw (game.lua:30) 4.00 ms, update (game.lua:3) "
+                                 "3.00 ms\n"), "%s", out);
+  free(out);
+}
+
+Test(text, memory_tables) {
+  li_profile p = game_profile();
+  size_t len;
+  char *out = report(&p, "text", &len);
+  cr_assert_not_null(strstr(out, "\nmemory: 161 kB allocated by user code in 540 "
+                                 "allocations, 33.0 kB of it live; outside user code "
+                                 "4.10 kB in 3 allocations, 512 B live\n"), "%s", out);
+  cr_assert_not_null(strstr(out, "block map: 77 blocks tracked in 65.5 kB; 5 frees"), "%s", out);
+  /* by allocated bytes: physics, update, leak, main; draw allocated nothing */
+  const char *table = strstr(out, "max alloc  function");
+  cr_assert_not_null(table, "%s", out);
+  const char *live = strstr(table, "\nlive at the end, most first:\n");
+  cr_assert_not_null(live, "%s", out);
+  const char *a1 = strstr(table, "\n80.0 kB"), *a2 = strstr(table, "\n50.0 kB"),
+             *a3 = strstr(table, "\n30.0 kB"), *a4 = strstr(table, "\n1.00 kB");
+  cr_assert(a1 && a2 && a3 && a4 && a1 < a2 && a2 < a3 && a3 < a4 && a4 < live, "%s", out);
+  cr_assert(strstr(table, "draw") == NULL || strstr(table, "draw") > live, "%s", out);
+  /* by live bytes: the leak first */
+  cr_assert_not_null(strstr(live, ":\n    30.0 kB  leak  game.lua:22\n"
+                                  "    2.00 kB  update  game.lua:3\n"
+                                  "    1.00 kB  zone physics  zone\n"), "%s", out);
+  free(out);
+}
+
+Test(text, no_frames_no_memory_no_sections) {
+  li_profile p = known_profile();
+  size_t len;
+  char *out = report(&p, "text", &len);
+  cr_assert_null(strstr(out, "frames:"));
+  cr_assert_null(strstr(out, "memory:"));
+  free(out);
+  /* framing on but nothing marked yet */
+  p.framing = 1;
+  out = report(&p, "text", &len);
+  cr_assert_not_null(strstr(out, "\nframes: 0 marked, 0 kept\nspikes: frames over 0x"), "%s", out);
+  free(out);
+}
+
+Test(csv, memory_columns) {
+  li_profile p = game_profile();
+  size_t len;
+  char *out = report(&p, "csv", &len);
+  csv_table t;
+  cr_assert_eq(csv_parse(out, len, &t), 0, "not RFC 4180:\n%s", out);
+  cr_assert_eq(t.nrows, 6);
+  /* report order: main chunk and update (35 ms, main's total larger), physics */
+  cr_assert_str_eq(t.field[3][0], "zone physics");
+  cr_assert_str_eq(t.field[3][10], "80000");
+  cr_assert_str_eq(t.field[3][11], "400");
+  cr_assert_str_eq(t.field[3][12], "79000");
+  cr_assert_str_eq(t.field[3][13], "1000");
+  cr_assert_str_eq(t.field[3][14], "8000");
+  cr_assert_str_eq(t.field[3][15], "512");
+  csv_free(&t);
+  free(out);
+}
+
+Test(folded, alloc_sums_the_nodes_bytes) {
+  li_profile p = game_profile();
+  uint64_t want = 0;
+  int lines, with = 0;
+  size_t len;
+  for (uint32_t i = 1; i < p.nnodes; i++) {
+    want += p.nodes[i].mem.alloc_bytes;
+    with += p.nodes[i].mem.alloc_bytes > 0;
+  }
+  char *out = report(&p, "folded-alloc", &len);
+  cr_assert_eq(check_folded_lines(out, len, &lines), want, "%s", out);
+  cr_assert_eq(want, 161000);
+  cr_assert_eq(lines, with);                /* draw allocated nothing */
+  cr_assert_not_null(strstr(out, "main chunk (game.lua);update (game.lua:3);"
+                                 "zone physics (zone) 80000\n"), "%s", out);
+  free(out);
+  p = known_profile();                      /* no memory mode: nothing */
+  out = report(&p, "folded-alloc", &len);
+  cr_assert_eq(len, 0, "%s", out);
   free(out);
 }
 
