@@ -883,6 +883,30 @@ Test(callgrind, same_name_same_file_stays_apart) {
   free(out);
 }
 
+/* Memory mode adds the event alloc: self bytes per function, each call's
+** bytes including its callees', so the main chunk holds them all. */
+Test(callgrind, annotate_reads_the_alloc_event) {
+  li_profile p = game_profile();
+  char *path = report_file(&p, "callgrind"), cmd[1400];
+  snprintf(cmd, sizeof cmd, "callgrind_annotate --threshold=100 '%s'", path);
+  char *out = run_tool(cmd, "callgrind_annotate (valgrind)");
+  cr_assert_not_null(strstr(out, "Events recorded:  ns alloc\n"), "%s", out);
+  cr_assert_not_null(strstr(out, "100,000,000 (100.0%) 161,000 (100.0%)  PROGRAM TOTALS"), "%s", out);
+  cr_assert_not_null(strstr(out, "20,000,000 (20.00%) 80,000 (49.69%)  zone:zone physics"), "%s", out);
+  free(out);
+  snprintf(cmd, sizeof cmd, "callgrind_annotate --inclusive=yes --threshold=100 '%s'", path);
+  out = run_tool(cmd, "callgrind_annotate (valgrind)");
+  cr_assert_not_null(strstr(out, "100,000,000 (100.0%) 161,000 (100.0%)  game.lua:main chunk"), "%s", out);
+  cr_assert_not_null(strstr(out, "60,000,000 (60.00%) 160,000 (99.38%)  game.lua:update:3"), "%s", out);
+  free(out);
+  remove_report_file(path);
+  p.memory = 0;                 /* without memory mode: one event, as before */
+  size_t len;
+  out = report(&p, "callgrind", &len);
+  cr_assert_not_null(strstr(out, "\nevents: ns\nsummary: 100000000\n"), "%s", out);
+  free(out);
+}
+
 /* ---- json ------------------------------------------------------------------ */
 
 /* Parse the report with Python's json module, check some values and write
@@ -988,6 +1012,76 @@ Test(json, trace_events) {
   cr_assert_not_null(strstr(out, "{\"ts_ns\": 15, \"kind\": \"Y\", \"thread\": 1, \"function\": null}"), "%s", out);
   free(out);
   free(parse_json_names(&p, &len));
+}
+
+/* The frames and spikes of a json report, read by Python's json module:
+** frames in order, spike flags matching the spikes, each spike's tree well
+** formed, zone and memory fields on every function and node. */
+static const char json_frames_check[] =
+  "import json, sys\n"
+  "d = json.load(open(sys.argv[1], encoding='utf-8'))\n"
+  "s = d['summary']\n"
+  "assert s['framing'] is True and s['memory'] is True, s\n"
+  "assert s['frames_marked'] == 24 and s['spikes_seen'] == 3, s\n"
+  "assert s['spike_factor'] == 2 and s['spike_min_ns'] == 25000000, s\n"
+  "assert s['mem_outside']['live_bytes'] == 512 and s['mem_blocks'] == 77, s\n"
+  "fr = d['frames']\n"
+  "assert [f['index'] for f in fr] == list(range(5, 25)), fr\n"
+  "assert all(a['start_ns'] + a['duration_ns'] <= b['start_ns']\n"
+  "           for a, b in zip(fr, fr[1:]))\n"
+  "sp = d['spikes']\n"
+  "assert [x['frame'] for x in sp] == [f['index'] for f in fr if f['spike']] == [9, 17]\n"
+  "byindex = {f['index']: f for f in fr}\n"
+  "for x in sp:\n"
+  "    assert x['duration_ns'] == byindex[x['frame']]['duration_ns']\n"
+  "    t = x['tree']\n"
+  "    assert t[0]['parent'] is None and t[0]['function'] is None\n"
+  "    for i, n in enumerate(t):\n"
+  "        assert n['id'] == i\n"
+  "        assert i == 0 or 0 <= n['parent'] < i\n"
+  "        assert i == 0 or 0 <= n['function'] < len(d['functions'])\n"
+  "zones = [f['name'] for f in d['functions'] if f['zone']]\n"
+  "assert zones == ['zone physics'], zones\n"
+  "mem = ('alloc_bytes', 'alloc_count', 'alloc_bytes_total', 'alloc_count_total',\n"
+  "       'free_bytes', 'live_bytes', 'peak_live_bytes', 'max_alloc_bytes')\n"
+  "for o in d['functions'] + d['tree'] + [n for x in sp for n in x['tree']]:\n"
+  "    assert all(isinstance(o[k], int) for k in mem), o\n"
+  "assert sum(n['alloc_bytes'] for n in d['tree']) == 161000\n"
+  "leak = max(d['functions'], key=lambda f: f['live_bytes'])\n"
+  "assert leak['name'] == 'leak', leak\n"
+  "print(len(fr), len(sp))\n";
+
+Test(json, frames_spikes_and_memory_parse) {
+  li_profile p = game_profile();
+  char *path = report_file(&p, "json"), *script = strdup("/tmp/li_json_XXXXXX");
+  char cmd[1600];
+  int fd = mkstemp(script);
+  cr_assert_geq(fd, 0);
+  cr_assert_eq(write(fd, json_frames_check, sizeof json_frames_check - 1),
+               (ssize_t)(sizeof json_frames_check - 1));
+  close(fd);
+  snprintf(cmd, sizeof cmd, "python3 '%s' '%s'", script, path);
+  char *out = run_tool(cmd, "python3");
+  cr_assert_str_eq(out, "20 2\n");
+  free(out);
+  unlink(script);
+  free(script);
+  remove_report_file(path);
+}
+
+Test(json, frame_mark_events_have_no_function) {
+  static const li_pevent ev[] = {
+    { 0, 0, 0, 'B' }, { 10, UINT32_MAX, 0, 'F' }, { 20, 0, 0, 'E' },
+  };
+  li_profile p = game_profile();
+  p.tracing = 1;
+  p.events = ev;
+  p.nevents = 3;
+  size_t len;
+  char *out = report(&p, "json", &len);
+  cr_assert_not_null(strstr(out, "{\"ts_ns\": 10, \"kind\": \"F\", \"thread\": 0, "
+                                 "\"function\": null}"), "%s", out);
+  free(out);
 }
 
 /* ---- li_report_to_path ------------------------------------------------------- */
