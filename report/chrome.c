@@ -177,6 +177,7 @@ int li_write_chrome(const li_profile *p, FILE *f) {
     }
   if (p->events_dropped > 0) {
     fputs(first ? "\n" : ",\n", f);
+    first = 0;
     fprintf(f, "{\"name\":\"luainstr: trace buffer full, %" PRIu64
             " events dropped from here on\",\"ph\":\"i\",\"s\":\"g\",\"pid\":1,"
             "\"tid\":0,\"ts\":", p->events_dropped);

@@ -188,3 +188,13 @@ Test(chrome, frame_marks_and_zones) {
     "assert [e[\"name\"] for e in lua] == [\"main chunk (g.lua)\"] * 2, lua\n"
     "assert len([e for e in ev if e.get(\"cat\") == \"frame\" and e[\"ph\"] == \"X\"]) == 2\n"), 0);
 }
+
+/* The note on dropped events was written last and left the separator
+** state as it was: frames after it broke the JSON (found by fuzz_report). */
+Test(chrome, frames_after_dropped_events) {
+  li_profile p = game_profile(1);
+  p.events_dropped = 3;
+  cr_assert_eq(python_check(&p,
+    "assert any(\"events dropped\" in e[\"name\"] for e in ev)\n"
+    "assert len([e for e in ev if e.get(\"cat\") == \"frame\" and e[\"ph\"] == \"X\"]) == 2\n"), 0);
+}
