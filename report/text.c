@@ -354,7 +354,7 @@ static void put_spike(FILE *f, const li_profile *p, const li_pspike *sp,
   char cell[CELL];
   int shown = 0;
   memset(self, 0, (size_t)p->nfuncs * sizeof *self);
-  for (uint32_t i = 1; i < sp->nnodes; i++)
+  for (uint32_t i = 1; sp->nodes != NULL && i < sp->nnodes; i++)
     if (sp->nodes[i].func < p->nfuncs)
       self[sp->nodes[i].func] += sp->nodes[i].self_ns;
   fmt_ns(cell, sp->duration_ns);
