@@ -1,7 +1,11 @@
 /*
 ** callgrind.c -- the `callgrind` report: the Callgrind profile format,
 ** version 1, for KCachegrind/QCachegrind and callgrind_annotate.  One event,
-** `ns`: time in nanoseconds with the probes' cost subtracted.
+** `ns`: time in nanoseconds with the probes' cost subtracted; in memory
+** mode a second one, `alloc`: bytes allocated, self on the cost lines and
+** the callee's alloc_bytes_total on the call lines (by the same rule as
+** time: nothing again for a call within a recursion).  Without memory mode
+** the second column is left out, so that those files stay as they were.
 **
 ** Per called function, in the text report's order: fl= its source, fn= its
 ** name, one cost line `LINE SELF` (LINE: the function's first line, 0 for a
@@ -65,6 +69,7 @@ typedef struct cg_state {
 typedef struct cg_edge {
   uint32_t caller, callee;
   uint64_t calls, cost;
+  uint64_t alloc;          /* bytes, including the callee's callees' */
 } cg_edge;
 
 /* ---- names ------------------------------------------------------------- */
@@ -214,6 +219,7 @@ static cg_edge *make_edges(const cg_state *S, uint32_t *nedges) {
     e[k].callee = S->rank[fb];
     e[k].calls = nd->calls;
     e[k].cost = nested[i] ? 0 : nd->total_ns;
+    e[k].alloc = nested[i] ? 0 : nd->mem.alloc_bytes_total;
     k++;
   }
   free(nested);
@@ -222,6 +228,7 @@ static cg_edge *make_edges(const cg_state *S, uint32_t *nedges) {
     if (m > 0 && cmp_edge(&e[m - 1], &e[i]) == 0) {
       e[m - 1].calls += e[i].calls;
       e[m - 1].cost += e[i].cost;
+      e[m - 1].alloc += e[i].alloc;
     } else {
       e[m++] = e[i];
     }
@@ -248,33 +255,53 @@ static void put_func(FILE *f, const char *key, cg_state *S, uint32_t r) {
   putc('\n', f);
 }
 
+/* A cost's figures: time, then (memory mode) bytes. */
+static void put_cost(FILE *f, const li_profile *p, uint32_t line, uint64_t ns,
+                     uint64_t bytes) {
+  fprintf(f, "%" PRIu32 " %" PRIu64, line, ns);
+  if (p->memory) fprintf(f, " %" PRIu64, bytes);
+  putc('\n', f);
+}
+
 static void put_profile(FILE *f, cg_state *S, const cg_edge *e,
                         uint32_t nedges) {
-  uint64_t total = 0;
-  for (uint32_t r = 0; r < S->n; r++) total += S->order[r]->self_ns;
+  const li_profile *p = S->p;
+  uint64_t total = 0, bytes = 0;
+  for (uint32_t r = 0; r < S->n; r++) {
+    total += S->order[r]->self_ns;
+    bytes += S->order[r]->mem.alloc_bytes;
+  }
   fputs("# callgrind format\n"
         "version: 1\n"
         "creator: luainstr\n"
         "positions: line\n"
-        "event: ns : Time (ns, probe cost subtracted)\n"
-        "events: ns\n", f);
-  fprintf(f, "summary: %" PRIu64 "\n", total);
+        "event: ns : Time (ns, probe cost subtracted)\n", f);
+  if (p->memory)
+    fputs("event: alloc : Bytes allocated\n"
+          "events: ns alloc\n", f);
+  else
+    fputs("events: ns\n", f);
+  fprintf(f, "summary: %" PRIu64, total);
+  if (p->memory) fprintf(f, " %" PRIu64, bytes);
+  putc('\n', f);
   for (uint32_t r = 0, k = 0; r < S->n; r++) {
     const li_pfunc *fn = S->order[r];
     putc('\n', f);
     put_file(f, "fl", S, r);
     put_func(f, "fn", S, r);
-    fprintf(f, "%" PRIu32 " %" PRIu64 "\n", fn->line, fn->self_ns);
+    put_cost(f, p, fn->line, fn->self_ns, fn->mem.alloc_bytes);
     for (; k < nedges && e[k].caller == r; k++) {
       uint32_t c = e[k].callee;
       put_file(f, "cfi", S, c);
       put_func(f, "cfn", S, c);
       fprintf(f, "calls=%" PRIu64 " %" PRIu32 "\n", e[k].calls,
               S->order[c]->line);
-      fprintf(f, "%" PRIu32 " %" PRIu64 "\n", fn->line, e[k].cost);
+      put_cost(f, p, fn->line, e[k].cost, e[k].alloc);
     }
   }
-  fprintf(f, "\ntotals: %" PRIu64 "\n", total);
+  fprintf(f, "\ntotals: %" PRIu64, total);
+  if (p->memory) fprintf(f, " %" PRIu64, bytes);
+  putc('\n', f);
 }
 
 static void free_state(cg_state *S) {

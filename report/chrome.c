@@ -6,6 +6,13 @@
 ** always ends balanced: frames still open where it stops (the run ended
 ** inside them, or the buffer filled) are closed at the last timestamp, and
 ** exits of frames entered before the trace began are left out.
+**
+** Zones are calls too, in category "zone" (functions: "lua"), so a viewer
+** can tell them apart or filter them.  With frame marking, the kept frames
+** (li_pframe) are complete events on a track of their own, "frames", at the
+** top, also when trace mode was off; spike frames carry "spike": true and a
+** warning colour.  Frame marks in the trace ('F') are global instants, a
+** line across every track.
 */
 #include <inttypes.h>
 #include <stdio.h>
@@ -13,6 +20,9 @@
 #include <string.h>
 
 #include "writers.h"
+
+/* The frames' track: a tid no Lua thread has (they count up from 0). */
+#define FRAMES_TID 2147483647u
 
 /* Open frames of one thread while the trace is replayed. */
 typedef struct track {
@@ -25,9 +35,9 @@ static void put_ts(FILE *f, uint64_t ns) {
   fprintf(f, "%" PRIu64 ".%03u", ns / 1000, (unsigned)(ns % 1000));
 }
 
-/* The frame's name, "name (source:line)" so that functions stay apart:
-** made once per function (names[func], malloc'd on first use), not once per
-** event.  NULL: out of memory. */
+/* The frame's name, "name (source:line)" so that functions stay apart, a
+** zone's own name ("zone NAME"): made once per function (names[func],
+** malloc'd on first use), not once per event.  NULL: out of memory. */
 static const char *frame_name(const li_profile *p, char **names, uint32_t func) {
   const li_pfunc *fn = &p->funcs[func];
   size_t n;
@@ -35,7 +45,8 @@ static const char *frame_name(const li_profile *p, char **names, uint32_t func) 
   n = strlen(fn->name) + strlen(fn->source) + 16;
   names[func] = malloc(n);
   if (names[func] == NULL) return NULL;
-  if (fn->line == 0) snprintf(names[func], n, "%s (%s)", fn->name, fn->source);
+  if (fn->zone) snprintf(names[func], n, "%s", fn->name);
+  else if (fn->line == 0) snprintf(names[func], n, "%s (%s)", fn->name, fn->source);
   else snprintf(names[func], n, "%s (%s:%" PRIu32 ")", fn->name, fn->source, fn->line);
   return names[func];
 }
@@ -49,8 +60,8 @@ static int put_event(FILE *f, const li_profile *p, char **names, char ph,
   *first = 0;
   fputs("{\"name\":", f);
   li_json_string(f, name);
-  fprintf(f, ",\"cat\":\"lua\",\"ph\":\"%c\",\"pid\":1,\"tid\":%" PRIu32 ",\"ts\":",
-          ph, tid);
+  fprintf(f, ",\"cat\":\"%s\",\"ph\":\"%c\",\"pid\":1,\"tid\":%" PRIu32 ",\"ts\":",
+          p->funcs[func].zone ? "zone" : "lua", ph, tid);
   put_ts(f, ts);
   if (error) fputs(",\"args\":{\"error\":true}", f);
   putc('}', f);
@@ -77,6 +88,30 @@ static int push(track *t, uint32_t func) {
   }
   t->func[t->n++] = func;
   return 1;
+}
+
+/* The kept frames, one complete event each, on the frames' track. */
+static void put_frames(FILE *f, const li_profile *p, int *first) {
+  uint64_t n = p->frames != NULL ? p->nframes : 0;
+  if (n == 0) return;
+  fprintf(f, "%s{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%u,"
+          "\"args\":{\"name\":\"frames\"}},\n"
+          "{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":1,\"tid\":%u,"
+          "\"args\":{\"sort_index\":-1}}", *first ? "\n" : ",\n",
+          FRAMES_TID, FRAMES_TID);
+  *first = 0;
+  for (uint64_t i = 0; i < n; i++) {
+    const li_pframe *fr = &p->frames[i];
+    fprintf(f, ",\n{\"name\":\"frame %" PRIu64 "\",\"cat\":\"frame\",\"ph\":\"X\","
+            "\"pid\":1,\"tid\":%u,\"ts\":", fr->index, FRAMES_TID);
+    put_ts(f, fr->start_ns);
+    fputs(",\"dur\":", f);
+    put_ts(f, fr->duration_ns);
+    fprintf(f, ",\"args\":{\"index\":%" PRIu64 ",\"calls\":%" PRIu64
+            ",\"alloc_bytes\":%" PRIu64 ",\"spike\":%s}%s}", fr->index,
+            fr->calls, fr->alloc_bytes, fr->spike ? "true" : "false",
+            fr->spike ? ",\"cname\":\"terrible\"" : "");
+  }
 }
 
 int li_write_chrome(const li_profile *p, FILE *f) {
@@ -122,6 +157,14 @@ int li_write_chrome(const li_profile *p, FILE *f) {
       put_ts(f, e->ts_ns);
       putc('}', f);
       break;
+    case 'F':
+      fputs(first ? "\n" : ",\n", f);
+      first = 0;
+      fprintf(f, "{\"name\":\"frame mark\",\"cat\":\"frame\",\"ph\":\"i\","
+              "\"s\":\"g\",\"pid\":1,\"tid\":%" PRIu32 ",\"ts\":", e->thread);
+      put_ts(f, e->ts_ns);
+      putc('}', f);
+      break;
     default:
       break;
     }
@@ -134,17 +177,25 @@ int li_write_chrome(const li_profile *p, FILE *f) {
     }
   if (p->events_dropped > 0) {
     fputs(first ? "\n" : ",\n", f);
+    first = 0;
     fprintf(f, "{\"name\":\"luainstr: trace buffer full, %" PRIu64
             " events dropped from here on\",\"ph\":\"i\",\"s\":\"g\",\"pid\":1,"
             "\"tid\":0,\"ts\":", p->events_dropped);
     put_ts(f, last);
     putc('}', f);
   }
+  if (ok) put_frames(f, p, &first);
   fputs("\n],\n\"otherData\":{\"generator\":\"luainstr\",\"tracing\":", f);
   fputs(p->tracing ? "true" : "false", f);
   fprintf(f, ",\"events\":%" PRIu64 ",\"events_dropped\":%" PRIu64
-          ",\"trace_capacity\":%" PRIu64 ",\"note\":",
-          p->nevents, p->events_dropped, p->trace_capacity);
+          ",\"trace_capacity\":%" PRIu64, p->nevents, p->events_dropped,
+          p->trace_capacity);
+  if (p->framing)       /* only then: traces without frames stay as they were */
+    fprintf(f, ",\"framing\":true,\"frames\":%" PRIu64 ",\"frames_marked\":%"
+            PRIu64 ",\"spikes_seen\":%" PRIu64,
+            p->frames != NULL ? p->nframes : 0, p->frames_marked,
+            p->spikes_seen);
+  fputs(",\"note\":", f);
   if (!p->tracing)
     li_json_string(f, "trace mode was off: no calls were recorded (luaprof "
                       "-f chrome or --trace, or luainstr_set_option(L, "

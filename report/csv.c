@@ -4,6 +4,8 @@
 ** written byte for byte, so that they read back exactly: any byte is fine
 ** inside a quoted field, and a spreadsheet's notion of text is its own.
 ** Rows end in "\n", as Unix tools expect (RFC 4180 readers accept it).
+** The memory columns are the function's own (self) figures, 0 when memory
+** mode was off, so that every profile has the same columns.
 */
 #include <inttypes.h>
 #include <stdint.h>
@@ -44,16 +46,22 @@ int li_write_csv(const li_profile *p, FILE *f) {
   uint32_t n;
   const li_pfunc **order = li_report_order(p, &n);
   if (order == NULL) return -1;
-  fputs("name,source,line,lastline,calls,total_ns,self_ns,min_ns,max_ns,errors\n", f);
+  fputs("name,source,line,lastline,calls,total_ns,self_ns,min_ns,max_ns,errors,"
+        "alloc_bytes,alloc_count,free_bytes,live_bytes,peak_live_bytes,"
+        "max_alloc_bytes\n", f);
   for (uint32_t i = 0; i < n; i++) {
     const li_pfunc *fn = order[i];
     put_field(f, fn->name);
     putc(',', f);
     put_field(f, fn->source);
     fprintf(f, ",%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-            ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+            ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
             fn->line, fn->lastline, fn->calls, fn->total_ns, fn->self_ns,
             fn->min_ns, fn->max_ns, fn->errors);
+    fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+            ",%" PRIu64 "\n", fn->mem.alloc_bytes, fn->mem.alloc_count,
+            fn->mem.free_bytes, fn->mem.live_bytes, fn->mem.peak_live_bytes,
+            fn->mem.max_alloc_bytes);
   }
   free(order);
   return ferror(f) ? -1 : 0;

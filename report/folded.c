@@ -1,7 +1,7 @@
 /*
-** folded.c -- the `folded` and `folded-calls` reports: collapsed stacks, the
-** input of flamegraph.pl, inferno and speedscope.  One line per call path
-** (a node of the call tree), in the tree's order:
+** folded.c -- the `folded`, `folded-calls` and `folded-alloc` reports:
+** collapsed stacks, the input of flamegraph.pl, inferno and speedscope.
+** One line per call path (a node of the call tree), in the tree's order:
 **
 **   main chunk (main.lua);M.parse (main.lua:10) 800000
 **
@@ -25,6 +25,10 @@
 **
 ** `folded-calls`: the value is the node's call count; a node without calls
 ** has no line.
+**
+** `folded-alloc`: the value is the bytes the node allocated itself
+** (li_pnode.mem.alloc_bytes, memory mode); a node that allocated nothing has
+** no line, so a profile without memory mode gives an empty report.
 */
 #include <errno.h>
 #include <inttypes.h>
@@ -74,7 +78,10 @@ static uint64_t us_of(uint64_t ns) {
   return ns / 1000 + (ns % 1000 >= 500);
 }
 
-static int write_folded(const li_profile *p, FILE *f, int calls) {
+/* What a line's value is. */
+typedef enum weight { W_TIME, W_CALLS, W_ALLOC } weight;
+
+static int write_folded(const li_profile *p, FILE *f, weight w) {
   uint32_t *path;
   uint64_t sum = 0, done = 0;   /* self ns so far; us printed so far */
   if (p->nnodes <= 1) return ferror(f) ? -1 : 0;
@@ -86,8 +93,10 @@ static int write_folded(const li_profile *p, FILE *f, int calls) {
   for (uint32_t i = 1; i < p->nnodes; i++) {
     const li_pnode *nd = &p->nodes[i];
     uint64_t value;
-    if (calls) {
+    if (w == W_CALLS) {
       value = nd->calls;
+    } else if (w == W_ALLOC) {
+      value = nd->mem.alloc_bytes;
     } else {
       sum += nd->self_ns;
       value = us_of(sum) - done;
@@ -100,9 +109,13 @@ static int write_folded(const li_profile *p, FILE *f, int calls) {
 }
 
 int li_write_folded(const li_profile *p, FILE *f) {
-  return write_folded(p, f, 0);
+  return write_folded(p, f, W_TIME);
 }
 
 int li_write_folded_calls(const li_profile *p, FILE *f) {
-  return write_folded(p, f, 1);
+  return write_folded(p, f, W_CALLS);
+}
+
+int li_write_folded_alloc(const li_profile *p, FILE *f) {
+  return write_folded(p, f, W_ALLOC);
 }

@@ -2,7 +2,8 @@
 ** json.c -- the `json` report: the whole profile as one JSON document
 ** (RFC 8259), in the schema docs/json-schema.md describes: summary,
 ** functions (ids are li_profile.funcs indexes), the call tree (ids are
-** li_profile.nodes indexes), warnings and the trace.  Streamed to the FILE
+** li_profile.nodes indexes), the frames and the spike frames' own trees,
+** warnings and the trace.  Streamed to the FILE
 ** as it is produced: nothing of the size of the profile is held in memory.
 **
 ** Strings are valid UTF-8 JSON whatever bytes the names hold: well-formed
@@ -47,6 +48,22 @@ static void put_ref(FILE *f, uint32_t i, uint32_t n) {
   else fprintf(f, "%" PRIu32, i);
 }
 
+/* The memory figures as fields of an object, after sep (all of li_pmem,
+** 0 without memory mode: every profile has the same fields). */
+static void put_mem(FILE *f, const li_pmem *m, const char *sep) {
+  fprintf(f, "%s\"alloc_bytes\": %" PRIu64 ", \"alloc_count\": %" PRIu64
+          ", \"alloc_bytes_total\": %" PRIu64 ", \"alloc_count_total\": %" PRIu64
+          ", \"free_bytes\": %" PRIu64 ", \"live_bytes\": %" PRIu64
+          ", \"peak_live_bytes\": %" PRIu64 ", \"max_alloc_bytes\": %" PRIu64,
+          sep, m->alloc_bytes, m->alloc_count, m->alloc_bytes_total,
+          m->alloc_count_total, m->free_bytes, m->live_bytes,
+          m->peak_live_bytes, m->max_alloc_bytes);
+}
+
+static const char *boolean(int b) {
+  return b ? "true" : "false";
+}
+
 /* ---- sections --------------------------------------------------------- */
 
 static void put_summary(FILE *f, const li_profile *p) {
@@ -62,10 +79,23 @@ static void put_summary(FILE *f, const li_profile *p) {
   put_double(f, p->clock_resolution_ns);
   fprintf(f, ", \"open_frames\": %" PRIu32 ", \"tracing\": %s, \"events\": %"
           PRIu64 ", \"events_dropped\": %" PRIu64 ", \"trace_capacity\": %"
-          PRIu64 "},\n",
-          p->open_frames, p->tracing ? "true" : "false",
+          PRIu64 ",\n",
+          p->open_frames, boolean(p->tracing),
           p->events != NULL ? p->nevents : 0, p->events_dropped,
           p->trace_capacity);
+  fprintf(f, "              \"framing\": %s, \"frames_marked\": %" PRIu64
+          ", \"frame_capacity\": %" PRIu64 ", \"spike_factor\": ",
+          boolean(p->framing), p->frames_marked, p->frame_capacity);
+  put_double(f, p->spike_factor);
+  fprintf(f, ", \"spike_min_ns\": %" PRIu64 ", \"spike_keep\": %" PRIu32
+          ", \"spikes_seen\": %" PRIu64 ",\n", p->spike_min_ns, p->spike_keep,
+          p->spikes_seen);
+  fprintf(f, "              \"memory\": %s, \"mem_blocks\": %" PRIu64
+          ", \"mem_map_bytes\": %" PRIu64 ", \"mem_untracked_frees\": %" PRIu64
+          ", \"mem_outside\": {", boolean(p->memory), p->mem_blocks,
+          p->mem_map_bytes, p->mem_untracked_frees);
+  put_mem(f, &p->mem_outside, "");
+  fputs("}},\n", f);
 }
 
 static void put_functions(FILE *f, const li_profile *p) {
@@ -76,29 +106,69 @@ static void put_functions(FILE *f, const li_profile *p) {
     li_json_string(f, fn->name);
     fputs(", \"source\": ", f);
     li_json_string(f, fn->source);
-    fprintf(f, ", \"line\": %" PRIu32 ", \"lastline\": %" PRIu32
+    fprintf(f, ", \"zone\": %s, \"line\": %" PRIu32 ", \"lastline\": %" PRIu32
             ", \"calls\": %" PRIu64 ", \"errors\": %" PRIu64
             ", \"total_ns\": %" PRIu64 ", \"self_ns\": %" PRIu64
-            ", \"min_ns\": %" PRIu64 ", \"max_ns\": %" PRIu64 "}",
-            fn->line, fn->lastline, fn->calls, fn->errors, fn->total_ns,
-            fn->self_ns, fn->min_ns, fn->max_ns);
+            ", \"min_ns\": %" PRIu64 ", \"max_ns\": %" PRIu64,
+            boolean(fn->zone), fn->line, fn->lastline, fn->calls, fn->errors,
+            fn->total_ns, fn->self_ns, fn->min_ns, fn->max_ns);
+    put_mem(f, &fn->mem, ", ");
+    putc('}', f);
   }
   fputs(p->nfuncs ? "\n  ],\n" : "],\n", f);
 }
 
-static void put_tree(FILE *f, const li_profile *p) {
-  fputs("  \"tree\": [", f);
-  for (uint32_t i = 0; i < p->nnodes; i++) {
-    const li_pnode *nd = &p->nodes[i];
-    fprintf(f, "%s\n    {\"id\": %" PRIu32 ", \"parent\": ", i ? "," : "", i);
+/* The n nodes of a call tree, one per line after indent: the whole run's
+** or a spike frame's (ids are indexes into nodes either way). */
+static void put_nodes(FILE *f, const li_profile *p, const li_pnode *nodes,
+                      uint32_t n, const char *indent) {
+  for (uint32_t i = 0; i < n; i++) {
+    const li_pnode *nd = &nodes[i];
+    fprintf(f, "%s\n%s{\"id\": %" PRIu32 ", \"parent\": ", i ? "," : "",
+            indent, i);
     put_ref(f, nd->parent, i == 0 ? 0 : i);   /* the root has none */
     fputs(", \"function\": ", f);
     put_ref(f, nd->func, i == 0 ? 0 : p->nfuncs);
     fprintf(f, ", \"calls\": %" PRIu64 ", \"errors\": %" PRIu64
-            ", \"total_ns\": %" PRIu64 ", \"self_ns\": %" PRIu64 "}",
+            ", \"total_ns\": %" PRIu64 ", \"self_ns\": %" PRIu64,
             nd->calls, nd->errors, nd->total_ns, nd->self_ns);
+    put_mem(f, &nd->mem, ", ");
+    putc('}', f);
   }
+}
+
+static void put_tree(FILE *f, const li_profile *p) {
+  fputs("  \"tree\": [", f);
+  put_nodes(f, p, p->nodes, p->nnodes, "    ");
   fputs(p->nnodes ? "\n  ],\n" : "],\n", f);
+}
+
+static void put_frames(FILE *f, const li_profile *p) {
+  uint64_t n = p->frames != NULL ? p->nframes : 0;
+  fputs("  \"frames\": [", f);
+  for (uint64_t i = 0; i < n; i++) {
+    const li_pframe *fr = &p->frames[i];
+    fprintf(f, "%s\n    {\"index\": %" PRIu64 ", \"start_ns\": %" PRIu64
+            ", \"duration_ns\": %" PRIu64 ", \"calls\": %" PRIu64
+            ", \"alloc_bytes\": %" PRIu64 ", \"spike\": %s}", i ? "," : "",
+            fr->index, fr->start_ns, fr->duration_ns, fr->calls,
+            fr->alloc_bytes, boolean(fr->spike != 0));
+  }
+  fputs(n ? "\n  ],\n" : "],\n", f);
+}
+
+static void put_spikes(FILE *f, const li_profile *p) {
+  uint32_t n = p->spikes != NULL ? p->nspikes : 0;
+  fputs("  \"spikes\": [", f);
+  for (uint32_t i = 0; i < n; i++) {
+    const li_pspike *sp = &p->spikes[i];
+    uint32_t nn = sp->nodes != NULL ? sp->nnodes : 0;
+    fprintf(f, "%s\n    {\"frame\": %" PRIu64 ", \"duration_ns\": %" PRIu64
+            ", \"tree\": [", i ? "," : "", sp->frame, sp->duration_ns);
+    put_nodes(f, p, sp->nodes, nn, "      ");
+    fputs(nn ? "\n    ]}" : "]}", f);
+  }
+  fputs(n ? "\n  ],\n" : "],\n", f);
 }
 
 /* One string per line of p->warnings. */
@@ -138,6 +208,8 @@ int li_write_json(const li_profile *p, FILE *f) {
   put_summary(f, p);
   put_functions(f, p);
   put_tree(f, p);
+  put_frames(f, p);
+  put_spikes(f, p);
   put_warnings(f, p->warnings);
   put_trace(f, p);
   fputs("}\n", f);

@@ -4,7 +4,8 @@
 **   report.c   the format table, writing to a FILE, a string or a path
 **   text.c     `text`: a summary line and the top functions by self time
 **   csv.c      `csv`: one RFC 4180 row per called function
-**   folded.c   `folded`, `folded-calls`: collapsed stacks for flame graphs
+**   folded.c   `folded`, `folded-calls`, `folded-alloc`: collapsed stacks
+**              for flame graphs
 **   callgrind.c `callgrind`: the Callgrind format (KCachegrind,
 **              callgrind_annotate)
 **   json.c     `json`: the whole profile (docs/json-schema.md)
@@ -29,6 +30,7 @@
   X(csv, "csv") \
   X(folded, "folded") \
   X(folded_calls, "folded-calls") \
+  X(folded_alloc, "folded-alloc") \
   X(callgrind, "callgrind") \
   X(chrome, "chrome") \
   X(html, "html") \

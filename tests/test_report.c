@@ -134,7 +134,7 @@ static void write_text(const char *path, const char *text) {
 
 /* ---- a tiny RFC 4180 reader --------------------------------------------- */
 
-#define MAXF 16
+#define MAXF 20
 #define MAXR 16
 
 typedef struct csv_table {
@@ -237,12 +237,14 @@ Test(csv, reads_back_exactly) {
   csv_table t;
   cr_assert_eq(csv_parse(out, len, &t), 0, "not RFC 4180:\n%s", out);
   cr_assert_eq(t.nrows, 8);
-  for (int r = 0; r < t.nrows; r++) cr_assert_eq(t.nfields[r], 10, "row %d", r);
+  for (int r = 0; r < t.nrows; r++) cr_assert_eq(t.nfields[r], 16, "row %d", r);
   cr_assert_str_eq(t.field[0][0], "name");
   cr_assert_str_eq(t.field[0][9], "errors");
+  cr_assert_str_eq(t.field[0][10], "alloc_bytes");
+  cr_assert_str_eq(t.field[0][15], "max_alloc_bytes");
   for (int r = 1; r < t.nrows; r++) {
     const li_pfunc *fn = &funcs[order[r - 1]];
-    char num[8][32];
+    char num[14][32];
     cr_assert_eq(t.flen[r][0], strlen(fn->name), "row %d", r);
     cr_assert_str_eq(t.field[r][0], fn->name, "row %d", r);
     cr_assert_str_eq(t.field[r][1], fn->source, "row %d", r);
@@ -254,7 +256,13 @@ Test(csv, reads_back_exactly) {
     snprintf(num[5], 32, "%llu", (unsigned long long)fn->min_ns);
     snprintf(num[6], 32, "%llu", (unsigned long long)fn->max_ns);
     snprintf(num[7], 32, "%llu", (unsigned long long)fn->errors);
-    for (int k = 0; k < 8; k++)
+    snprintf(num[8], 32, "%llu", (unsigned long long)fn->mem.alloc_bytes);
+    snprintf(num[9], 32, "%llu", (unsigned long long)fn->mem.alloc_count);
+    snprintf(num[10], 32, "%llu", (unsigned long long)fn->mem.free_bytes);
+    snprintf(num[11], 32, "%llu", (unsigned long long)fn->mem.live_bytes);
+    snprintf(num[12], 32, "%llu", (unsigned long long)fn->mem.peak_live_bytes);
+    snprintf(num[13], 32, "%llu", (unsigned long long)fn->mem.max_alloc_bytes);
+    for (int k = 0; k < 14; k++)
       cr_assert_str_eq(t.field[r][2 + k], num[k], "row %d field %d", r, 2 + k);
   }
   csv_free(&t);
@@ -263,11 +271,11 @@ Test(csv, reads_back_exactly) {
 
 Test(csv, quotes_only_what_needs_it) {
   static li_pfunc f[] = {
-    { "plain", "a.lua", 1, 2, 5, 0, 50, 50, 10, 10 },
-    { "a\"b", "lead sp", 1, 2, 4, 0, 40, 40, 10, 10 },
-    { " lead", "trail ", 1, 2, 3, 0, 30, 30, 10, 10 },
-    { "cr\rx", "", 1, 2, 2, 0, 20, 20, 10, 10 },
-    { "semi;colon", "tab\tinside", 1, 2, 1, 0, 10, 10, 10, 10 },
+    { "plain", "a.lua", 0, 1, 2, 5, 0, 50, 50, 10, 10, {0} },
+    { "a\"b", "lead sp", 0, 1, 2, 4, 0, 40, 40, 10, 10, {0} },
+    { " lead", "trail ", 0, 1, 2, 3, 0, 30, 30, 10, 10, {0} },
+    { "cr\rx", "", 0, 1, 2, 2, 0, 20, 20, 10, 10, {0} },
+    { "semi;colon", "tab\tinside", 0, 1, 2, 1, 0, 10, 10, 10, 10, {0} },
   };
   li_profile p = empty_profile();
   p.funcs = f;
@@ -275,12 +283,13 @@ Test(csv, quotes_only_what_needs_it) {
   size_t len;
   char *out = report(&p, "csv", &len);
   cr_assert_str_eq(out,
-    "name,source,line,lastline,calls,total_ns,self_ns,min_ns,max_ns,errors\n"
-    "plain,a.lua,1,2,5,50,50,10,10,0\n"
-    "\"a\"\"b\",lead sp,1,2,4,40,40,10,10,0\n"
-    "\" lead\",\"trail \",1,2,3,30,30,10,10,0\n"
-    "\"cr\rx\",,1,2,2,20,20,10,10,0\n"
-    "semi;colon,tab\tinside,1,2,1,10,10,10,10,0\n");
+    "name,source,line,lastline,calls,total_ns,self_ns,min_ns,max_ns,errors,"
+    "alloc_bytes,alloc_count,free_bytes,live_bytes,peak_live_bytes,max_alloc_bytes\n"
+    "plain,a.lua,1,2,5,50,50,10,10,0,0,0,0,0,0,0\n"
+    "\"a\"\"b\",lead sp,1,2,4,40,40,10,10,0,0,0,0,0,0,0\n"
+    "\" lead\",\"trail \",1,2,3,30,30,10,10,0,0,0,0,0,0,0\n"
+    "\"cr\rx\",,1,2,2,20,20,10,10,0,0,0,0,0,0,0\n"
+    "semi;colon,tab\tinside,1,2,1,10,10,10,10,0,0,0,0,0,0,0\n");
   free(out);
 }
 
@@ -305,7 +314,7 @@ Test(text, one_row_per_function_and_no_control_bytes) {
 
 /* One function of the given duration; the text must show want as a cell. */
 static void check_duration(uint64_t ns, const char *want) {
-  li_pfunc f = { "f", "f.lua", 1, 2, 1, 0, ns, ns, ns, ns };
+  li_pfunc f = { "f", "f.lua", 0, 1, 2, 1, 0, ns, ns, ns, ns, {0} };
   li_profile p = empty_profile();
   p.funcs = &f;
   p.nfuncs = 1;
@@ -342,8 +351,8 @@ Test(text, durations_have_three_significant_digits) {
 
 Test(text, open_frames_and_no_wall_time) {
   li_pfunc f[] = {
-    { "a", "a.lua", 1, 2, 1, 0, 300, 300, 300, 300 },
-    { "b", "a.lua", 5, 6, 1, 0, 100, 100, 100, 100 },
+    { "a", "a.lua", 0, 1, 2, 1, 0, 300, 300, 300, 300, {0} },
+    { "b", "a.lua", 0, 5, 6, 1, 0, 100, 100, 100, 100, {0} },
   };
   li_profile p = empty_profile();
   p.funcs = f;
@@ -376,7 +385,7 @@ Test(formats, known_and_unknown) {
   char *out = (char *)1, err[256] = "";
   size_t len = 1;
   cr_assert_str_eq(li_report_formats(),
-                   "text, csv, folded, folded-calls, callgrind, chrome, html, json");
+                   "text, csv, folded, folded-calls, folded-alloc, callgrind, chrome, html, json");
   cr_assert(li_report_known("folded-calls"));
   cr_assert(!li_report_known("folded_calls"));
   cr_assert(li_report_known("text"));
@@ -394,7 +403,7 @@ Test(formats, known_and_unknown) {
   snprintf(path, sizeof path, "%s/r.xml", dir);
   cr_assert_eq(li_report_to_path(&p, "xml", path, err, sizeof err), -1);
   cr_assert_str_eq(err, "unknown report format 'xml' (known: text, csv, folded, "
-                       "folded-calls, callgrind, chrome, html, json)");
+                       "folded-calls, folded-alloc, callgrind, chrome, html, json)");
   cr_assert_eq(count_entries(dir), 0);
   remove_tree(dir);
   free(dir);
@@ -411,18 +420,18 @@ Test(formats, known_and_unknown) {
 ** so fib's total is its outermost activation's, 600 us, and helper's is
 ** 300 + 300 us. */
 static li_pfunc tree_funcs[] = {
-  { "helper", "lib.lua", 10, 12, 5, 0, 600000, 600000, 100000, 150000 },
-  { "main chunk", "app.lua", 0, 0, 1, 0, 1000000, 100000, 1000000, 1000000 },
-  { "fib", "app.lua", 3, 6, 3, 0, 600000, 300000, 100000, 600000 },
+  { "helper", "lib.lua", 0, 10, 12, 5, 0, 600000, 600000, 100000, 150000, {0} },
+  { "main chunk", "app.lua", 0, 0, 0, 1, 0, 1000000, 100000, 1000000, 1000000, {0} },
+  { "fib", "app.lua", 0, 3, 6, 3, 0, 600000, 300000, 100000, 600000, {0} },
 };
 
 static li_pnode tree_nodes[] = {
-  { UINT32_MAX, 0, 0, 0, 0, 0 },
-  { 1, 0, 1, 0, 1000000, 100000 },
-  { 2, 1, 1, 0, 600000, 100000 },
-  { 2, 2, 2, 0, 500000, 200000 },
-  { 0, 3, 2, 0, 300000, 300000 },
-  { 0, 1, 3, 0, 300000, 300000 },
+  { UINT32_MAX, 0, 0, 0, 0, 0, {0} },
+  { 1, 0, 1, 0, 1000000, 100000, {0} },
+  { 2, 1, 1, 0, 600000, 100000, {0} },
+  { 2, 2, 2, 0, 500000, 200000, {0} },
+  { 0, 3, 2, 0, 300000, 300000, {0} },
+  { 0, 1, 3, 0, 300000, 300000, {0} },
 };
 
 static li_profile tree_profile(void) {
@@ -433,6 +442,113 @@ static li_profile tree_profile(void) {
   p.nnodes = 6;
   p.wall_ns = 1100000;
   p.clock = "tsc";
+  return p;
+}
+
+/* ---- frames, spikes, zones and memory ------------------------------------- */
+
+/* A game loop (times add up as in the tree profile):
+**   main chunk (game.lua)        total 100 ms, self 35 ms, alloc 1000 B
+**     update (game.lua:3)        total  60 ms, self 35 ms, alloc 50000 B
+**       leak (game.lua:22)       total   5 ms, self  5 ms, alloc 30000 B, all live
+**       zone physics (a zone)    total  20 ms, self 20 ms, alloc 80000 B
+**     draw (game.lua:30)         total   5 ms, self  5 ms, nothing allocated
+** By allocated bytes: physics, update, leak, main; by live bytes: leak
+** 30000, update 2000, physics 1000.  Frames: 20 kept of 24 (5..24), in ms
+** 16 17 15 16 48 16 17 16 15 16 16 17 33 16 16 15 17 16 16 20, so sorted
+** 15x3 16x10 17x4 20 33 48: mean 374/20 = 18.7, p50 (rank 10) 16, p95
+** (rank 19) 33, p99 = max 48.  Spikes kept: frame 9 (48 ms: physics 30+4,
+** update 10, main 2, leak 1, draw 1) and frame 17 (33 ms: leak 25, draw 4,
+** update 3, main 1). */
+#define MS 1000000u
+static li_pfunc game_funcs[] = {
+  { "main chunk", "game.lua", 0, 0, 0, 1, 0, 100 * MS, 35 * MS, 100 * MS, 100 * MS,
+    { 1000, 10, 161000, 540, 1000, 0, 600, 200 } },
+  { "update", "game.lua", 0, 3, 20, 10, 0, 60 * MS, 35 * MS, 5 * MS, 7 * MS,
+    { 50000, 100, 160000, 530, 48000, 2000, 9000, 4096 } },
+  { "leak", "game.lua", 0, 22, 25, 10, 0, 5 * MS, 5 * MS, MS / 10, MS,
+    { 30000, 30, 30000, 30, 0, 30000, 30000, 1000 } },
+  { "zone physics", "zone", 1, 0, 0, 10, 0, 20 * MS, 20 * MS, MS, 3 * MS,
+    { 80000, 400, 80000, 400, 79000, 1000, 8000, 512 } },
+  { "draw", "game.lua", 0, 30, 40, 10, 0, 5 * MS, 5 * MS, MS / 5, MS,
+    { 0, 0, 0, 0, 0, 0, 0, 0 } },
+  { "never", "game.lua", 0, 50, 51, 0, 0, 0, 0, 0, 0, { 0, 0, 0, 0, 0, 0, 0, 0 } },
+};
+
+static li_pnode game_nodes[] = {
+  { UINT32_MAX, 0, 0, 0, 0, 0, { 0, 0, 0, 0, 0, 0, 0, 0 } },
+  { 0, 0, 1, 0, 100 * MS, 35 * MS, { 1000, 10, 161000, 540, 1000, 0, 0, 200 } },
+  { 1, 1, 10, 0, 60 * MS, 35 * MS, { 50000, 100, 160000, 530, 48000, 2000, 0, 4096 } },
+  { 2, 2, 10, 0, 5 * MS, 5 * MS, { 30000, 30, 30000, 30, 0, 30000, 0, 1000 } },
+  { 3, 2, 10, 0, 20 * MS, 20 * MS, { 80000, 400, 80000, 400, 79000, 1000, 0, 512 } },
+  { 4, 1, 10, 0, 5 * MS, 5 * MS, { 0, 0, 0, 0, 0, 0, 0, 0 } },
+};
+
+static li_pnode spike9_nodes[] = {
+  { UINT32_MAX, 0, 0, 0, 0, 0, { 0, 0, 0, 0, 0, 0, 0, 0 } },
+  { 0, 0, 1, 0, 48 * MS, 2 * MS, { 100, 1, 9100, 31, 0, 0, 0, 100 } },
+  { 1, 1, 1, 0, 41 * MS, 10 * MS, { 1000, 5, 8000, 25, 0, 0, 0, 300 } },
+  { 3, 2, 1, 0, 30 * MS, 30 * MS, { 6000, 18, 6000, 18, 0, 0, 0, 512 } },
+  { 2, 2, 1, 0, 1 * MS, 1 * MS, { 1000, 2, 1000, 2, 0, 1000, 0, 500 } },
+  { 3, 1, 1, 0, 4 * MS, 4 * MS, { 1000, 5, 1000, 5, 0, 0, 0, 200 } },
+  { 4, 1, 1, 0, 1 * MS, 1 * MS, { 0, 0, 0, 0, 0, 0, 0, 0 } },
+};
+
+static li_pnode spike17_nodes[] = {
+  { UINT32_MAX, 0, 0, 0, 0, 0, { 0, 0, 0, 0, 0, 0, 0, 0 } },
+  { 0, 0, 1, 0, 33 * MS, 1 * MS, { 0, 0, 3000, 3, 0, 0, 0, 0 } },
+  { 1, 1, 1, 0, 28 * MS, 3 * MS, { 0, 0, 3000, 3, 0, 0, 0, 0 } },
+  { 2, 2, 1, 0, 25 * MS, 25 * MS, { 3000, 3, 3000, 3, 0, 3000, 0, 1000 } },
+  { 4, 1, 1, 0, 4 * MS, 4 * MS, { 0, 0, 0, 0, 0, 0, 0, 0 } },
+};
+
+static const li_pspike game_spikes[] = {
+  { 9, 48 * MS, spike9_nodes, 7 },
+  { 17, 33 * MS, spike17_nodes, 5 },
+};
+
+static const uint64_t game_ms[20] = {
+  16, 17, 15, 16, 48, 16, 17, 16, 15, 16, 16, 17, 33, 16, 16, 15, 17, 16, 16, 20
+};
+
+static li_pframe game_frames[20];
+
+static li_profile game_profile(void) {
+  li_profile p = empty_profile();
+  uint64_t t = 70 * MS;               /* frames 1..4 left the ring buffer */
+  for (int i = 0; i < 20; i++) {
+    li_pframe *fr = &game_frames[i];
+    fr->index = (uint64_t)i + 5;
+    fr->start_ns = t;
+    fr->duration_ns = game_ms[i] * MS;
+    fr->calls = 41;
+    fr->alloc_bytes = 8050;
+    fr->spike = fr->index == 9 ? 1 : fr->index == 17 ? 2 : 0;
+    t += fr->duration_ns + 1000;      /* the probes' cost between frames */
+  }
+  p.funcs = game_funcs;
+  p.nfuncs = sizeof game_funcs / sizeof game_funcs[0];
+  p.nodes = game_nodes;
+  p.nnodes = sizeof game_nodes / sizeof game_nodes[0];
+  p.wall_ns = 450 * MS;
+  p.probes = 2 * 41;
+  p.clock = "tsc";
+  p.framing = 1;
+  p.frames = game_frames;
+  p.nframes = 20;
+  p.frames_marked = 24;
+  p.frame_capacity = 20;
+  p.spike_factor = 2;
+  p.spike_min_ns = 25 * MS;
+  p.spike_keep = 2;
+  p.spikes = game_spikes;
+  p.nspikes = 2;
+  p.spikes_seen = 3;
+  p.memory = 1;
+  p.mem_outside = (li_pmem){ 4096, 3, 4096, 3, 3584, 512, 4096, 2048 };
+  p.mem_blocks = 77;
+  p.mem_map_bytes = 65536;
+  p.mem_untracked_frees = 5;
   return p;
 }
 
@@ -542,7 +658,7 @@ Test(folded, values_add_up_to_the_self_time) {
 
 /* Many nodes under 1 us: rounded one by one they would all vanish. */
 Test(folded, rounding_is_carried) {
-  static li_pfunc f[] = { { "tiny", "t.lua", 1, 2, 10, 0, 4400, 4400, 400, 500 } };
+  static li_pfunc f[] = { { "tiny", "t.lua", 0, 1, 2, 10, 0, 4400, 4400, 400, 500, {0} } };
   li_pnode n[11];
   memset(n, 0, sizeof n);
   n[0].func = UINT32_MAX;
@@ -580,6 +696,116 @@ Test(folded, tree_profile) {
     "main chunk (app.lua);fib (app.lua:3);fib (app.lua:3) 200\n"
     "main chunk (app.lua);fib (app.lua:3);fib (app.lua:3);helper (lib.lua:10) 300\n"
     "main chunk (app.lua);helper (lib.lua:10) 300\n");
+  free(out);
+}
+
+
+/* ---- frames, spikes, zones and memory: what each format shows ------------- */
+
+Test(golden, frames_and_memory) {
+  li_profile p = game_profile();
+  check_golden(&p, "text", "frames.txt");
+  check_golden(&p, "csv", "frames.csv");
+  check_golden(&p, "json", "frames.json");
+  check_golden(&p, "folded-alloc", "frames.folded-alloc");
+  check_golden(&p, "callgrind", "frames.callgrind");
+}
+
+Test(text, frame_summary_and_spikes) {
+  li_profile p = game_profile();
+  size_t len;
+  char *out = report(&p, "text", &len);
+  cr_assert_not_null(strstr(out, "\nframes: 24 marked, 20 kept: mean 18.7 ms, "
+                                 "p50 16.0 ms, p95 33.0 ms, p99 48.0 ms, max 48.0 ms\n"), "%s", out);
+  cr_assert_not_null(strstr(out, "\nspikes: frames over 2x the running median and "
+                                 "over 25.0 ms; 3 seen, 2 kept"), "%s", out);
+  /* the top three by self time summed over each spike's own tree: physics
+  ** twice in frame 9 (30 + 4 ms); a zone shows no source line */
+  cr_assert_not_null(strstr(out, "\n  frame 9  48.0 ms: zone physics 34.0 ms, update "
+                                 "(game.lua:3) 10.0 ms, main chunk (game.lua:main) "
+                                 "2.00 ms\n"), "%s", out);
+  cr_assert_not_null(strstr(out, "\n  frame 17  33.0 ms: leak (game.lua:22) 25.0 ms, "
+                                 "draw (game.lua:30) 4.00 ms, update (game.lua:3) "
+                                 "3.00 ms\n"), "%s", out);
+  free(out);
+}
+
+Test(text, memory_tables) {
+  li_profile p = game_profile();
+  size_t len;
+  char *out = report(&p, "text", &len);
+  cr_assert_not_null(strstr(out, "\nmemory: 161 kB allocated by user code in 540 "
+                                 "allocations, 33.0 kB of it live; outside user code "
+                                 "4.10 kB in 3 allocations, 512 B live\n"), "%s", out);
+  cr_assert_not_null(strstr(out, "block map: 77 blocks tracked in 65.5 kB; 5 frees"), "%s", out);
+  /* by allocated bytes: physics, update, leak, main; draw allocated nothing */
+  const char *table = strstr(out, "max alloc  function");
+  cr_assert_not_null(table, "%s", out);
+  const char *live = strstr(table, "\nlive at the end, most first:\n");
+  cr_assert_not_null(live, "%s", out);
+  const char *a1 = strstr(table, "\n80.0 kB"), *a2 = strstr(table, "\n50.0 kB"),
+             *a3 = strstr(table, "\n30.0 kB"), *a4 = strstr(table, "\n1.00 kB");
+  cr_assert(a1 && a2 && a3 && a4 && a1 < a2 && a2 < a3 && a3 < a4 && a4 < live, "%s", out);
+  cr_assert(strstr(table, "draw") == NULL || strstr(table, "draw") > live, "%s", out);
+  /* by live bytes: the leak first */
+  cr_assert_not_null(strstr(live, ":\n    30.0 kB  leak  game.lua:22\n"
+                                  "    2.00 kB  update  game.lua:3\n"
+                                  "    1.00 kB  zone physics  zone\n"), "%s", out);
+  free(out);
+}
+
+Test(text, no_frames_no_memory_no_sections) {
+  li_profile p = known_profile();
+  size_t len;
+  char *out = report(&p, "text", &len);
+  cr_assert_null(strstr(out, "frames:"));
+  cr_assert_null(strstr(out, "memory:"));
+  free(out);
+  /* framing on but nothing marked yet */
+  p.framing = 1;
+  out = report(&p, "text", &len);
+  cr_assert_not_null(strstr(out, "\nframes: 0 marked, 0 kept\nspikes: frames over 0x"), "%s", out);
+  free(out);
+}
+
+Test(csv, memory_columns) {
+  li_profile p = game_profile();
+  size_t len;
+  char *out = report(&p, "csv", &len);
+  csv_table t;
+  cr_assert_eq(csv_parse(out, len, &t), 0, "not RFC 4180:\n%s", out);
+  cr_assert_eq(t.nrows, 6);
+  /* report order: main chunk and update (35 ms, main's total larger), physics */
+  cr_assert_str_eq(t.field[3][0], "zone physics");
+  cr_assert_str_eq(t.field[3][10], "80000");
+  cr_assert_str_eq(t.field[3][11], "400");
+  cr_assert_str_eq(t.field[3][12], "79000");
+  cr_assert_str_eq(t.field[3][13], "1000");
+  cr_assert_str_eq(t.field[3][14], "8000");
+  cr_assert_str_eq(t.field[3][15], "512");
+  csv_free(&t);
+  free(out);
+}
+
+Test(folded, alloc_sums_the_nodes_bytes) {
+  li_profile p = game_profile();
+  uint64_t want = 0;
+  int lines, with = 0;
+  size_t len;
+  for (uint32_t i = 1; i < p.nnodes; i++) {
+    want += p.nodes[i].mem.alloc_bytes;
+    with += p.nodes[i].mem.alloc_bytes > 0;
+  }
+  char *out = report(&p, "folded-alloc", &len);
+  cr_assert_eq(check_folded_lines(out, len, &lines), want, "%s", out);
+  cr_assert_eq(want, 161000);
+  cr_assert_eq(lines, with);                /* draw allocated nothing */
+  cr_assert_not_null(strstr(out, "main chunk (game.lua);update (game.lua:3);"
+                                 "zone physics (zone) 80000\n"), "%s", out);
+  free(out);
+  p = known_profile();                      /* no memory mode: nothing */
+  out = report(&p, "folded-alloc", &len);
+  cr_assert_eq(len, 0, "%s", out);
   free(out);
 }
 
@@ -637,13 +863,13 @@ Test(callgrind, inclusive_totals_with_recursion) {
 
 Test(callgrind, same_name_same_file_stays_apart) {
   static li_pfunc f[] = {
-    { "f", "=x", 1, 2, 1, 0, 30, 30, 30, 30 },
-    { "f", "=x", 1, 3, 1, 0, 20, 20, 20, 20 },
-    { "main chunk", "=x", 0, 0, 1, 0, 60, 10, 60, 60 },
+    { "f", "=x", 0, 1, 2, 1, 0, 30, 30, 30, 30, {0} },
+    { "f", "=x", 0, 1, 3, 1, 0, 20, 20, 20, 20, {0} },
+    { "main chunk", "=x", 0, 0, 0, 1, 0, 60, 10, 60, 60, {0} },
   };
   li_pnode n[] = {
-    { UINT32_MAX, 0, 0, 0, 0, 0 }, { 2, 0, 1, 0, 60, 10 },
-    { 0, 1, 1, 0, 30, 30 }, { 1, 1, 1, 0, 20, 20 },
+    { UINT32_MAX, 0, 0, 0, 0, 0, {0} }, { 2, 0, 1, 0, 60, 10, {0} },
+    { 0, 1, 1, 0, 30, 30, {0} }, { 1, 1, 1, 0, 20, 20, {0} },
   };
   li_profile p = empty_profile();
   p.funcs = f;
@@ -654,6 +880,30 @@ Test(callgrind, same_name_same_file_stays_apart) {
   char *out = report(&p, "callgrind", &len);
   cr_assert_not_null(strstr(out, "fn=(1) f:1\n"), "%s", out);
   cr_assert_not_null(strstr(out, "fn=(2) f:1 #2\n"), "%s", out);
+  free(out);
+}
+
+/* Memory mode adds the event alloc: self bytes per function, each call's
+** bytes including its callees', so the main chunk holds them all. */
+Test(callgrind, annotate_reads_the_alloc_event) {
+  li_profile p = game_profile();
+  char *path = report_file(&p, "callgrind"), cmd[1400];
+  snprintf(cmd, sizeof cmd, "callgrind_annotate --threshold=100 '%s'", path);
+  char *out = run_tool(cmd, "callgrind_annotate (valgrind)");
+  cr_assert_not_null(strstr(out, "Events recorded:  ns alloc\n"), "%s", out);
+  cr_assert_not_null(strstr(out, "100,000,000 (100.0%) 161,000 (100.0%)  PROGRAM TOTALS"), "%s", out);
+  cr_assert_not_null(strstr(out, "20,000,000 (20.00%) 80,000 (49.69%)  zone:zone physics"), "%s", out);
+  free(out);
+  snprintf(cmd, sizeof cmd, "callgrind_annotate --inclusive=yes --threshold=100 '%s'", path);
+  out = run_tool(cmd, "callgrind_annotate (valgrind)");
+  cr_assert_not_null(strstr(out, "100,000,000 (100.0%) 161,000 (100.0%)  game.lua:main chunk"), "%s", out);
+  cr_assert_not_null(strstr(out, "60,000,000 (60.00%) 160,000 (99.38%)  game.lua:update:3"), "%s", out);
+  free(out);
+  remove_report_file(path);
+  p.memory = 0;                 /* without memory mode: one event, as before */
+  size_t len;
+  out = report(&p, "callgrind", &len);
+  cr_assert_not_null(strstr(out, "\nevents: ns\nsummary: 100000000\n"), "%s", out);
   free(out);
 }
 
@@ -713,10 +963,10 @@ Test(json, parses_and_names_round_trip) {
 
 Test(json, any_bytes_stay_valid_and_safe_in_html) {
   static li_pfunc f[] = {
-    { "</script><!-- x", "a.lua", 1, 2, 1, 0, 1, 1, 1, 1 },
-    { "q\"b\\s/\x01\x1f\x7f\b\f", "a.lua", 3, 4, 1, 0, 1, 1, 1, 1 },
-    { "ls\xe2\x80\xa8ps\xe2\x80\xa9 \xf0\x9f\x98\x80", "a.lua", 5, 6, 1, 0, 1, 1, 1, 1 },
-    { "bad \xc0\xaf \xed\xa0\x80 \xf5 \xe2\x82", "b\xff.lua", 7, 8, 1, 0, 1, 1, 1, 1 },
+    { "</script><!-- x", "a.lua", 0, 1, 2, 1, 0, 1, 1, 1, 1, {0} },
+    { "q\"b\\s/\x01\x1f\x7f\b\f", "a.lua", 0, 3, 4, 1, 0, 1, 1, 1, 1, {0} },
+    { "ls\xe2\x80\xa8ps\xe2\x80\xa9 \xf0\x9f\x98\x80", "a.lua", 0, 5, 6, 1, 0, 1, 1, 1, 1, {0} },
+    { "bad \xc0\xaf \xed\xa0\x80 \xf5 \xe2\x82", "b\xff.lua", 0, 7, 8, 1, 0, 1, 1, 1, 1, {0} },
   };
   li_profile p = empty_profile();
   p.funcs = f;
@@ -757,11 +1007,81 @@ Test(json, trace_events) {
   size_t len;
   char *out = report(&p, "json", &len);
   cr_assert_not_null(strstr(out, "\"tracing\": true, \"events\": 5, "
-                                 "\"events_dropped\": 7, \"trace_capacity\": 1024}"), "%s", out);
+                                 "\"events_dropped\": 7, \"trace_capacity\": 1024,"), "%s", out);
   cr_assert_not_null(strstr(out, "{\"ts_ns\": 10, \"kind\": \"B\", \"thread\": 0, \"function\": 2}"), "%s", out);
   cr_assert_not_null(strstr(out, "{\"ts_ns\": 15, \"kind\": \"Y\", \"thread\": 1, \"function\": null}"), "%s", out);
   free(out);
   free(parse_json_names(&p, &len));
+}
+
+/* The frames and spikes of a json report, read by Python's json module:
+** frames in order, spike flags matching the spikes, each spike's tree well
+** formed, zone and memory fields on every function and node. */
+static const char json_frames_check[] =
+  "import json, sys\n"
+  "d = json.load(open(sys.argv[1], encoding='utf-8'))\n"
+  "s = d['summary']\n"
+  "assert s['framing'] is True and s['memory'] is True, s\n"
+  "assert s['frames_marked'] == 24 and s['spikes_seen'] == 3, s\n"
+  "assert s['spike_factor'] == 2 and s['spike_min_ns'] == 25000000, s\n"
+  "assert s['mem_outside']['live_bytes'] == 512 and s['mem_blocks'] == 77, s\n"
+  "fr = d['frames']\n"
+  "assert [f['index'] for f in fr] == list(range(5, 25)), fr\n"
+  "assert all(a['start_ns'] + a['duration_ns'] <= b['start_ns']\n"
+  "           for a, b in zip(fr, fr[1:]))\n"
+  "sp = d['spikes']\n"
+  "assert [x['frame'] for x in sp] == [f['index'] for f in fr if f['spike']] == [9, 17]\n"
+  "byindex = {f['index']: f for f in fr}\n"
+  "for x in sp:\n"
+  "    assert x['duration_ns'] == byindex[x['frame']]['duration_ns']\n"
+  "    t = x['tree']\n"
+  "    assert t[0]['parent'] is None and t[0]['function'] is None\n"
+  "    for i, n in enumerate(t):\n"
+  "        assert n['id'] == i\n"
+  "        assert i == 0 or 0 <= n['parent'] < i\n"
+  "        assert i == 0 or 0 <= n['function'] < len(d['functions'])\n"
+  "zones = [f['name'] for f in d['functions'] if f['zone']]\n"
+  "assert zones == ['zone physics'], zones\n"
+  "mem = ('alloc_bytes', 'alloc_count', 'alloc_bytes_total', 'alloc_count_total',\n"
+  "       'free_bytes', 'live_bytes', 'peak_live_bytes', 'max_alloc_bytes')\n"
+  "for o in d['functions'] + d['tree'] + [n for x in sp for n in x['tree']]:\n"
+  "    assert all(isinstance(o[k], int) for k in mem), o\n"
+  "assert sum(n['alloc_bytes'] for n in d['tree']) == 161000\n"
+  "leak = max(d['functions'], key=lambda f: f['live_bytes'])\n"
+  "assert leak['name'] == 'leak', leak\n"
+  "print(len(fr), len(sp))\n";
+
+Test(json, frames_spikes_and_memory_parse) {
+  li_profile p = game_profile();
+  char *path = report_file(&p, "json"), *script = strdup("/tmp/li_json_XXXXXX");
+  char cmd[1600];
+  int fd = mkstemp(script);
+  cr_assert_geq(fd, 0);
+  cr_assert_eq(write(fd, json_frames_check, sizeof json_frames_check - 1),
+               (ssize_t)(sizeof json_frames_check - 1));
+  close(fd);
+  snprintf(cmd, sizeof cmd, "python3 '%s' '%s'", script, path);
+  char *out = run_tool(cmd, "python3");
+  cr_assert_str_eq(out, "20 2\n");
+  free(out);
+  unlink(script);
+  free(script);
+  remove_report_file(path);
+}
+
+Test(json, frame_mark_events_have_no_function) {
+  static const li_pevent ev[] = {
+    { 0, 0, 0, 'B' }, { 10, UINT32_MAX, 0, 'F' }, { 20, 0, 0, 'E' },
+  };
+  li_profile p = game_profile();
+  p.tracing = 1;
+  p.events = ev;
+  p.nevents = 3;
+  size_t len;
+  char *out = report(&p, "json", &len);
+  cr_assert_not_null(strstr(out, "{\"ts_ns\": 10, \"kind\": \"F\", \"thread\": 0, "
+                                 "\"function\": null}"), "%s", out);
+  free(out);
 }
 
 /* ---- li_report_to_path ------------------------------------------------------- */
@@ -964,7 +1284,8 @@ Test(to_path, zero_functions) {
   cr_assert_eq(li_report_to_path(&p, "csv", path, err, sizeof err), 0, "%s", err);
   size_t len;
   char *got = read_file(path, &len);
-  cr_assert_str_eq(got, "name,source,line,lastline,calls,total_ns,self_ns,min_ns,max_ns,errors\n");
+  cr_assert_str_eq(got, "name,source,line,lastline,calls,total_ns,self_ns,min_ns,max_ns,errors,"
+    "alloc_bytes,alloc_count,free_bytes,live_bytes,peak_live_bytes,max_alloc_bytes\n");
   free(got);
   remove_tree(dir);
   free(dir);

@@ -1,16 +1,18 @@
 /*
 ** fuzz_report.c -- libFuzzer target: every report writer over a profile
 ** made from the fuzzer's bytes (any names and sources, any figures, any
-** call tree and trace that keep report.h's invariants: node 0 the root,
-** parents before children, function indices in range, events in time
-** order).
+** call tree, trace, frames, spike trees and memory figures that keep
+** report.h's invariants: node 0 the root, parents before children,
+** function indices in range, events and frames in time order, spikes in
+** frame order and flagged on their frames).
 **
 ** Properties: no writer crashes, leaks or fails; `json` and `chrome` are
-** valid JSON (json_check.c, strict); `csv` has ten fields in every record,
+** valid JSON (json_check.c, strict); `csv` has 16 fields in every record,
 ** one record per called function after the header, in li_report_order's
 ** order, with names and sources read back byte for byte; `folded` values
-** add up to the rounded total self time (README) and `folded-calls` values
-** to the calls, with one frame per level of the node's path.
+** add up to the rounded total self time (README), `folded-calls` values
+** to the calls, with one frame per level of the node's path, and
+** `folded-alloc` values to the nodes' own allocated bytes.
 */
 #include <inttypes.h>
 #include <stdint.h>
@@ -26,6 +28,9 @@
 #define MAX_FUNCS 12
 #define MAX_NODES 48
 #define MAX_EVENTS 64
+#define MAX_FRAMES 16
+#define MAX_SPIKES 3
+#define MAX_SPIKE_NODES 8
 #define SELF_LIMIT ((uint64_t)1 << 48)  /* so that sums of nodes never wrap */
 
 /* ---- the profile ---------------------------------------------------------- */
@@ -35,6 +40,9 @@ typedef struct built {
   li_pfunc funcs[MAX_FUNCS];
   li_pnode nodes[MAX_NODES];
   li_pevent events[MAX_EVENTS];
+  li_pframe frames[MAX_FRAMES];
+  li_pspike spikes[MAX_SPIKES];
+  li_pnode spike_nodes[MAX_SPIKES][MAX_SPIKE_NODES];
   char *strings[2 * MAX_FUNCS + 2];     /* every malloc'd string */
   size_t nstrings;
 } built;
@@ -51,6 +59,19 @@ static uint64_t figure(fz_bytes *in) {
        : k == 2 ? fz_u64(in, 5) : fz_u64(in, 8);
 }
 
+/* Memory figures; alloc_bytes bounded so that sums of nodes never wrap. */
+static void build_mem(li_pmem *m, fz_bytes *in) {
+  if (fz_upto(in, 1) == 0) return;             /* often none at all */
+  m->alloc_bytes = figure(in) % SELF_LIMIT;
+  m->alloc_count = figure(in);
+  m->alloc_bytes_total = figure(in);
+  m->alloc_count_total = figure(in);
+  m->free_bytes = figure(in);
+  m->live_bytes = figure(in);
+  m->peak_live_bytes = figure(in);
+  m->max_alloc_bytes = figure(in);
+}
+
 static void build_funcs(built *b, fz_bytes *in) {
   b->p.nfuncs = (uint32_t)fz_upto(in, MAX_FUNCS);
   for (uint32_t i = 0; i < b->p.nfuncs; i++) {
@@ -65,6 +86,8 @@ static void build_funcs(built *b, fz_bytes *in) {
     f->self_ns = figure(in);
     f->min_ns = figure(in);
     f->max_ns = figure(in);
+    f->zone = fz_upto(in, 3) == 0;
+    build_mem(&f->mem, in);
   }
 }
 
@@ -80,11 +103,60 @@ static void build_nodes(built *b, fz_bytes *in) {
     n->errors = figure(in);
     n->total_ns = figure(in);
     n->self_ns = figure(in) % SELF_LIMIT;
+    build_mem(&n->mem, in);
   }
 }
 
+/* A spike frame's tree: like the run's, smaller. */
+static void build_spike_tree(built *b, fz_bytes *in, uint32_t k) {
+  li_pnode *nodes = b->spike_nodes[k];
+  uint32_t n = 1 + (uint32_t)fz_upto(in, MAX_SPIKE_NODES - 1);
+  nodes[0].func = UINT32_MAX;
+  for (uint32_t i = 1; i < n; i++) {
+    nodes[i].parent = (uint32_t)fz_upto(in, i - 1);
+    nodes[i].func = (uint32_t)fz_upto(in, b->p.nfuncs - 1);
+    nodes[i].calls = figure(in);
+    nodes[i].total_ns = figure(in);
+    nodes[i].self_ns = figure(in);
+    build_mem(&nodes[i].mem, in);
+  }
+  b->spikes[k].nodes = nodes;
+  b->spikes[k].nnodes = n;
+}
+
+static void build_frames(built *b, fz_bytes *in) {
+  uint64_t ts = figure(in) % SELF_LIMIT, index = 1 + fz_upto(in, 1000);
+  b->p.framing = (int)fz_upto(in, 1);
+  if (!b->p.framing) return;
+  b->p.nframes = fz_upto(in, MAX_FRAMES);
+  for (uint64_t i = 0; i < b->p.nframes; i++) {
+    li_pframe *fr = &b->frames[i];
+    fr->index = index + i;
+    fr->start_ns = ts;
+    fr->duration_ns = figure(in) % SELF_LIMIT;
+    ts += fr->duration_ns + fz_upto(in, 1000);
+    fr->calls = figure(in);
+    fr->alloc_bytes = figure(in);
+    if (b->p.nfuncs > 0 && b->p.nspikes < MAX_SPIKES && fz_upto(in, 3) == 0) {
+      li_pspike *sp = &b->spikes[b->p.nspikes];
+      sp->frame = fr->index;
+      sp->duration_ns = fr->duration_ns;
+      build_spike_tree(b, in, b->p.nspikes);
+      fr->spike = ++b->p.nspikes;
+    }
+  }
+  b->p.frames = b->frames;
+  b->p.spikes = b->spikes;
+  b->p.frames_marked = b->p.nframes + fz_upto(in, 100);
+  b->p.frame_capacity = figure(in);
+  b->p.spike_factor = (double)fz_upto(in, 100000) / 1000.0;
+  b->p.spike_min_ns = figure(in);
+  b->p.spike_keep = (uint32_t)fz_upto(in, 64);
+  b->p.spikes_seen = b->p.nspikes + fz_upto(in, 100);
+}
+
 static void build_trace(built *b, fz_bytes *in) {
-  static const char kinds[] = "BEXYR";
+  static const char kinds[] = "BEXYRF";
   uint64_t ts = 0;
   b->p.tracing = (int)fz_upto(in, 1);
   if (!b->p.tracing || b->p.nfuncs == 0) return;
@@ -95,7 +167,8 @@ static void build_trace(built *b, fz_bytes *in) {
     e->ts_ns = ts;
     e->func = (uint32_t)fz_upto(in, b->p.nfuncs - 1);
     e->thread = (uint32_t)fz_upto(in, 3);
-    e->kind = kinds[fz_upto(in, 4)];
+    e->kind = kinds[fz_upto(in, 5)];
+    if (e->kind == 'F') e->func = UINT32_MAX;
   }
   b->p.events = b->events;
   b->p.events_dropped = figure(in);
@@ -118,6 +191,14 @@ static void build(built *b, fz_bytes *in) {
   else b->p.clock = clocks[fz_upto(in, 1)];
   if (fz_upto(in, 1)) b->p.warnings = keep(b, fz_string(in, 200));
   build_trace(b, in);
+  build_frames(b, in);
+  b->p.memory = (int)fz_upto(in, 1);
+  if (b->p.memory) {
+    build_mem(&b->p.mem_outside, in);
+    b->p.mem_blocks = figure(in);
+    b->p.mem_map_bytes = figure(in);
+    b->p.mem_untracked_frees = figure(in);
+  }
 }
 
 static void unbuild(built *b) {
@@ -173,7 +254,7 @@ static void check_csv(const li_profile *p, const char *s, size_t n) {
       if (fields == 1) slen = len;
       fields++;
     } while (end == ',');
-    FZ_CHECK(fields == 10, "csv: record %zu has %d fields", record, fields);
+    FZ_CHECK(fields == 16, "csv: record %zu has %d fields", record, fields);
     FZ_CHECK(end == '\n', "csv: record %zu does not end in a line break", record);
     if (record > 0) {
       const li_pfunc *f = record <= nrows ? order[record - 1] : NULL;
@@ -199,8 +280,11 @@ static uint32_t depth_of(const li_profile *p, uint32_t i) {
 }
 
 /* Lines "frames VALUE": the values' sum, and (folded-calls) one line per
-** node with calls, in order, with as many frames as the node is deep. */
-static void check_folded(const li_profile *p, const char *s, size_t n, int calls) {
+** node with calls, in order, with as many frames as the node is deep.
+** what: 0 folded, 1 folded-calls, 2 folded-alloc. */
+static void check_folded(const li_profile *p, const char *s, size_t n, int what) {
+  static const char *const names[] = { "folded", "folded-calls", "folded-alloc" };
+  int calls = what == 1;
   uint64_t sum = 0, want = 0, self = 0;
   uint32_t node = 1;
   const char *line = s, *end = s + n;
@@ -232,11 +316,12 @@ static void check_folded(const li_profile *p, const char *s, size_t n, int calls
   }
   for (uint32_t i = 1; i < p->nnodes; i++) {
     self += p->nodes[i].self_ns;
-    want += calls ? p->nodes[i].calls : 0;
+    want += what == 1 ? p->nodes[i].calls
+          : what == 2 ? p->nodes[i].mem.alloc_bytes : 0;
   }
-  if (!calls) want = self / 1000 + (self % 1000 >= 500);
+  if (what == 0) want = self / 1000 + (self % 1000 >= 500);
   FZ_CHECK(sum == want, "%s: values add up to %" PRIu64 ", not %" PRIu64,
-           calls ? "folded-calls" : "folded", sum, want);
+           names[what], sum, want);
 }
 
 /* ---- the target ------------------------------------------------------------ */
@@ -253,6 +338,7 @@ static void check_format(const li_profile *p, const char *format) {
   else if (strcmp(format, "csv") == 0) check_csv(p, out, len);
   else if (strcmp(format, "folded") == 0) check_folded(p, out, len, 0);
   else if (strcmp(format, "folded-calls") == 0) check_folded(p, out, len, 1);
+  else if (strcmp(format, "folded-alloc") == 0) check_folded(p, out, len, 2);
   free(out);
 }
 

@@ -419,7 +419,7 @@ usage() {
   [ -e "$w/ran.marker" ] && why+=("the script ran")
   end_test
 }
-usage format_unknown 2 "luaprof: unknown format 'xml' (formats: text, csv, folded, folded-calls, callgrind, chrome, html, json)" -f xml marker.lua
+usage format_unknown 2 "luaprof: unknown format 'xml' (formats: text, csv, folded, folded-calls, folded-alloc, callgrind, chrome, html, json)" -f xml marker.lua
 usage format_missing 2 "luaprof: option '-f' needs an argument" -f
 usage o_missing      2 "luaprof: option '-o' needs an argument" -o
 usage bad_long       2 "luaprof: unrecognized option '--bogus'" --bogus marker.lua

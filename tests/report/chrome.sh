@@ -3,7 +3,9 @@
 # with coroutines, errors and tail calls; a real JSON parser (python3) reads
 # the trace, and on every track the B/E events pair up as calls do, with
 # the expected names and counts.  Then a trace with a 10-event buffer: the
-# dropped events are counted and said in the output.
+# dropped events are counted and said in the output.  Categories are the
+# writer's (lua, zone, coroutine, frame), and frame events appear only with
+# frame marking on, on a track of their own.
 set -euo pipefail
 bin=$1
 tmp=$(mktemp -d)
@@ -57,6 +59,11 @@ assert names["main chunk"] == 1, names
 assert sum(errors.values()) == 1 and list(errors)[0].startswith("local fails"), errors
 assert instants["yield"] == 3 and instants["resume"] == 2, instants
 assert len(stacks) == 2 or len([t for t in last]) == 2, last
+cats = collections.Counter(e.get("cat") for e in ev if e["ph"] != "M")
+assert set(cats) <= {"lua", "zone", "coroutine", "frame", None}, cats
+framed = [e for e in ev if e.get("cat") == "frame"]
+assert other.get("framing", False) or not framed, framed
+assert len({e["tid"] for e in framed if e["ph"] == "X"}) <= 1, framed
 print("chrome: %d events, %d tracks, calls %s" % (len(ev), len(last), dict(names)))
 PY
 "$bin/luaprof" --trace=10 -f chrome -o "$tmp/small.json" "$tmp/prog.lua" >/dev/null

@@ -8,7 +8,10 @@
 #              the callgrind ones (self-time total) and the folded ones
 #              (exactly for counts; to 0.1% for times, since every dump
 #              takes a snapshot of its own with the clock calibrated again);
-#   folded     every line "frames VALUE", values summing to the self time.
+#   folded     every line "frames VALUE", values summing to the self time;
+#   json       also the shape of the frames, spikes, zones and memory
+#              figures (frame marking and memory mode: consistent whether or
+#              not they were on), and folded-alloc summing the nodes' bytes.
 #
 # usage: consumers.sh BUILD_DIR SOURCE_DIR
 set -u
@@ -38,7 +41,8 @@ lua5.4 -e "
   assert(p.start())
   dofile('$sample')
   assert(p.stop())
-  for _, f in ipairs { 'callgrind', 'json', 'folded', 'folded-calls' } do
+  for _, f in ipairs { 'callgrind', 'json', 'folded', 'folded-calls',
+                       'folded-alloc' } do
     assert(p.dump_to('$tmp/hello.' .. f, f))
   end" > "$tmp/stdout" 2> "$tmp/stderr" \
   || { fail "profiling $sample"; cat "$tmp/stderr"; exit 1; }
@@ -75,7 +79,7 @@ check_callgrind() {  # file label
 check_callgrind "$tmp/hello.callgrind" "module"
 
 if python3 - "$tmp/hello.json" "$tmp/hello.callgrind" "$tmp/hello.folded" \
-     "$tmp/hello.folded-calls" > "$tmp/py" 2>&1 <<'PY'
+     "$tmp/hello.folded-calls" "$tmp/hello.folded-alloc" > "$tmp/py" 2>&1 <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1], encoding='utf-8'))
 assert d['format'] == 'luainstr-profile' and d['version'] == 1
@@ -111,7 +115,41 @@ def folded_sum(path):
 rounded = node_self // 1000 + (node_self % 1000 >= 500)
 assert near(folded_sum(sys.argv[3]), rounded), (folded_sum(sys.argv[3]), rounded)
 assert folded_sum(sys.argv[4]) == node_calls
-print(len(called), 'functions,', self_total, 'ns self')
+# frames, spikes, zones, memory: the same shape whether or not frame marking
+# and memory mode were on
+s = d['summary']
+mem = ('alloc_bytes', 'alloc_count', 'alloc_bytes_total', 'alloc_count_total',
+       'free_bytes', 'live_bytes', 'peak_live_bytes', 'max_alloc_bytes')
+for k in ('framing', 'memory'):
+    assert isinstance(s[k], bool), (k, s)
+for k in ('frames_marked', 'frame_capacity', 'spike_min_ns', 'spike_keep',
+          'spikes_seen', 'mem_blocks', 'mem_map_bytes', 'mem_untracked_frees'):
+    assert isinstance(s[k], int) and s[k] >= 0, (k, s)
+assert all(isinstance(s['mem_outside'][k], int) for k in mem), s
+frames, spikes = d['frames'], d['spikes']
+assert isinstance(frames, list) and isinstance(spikes, list)
+assert s['framing'] or (not frames and not spikes and s['frames_marked'] == 0)
+assert len(frames) <= s['frames_marked']
+idx = [f['index'] for f in frames]
+assert idx == list(range(idx[0], idx[0] + len(idx))) if idx else True, idx
+assert [x['frame'] for x in spikes] == [f['index'] for f in frames if f['spike']]
+for x in spikes:
+    t = x['tree']
+    assert t[0]['parent'] is None and all(0 <= n['parent'] < n['id'] for n in t[1:])
+for o in d['functions'] + tree + [n for x in spikes for n in x['tree']]:
+    assert all(isinstance(o[k], int) for k in mem), o
+for f in d['functions']:
+    assert isinstance(f['zone'], bool), f
+    assert not f['zone'] or f['name'].startswith('zone '), f
+assert s['memory'] or all(f['alloc_bytes'] == 0 for f in d['functions'])
+assert all(e['function'] is None for e in d['trace'] if e['kind'] == 'F')
+# folded-alloc: each dump is a snapshot of its own, so bytes agree only when
+# memory mode was off (both empty) or closely
+alloc = sum(n['alloc_bytes'] for n in tree[1:])
+got = folded_sum(sys.argv[5])
+assert got == alloc if not s['memory'] else near(got, alloc), (got, alloc)
+print(len(called), 'functions,', self_total, 'ns self,', len(frames), 'frames,',
+      len(spikes), 'spikes,', alloc, 'bytes')
 PY
 then pass "json parses, agrees with callgrind and folded: $(cat "$tmp/py")"
 else fail "json/folded"; cat "$tmp/py"; fi

@@ -70,7 +70,8 @@ accepted("dump_to /dev/null", p.dump_to("/dev/null", "csv"))
 accepted("dump_to a new file", p.dump_to(dir .. "/r.csv", "csv"))
 local f = io.open(dir .. "/r.csv")
 check.truthy("report written", f and f:read("l") ==
-  "name,source,line,lastline,calls,total_ns,self_ns,min_ns,max_ns,errors")
+  "name,source,line,lastline,calls,total_ns,self_ns,min_ns,max_ns,errors," ..
+  "alloc_bytes,alloc_count,free_bytes,live_bytes,peak_live_bytes,max_alloc_bytes")
 if f then f:close() end
 accepted("dump_to replaces a file", p.dump_to(dir .. "/r.csv", "text"))
 ls = io.popen("ls -A " .. dir):read("a")
