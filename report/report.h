@@ -36,6 +36,8 @@ typedef struct li_pfunc {
                            a zone: "zone NAME" */
   const char *source;   /* chunk as Lua shows it: "f.lua", "[string \"x\"]";
                            a zone: "zone" */
+  int zone;             /* a zone (luainstr_zone_begin, p.zone): a named span
+                           that nests with functions like a call */
   uint32_t line;        /* Lua's linedefined (0: main chunk) */
   uint32_t lastline;    /* line of its `end` (0: main chunk) */
   uint64_t calls;       /* entries */
@@ -45,8 +47,6 @@ typedef struct li_pfunc {
   uint64_t min_ns;      /* shortest inclusive time of one call (0 if none) */
   uint64_t max_ns;      /* longest */
   li_pmem mem;          /* memory mode */
-  int zone;             /* a zone (luainstr_zone_begin, p.zone): a named span
-                           that nests with functions like a call */
 } li_pfunc;
 
 /* One node of the call tree: a function in one calling context.  Node 0 is
