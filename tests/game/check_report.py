@@ -13,11 +13,10 @@ size).  Checks, from the JSON report:
   spikes   every planted spike tick is a spike frame with a kept call tree,
            and in each of those trees the spike function (the one the game
            names) has the most self time, summed over its nodes.  The
-           detected spikes may be a superset: frame 1 (the loading; today's
-           runtime never makes one of the first 4 frames a spike), plus at
-           most max(3, ticks / 20) other frames, which a shared machine's
-           preemption or a collector step can push over the threshold;
-           those are listed with their top function, not failed
+           detected spikes may be a superset: a shared machine's
+           preemption or a collector step can push other frames over the
+           threshold; those are listed with their top function, not failed
+           (more than max(3, ticks / 20) of them is noted as a busy run)
   leak     the leak function has the most live bytes of all functions
            (zones included), at least 64 bytes per entry the game says its
            cache holds (two strings an entry, each over 40 bytes)
@@ -28,9 +27,9 @@ size).  Checks, from the JSON report:
   text     game.txt exists and names the spike function
 
 Exits 0 when all pass, 1 otherwise (every failure is printed), and 3
-when the only failures are of the spike checks on a run with more unplanted
-spikes than the bound: the machine was too busy for the run to say
-anything about spikes, and check.sh runs the game again.
+when the only failures are of the planted spikes on a busy run (more
+unplanted spikes than the bound): the machine was too busy for the run to
+say anything about spikes, and check.sh runs the game again.
 """
 import json
 import os
@@ -163,10 +162,13 @@ def check_spikes(doc, facts):
               % (i, (by_frame[i].get("duration_ns") or 0) / 1e6,
                  fname(funcs, top)))
     if len(extra) > bound:
+        # a shared machine's preemption makes spikes of its own: noted, not
+        # failed (timing is the bench's business); if a planted spike is
+        # also missing, check.sh runs the game again
         noisy.append(len(extra))
-        spike_fail("%d unplanted spike frames, more than %d (a busy machine?)"
-                   % (len(extra), bound))
-    elif not missing:
+        print("note: %d unplanted spike frames, more than %d: a busy machine"
+              % (len(extra), bound))
+    if not missing:
         ok("spike frames %s: the planted %s%s"
            % (sorted(by_frame), planted,
               " and %d unplanted (at most %d allowed)" % (len(extra), bound)
