@@ -161,8 +161,8 @@ LUAINSTR_API int (luainstr_zone_begin)(struct lua_State *L, const char *name);
 LUAINSTR_API int (luainstr_zone_end)(struct lua_State *L);
 
 /* Write the profile in a format ("text", "csv", "folded", "folded-calls",
-** "callgrind", "chrome", "html", "json", "folded-alloc") to path, or to stderr when
-** path is NULL.  A regular file is replaced atomically (never left half
+** "callgrind", "chrome", "html", "json", "folded-alloc") to path, or to
+** stderr when path is NULL.  A regular file is replaced atomically (never left half
 ** written); anything else (/dev/stderr, a pipe) is written to directly. */
 LUAINSTR_API int (luainstr_dump)(struct lua_State *L, const char *format,
                                 const char *path);

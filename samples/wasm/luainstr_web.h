@@ -22,7 +22,7 @@ const char *li_wasm_output(void);
 
 /* The last run's profile in a format ("text", "csv", "folded",
 ** "folded-calls", "callgrind", "chrome" (needs trace mode), "html",
-** "json"); NULL on failure (li_wasm_error() says why). */
+** "json", "folded-alloc"); NULL on failure (li_wasm_error() says why). */
 const char *li_wasm_report(const char *format);
 
 /* A profiler option for every later run, applied in the order given:
