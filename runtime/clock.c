@@ -129,6 +129,16 @@ void li_clock_calibrate(li_clock *c) {
     c->ns_per_tick = (double)(ns - c->base_ns) / (double)(ticks - c->base_ticks);
 }
 
+double li_clock_ns_per_tick_now(const li_clock *c) {
+  uint64_t ns, ticks;
+  if (!c->calibrate) return c->ns_per_tick;
+  ns = li_clock_mono_ns();
+  ticks = li_clock_ticks(c);
+  if (ns - c->base_ns < CALIBRATION_NS || ticks <= c->base_ticks)
+    return c->ns_per_tick;
+  return (double)(ns - c->base_ns) / (double)(ticks - c->base_ticks);
+}
+
 /* Two consecutive reads that differ differ by at least one step of the
 ** clock, and by at least the time one read takes: the smallest difference
 ** seen is the finest time the probes can tell apart. */

@@ -259,10 +259,13 @@ static void window_add(li_frames *F, int64_t d) {
 }
 
 static int is_spike(const li_prof *P, const li_frames *F, int64_t d) {
-  double ns = (double)d * P->clock.ns_per_tick;
-  if (F->nwin < LI_HISTORY) return 0;
-  return (double)d > P->spike_factor * (double)F->sorted[F->nwin / 2] &&
-         ns > (double)P->spike_min_ns;
+  if (F->nwin < LI_HISTORY ||
+      (double)d <= P->spike_factor * (double)F->sorted[F->nwin / 2])
+    return 0;
+  /* the floor in ns: the tick length as known now (a TSC's is measured
+  ** as the run goes) */
+  return P->spike_min_ns == 0 ||
+         (double)d * li_clock_ns_per_tick_now(&P->clock) > (double)P->spike_min_ns;
 }
 
 

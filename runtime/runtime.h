@@ -56,6 +56,9 @@ void li_clock_init(li_clock *c);
 void li_clock_init_host(li_clock *c, const char *name, li_clock_fn fn,
                         void *ud, double ns_per_tick);
 uint64_t li_clock_mono_ns(void);
+/* The tick length as far as it is known now, without waiting (one read
+** of each clock; before 1 ms of the run the last calibration's). */
+double li_clock_ns_per_tick_now(const li_clock *c);
 /* Recalibrate (spinning up to 1 ms if the run is shorter than that). */
 void li_clock_calibrate(li_clock *c);
 /* At the first start: measure c->resolution (reads until the clock has

@@ -1,0 +1,27 @@
+-- Frames: 100 frames of 1 ms; frames 10, 50 and 90 also spin 20 ms in
+-- hitch.  A zone in every frame; garbage and a leak in memory mode.
+local check = ...
+local p, clock = check.p, check.p.clock
+
+local function spin(ms)
+  local t = clock() + ms * 1e6
+  while clock() < t do end check.over(clock() - t)
+end
+
+local function normal() spin(1) end
+-- the spin inline: the time is hitch's self time
+local function hitch()
+  local t = clock() + 20e6 while clock() < t do end check.over(clock() - t)
+end
+KEPT = {}
+local function garbage() for i = 1, 200 do local t = {i} end end
+local function leak(i) KEPT[#KEPT + 1] = {i, i, i} end
+
+for i = 1, 100 do
+  normal()
+  local z <close> = p.zone("update")
+  garbage()
+  leak(i)
+  if i == 10 or i == 50 or i == 90 then hitch() end
+  assert(p.frame() == true, "p.frame() ended no frame")
+end
