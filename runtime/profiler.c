@@ -180,13 +180,10 @@ static int rehash_nodes(li_prof *P) {
   return 1;
 }
 
-/* The node for func under parent, created on first sight.  LI_NONE: no
-** memory (the frame then counts under the parent's node). */
-static uint32_t node_child(li_prof *P, uint32_t parent, uint32_t func) {
-  li_node *pn = &P->node[parent];
+/* node_child's search when the child found last is not the one. */
+static LI_NOINLINE uint32_t node_child_slow(li_prof *P, uint32_t parent,
+                                            uint32_t func) {
   uint32_t k, i;
-  if (pn->last_child != LI_NONE && P->node[pn->last_child].func == func)
-    return pn->last_child;
   for (k = node_hash(parent, func) & (P->nodehcap - 1); P->nodehash[k];
        k = (k + 1) & (P->nodehcap - 1)) {
     i = P->nodehash[k];
@@ -209,6 +206,16 @@ static uint32_t node_child(li_prof *P, uint32_t parent, uint32_t func) {
        k = (k + 1) & (P->nodehcap - 1)) {}
   P->nodehash[k] = i;
   return i;
+}
+
+/* The node for func under parent, created on first sight.  LI_NONE: no
+** memory (the frame then counts under the parent's node).  A call site
+** calls the same function again and again: the child found last is
+** checked inline. */
+static inline uint32_t node_child(li_prof *P, uint32_t parent, uint32_t func) {
+  uint32_t last = P->node[parent].last_child;
+  if (last != LI_NONE && P->node[last].func == func) return last;
+  return node_child_slow(P, parent, func);
 }
 
 /* Node 0, the root: there is always one. */
@@ -433,10 +440,20 @@ static int enter(li_prof *P, lua_State *L, uint32_t func) {
   return 0;
 }
 
-/* An exit whose frame is not on top of S: the frames above it were
-** unwound by an error caught where we could not see it.  No frame at all:
-** the call was entered before collection started; nothing to close. */
-static void leave_deep(li_prof *P, li_stack *S, const void *ci, uint64_t t) {
+/* An exit whose frame is not on top of S: zones the function left open
+** end with it (a `<close>` zone's own end comes after the exit probe: it
+** finds its zone gone); other frames above it were unwound by an error
+** caught where we could not see it.  No frame at all: the call was entered
+** before collection started; nothing to close. */
+static LI_NOINLINE void leave_deep(li_prof *P, li_stack *S, const void *ci,
+                                   uint64_t t) {
+  uint32_t z = S->n;
+  while (z > 0 && li_is_zone(&S->f[z - 1])) z--;
+  if (z > 0 && z < S->n && S->f[z - 1].ci == ci) {
+    li_stack_close(P, S, z, t, 0);
+    close_top(P, S, t, 0);
+    return;
+  }
   for (uint32_t i = S->n; i-- > 0;) {
     if (S->f[i].ci == ci) {
       li_stack_close(P, S, i + 1, t, 1);
@@ -456,20 +473,8 @@ static int leave(li_prof *P, lua_State *L, int nret) {
   if (S == NULL) return nret;
   P->exits++;
   ci = lua_getstack(L, 1, &ar) ? (const void *)ar.i_ci : NULL;
-  if (S->n > 0 && S->f[S->n - 1].ci == ci) {
-    close_top(P, S, t, 0);
-  } else {
-    /* zones the function left open end with it (a `<close>` zone's own
-    ** end comes after the exit probe: it finds its zone gone) */
-    uint32_t i = S->n;
-    while (i > 0 && li_is_zone(&S->f[i - 1])) i--;
-    if (i > 0 && i < S->n && S->f[i - 1].ci == ci) {
-      li_stack_close(P, S, i, t, 0);
-      close_top(P, S, t, 0);
-    } else {
-      leave_deep(P, S, ci, t);
-    }
-  }
+  if (S->n > 0 && S->f[S->n - 1].ci == ci) close_top(P, S, t, 0);
+  else leave_deep(P, S, ci, t);
   return nret;
 }
 

@@ -22,6 +22,14 @@
 
 #define LI_NONE 0xFFFFFFFFu
 
+#if defined(__GNUC__)
+#define LI_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define LI_NOINLINE __attribute__((noinline))
+#else
+#define LI_UNLIKELY(x) (x)
+#define LI_NOINLINE
+#endif
+
 /* One function of user code (by chunk and definition, the same over every
 ** load of its chunk).  Its figures are the sums of its call-tree nodes,
 ** made by the snapshot: the probes touch nodes only. */
@@ -223,7 +231,7 @@ static inline int64_t li_frame_incl(const li_prof *P, const li_stack *S,
 ** inline: one compare when frame mode is off). */
 void li_frames_touch(li_prof *P, uint32_t n);
 static inline void li_node_touch(li_prof *P, uint32_t n) {
-  if (P->node[n].stamp != P->fstamp) li_frames_touch(P, n);
+  if (LI_UNLIKELY(P->node[n].stamp != P->fstamp)) li_frames_touch(P, n);
 }
 
 /* Record a trace event (when trace mode is on). */
