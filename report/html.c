@@ -858,7 +858,7 @@ static const char page_script[] =
   "  frc.dispatchEvent(new MouseEvent('click', barAt(slow)));\n"
   "  out.push('spike-view: ' + (T === whole ? 'whole' : T.rootLabel));\n"
   "  out.push('spike-info: ' + $('frinfo').textContent);\n"
-  "  out.push('spike-duration-ns: ' + SPK[spikeSel].duration_ns);\n"
+  "  out.push('spike-duration-ns: ' + (spikeSel >= 0 ? SPK[spikeSel].duration_ns : '-'));\n"
   "  out.push('spike-root-ns: ' + T.wgt[0]);\n"
   "  out.push('spike-root-width: ' + (RN[0] === 0 ? RW[0].toFixed(1) : '-') + ' of ' + W);\n"
   "  out.push('spike-frame-names: ' + unique(RN.map(label), 200).join('|'));\n"

@@ -27,7 +27,8 @@
 # With LI_UPDATE_SCREENSHOT=1 it also rewrites docs/report-html.png from
 # samples/host/game.lua, and docs/report-frames.png from the frames page
 # (or from the page LI_FRAMES_PAGE names, e.g. a real game's report made
-# with frames and memory on).  Exits 77 (skipped) when Chromium is missing.
+# with frames and memory on); LI_UPDATE_SCREENSHOT=frames rewrites only
+# docs/report-frames.png.  Exits 77 (skipped) when Chromium is missing.
 set -uo pipefail
 
 build=${1:?usage: html_chromium.sh BUILD_DIR}
@@ -271,10 +272,13 @@ else
 fi
 
 # ---- the README's screenshot ----
-if [[ ${LI_UPDATE_SCREENSHOT:-0} == 1 ]]; then
+shots=${LI_UPDATE_SCREENSHOT:-0}
+if [[ $shots == 1 ]]; then
   (cd "$root/samples/host" && "$luaprof" -f html -o "$tmp/game.html" game.lua >/dev/null)
   chrome "$tmp/game.log" --screenshot="$root/docs/report-html.png" "file://$tmp/game.html" >/dev/null
   echo "wrote $root/docs/report-html.png"
+fi
+if [[ $shots == 1 || $shots == frames ]]; then
   page=${LI_FRAMES_PAGE:-$tmp/frames.html}
   if [[ -f $page ]]; then
     chrome "$tmp/frames.log" --window-size=1280,1000 --screenshot="$root/docs/report-frames.png" \
