@@ -3,7 +3,10 @@
 ** script and style are inline, and its Content-Security-Policy allows no
 ** other script and no load at all) with the run's summary, an interactive
 ** flame graph of the call tree drawn on a <canvas>, and a sortable table of
-** the functions.
+** the functions.  With frames, a frame-time bar chart whose spike bars open
+** that frame's own call tree; in memory mode, a switch that weighs the
+** flame graph, the table and the chart by allocated bytes; zones in blue
+** (docs/report-html.md).
 **
 ** The profile goes into the page once, as JSON in a
 ** <script type="application/json"> block: names and sources in two string
@@ -20,8 +23,10 @@
 ** markup mistake could not run an injected script or inline handler.
 **
 ** Self-test: opened as page.html#selftest, the page records the frames and
-** rows it drew, clicks a frame and records the zoom, into <pre id=selftest>
-** (tests/report/html_chromium.sh reads it from a headless browser).
+** rows it drew, clicks a frame and records the zoom (with frames: clicks a
+** spike bar, a plain bar, Whole run; in memory mode: switches to bytes),
+** into <pre id=selftest> (tests/report/html_chromium.sh reads it from a
+** headless browser).
 */
 #include <errno.h>
 #include <inttypes.h>
