@@ -975,6 +975,13 @@ static const char page_script[] =
   "renderTable();\n"
   "drawFrames();\n"
   "$('frinfo').textContent = 'showing the whole run; click a red spike bar to see that frame';\n"
+  "/* page.html#frame=N opens spike frame N, #bytes weighs by bytes (both:\n"
+  "** #frame=N&bytes); #selftest runs the self-test */\n"
+  "location.hash.slice(1).split('&').forEach(function (part) {\n"
+  "  var m = /^frame=(\\d+)$/.exec(part);\n"
+  "  if (part === 'bytes' && MEM) setMode('bytes');\n"
+  "  for (var k = 0; m && k < SPK.length; k++) if (String(SPK[k].frame) === m[1]) showSpike(k);\n"
+  "});\n"
   "if (location.hash === '#selftest') selftest(ms);\n"
   "})();\n";
 

@@ -27,8 +27,9 @@
 # With LI_UPDATE_SCREENSHOT=1 it also rewrites docs/report-html.png from
 # samples/host/game.lua, and docs/report-frames.png from the frames page
 # (or from the page LI_FRAMES_PAGE names, e.g. a real game's report made
-# with frames and memory on); LI_UPDATE_SCREENSHOT=frames rewrites only
-# docs/report-frames.png.  Exits 77 (skipped) when Chromium is missing.
+# with frames and memory on; LI_FRAMES_HASH, e.g. '#frame=20000&bytes',
+# opens a spike frame and/or the bytes view); LI_UPDATE_SCREENSHOT=frames
+# rewrites only docs/report-frames.png.  Exits 77 (skipped) when Chromium is missing.
 set -uo pipefail
 
 build=${1:?usage: html_chromium.sh BUILD_DIR}
@@ -282,7 +283,7 @@ if [[ $shots == 1 || $shots == frames ]]; then
   page=${LI_FRAMES_PAGE:-$tmp/frames.html}
   if [[ -f $page ]]; then
     chrome "$tmp/frames.log" --window-size=1280,1000 --screenshot="$root/docs/report-frames.png" \
-      "file://$(cd "$(dirname "$page")" && pwd)/$(basename "$page")" >/dev/null
+      "file://$(cd "$(dirname "$page")" && pwd)/$(basename "$page")${LI_FRAMES_HASH:-}" >/dev/null
     echo "wrote $root/docs/report-frames.png from $page"
   else
     fail "no frames page for docs/report-frames.png ($page)"
