@@ -3,14 +3,17 @@
 ** hold markup, quotes, line breaks, semicolons and bytes that are not UTF-8
 ** renders to valid UTF-8 in which no name can open or close an element;
 ** the data block reads back; a profile of 10,000 functions and 100,000
-** call-tree nodes stays small.  With LI_HTML_DIR set, the html_files tests
-** also write nasty.html and large.html there for a real browser
+** call-tree nodes stays small; frames, spike trees, zones and memory
+** figures go into the data, and nothing of them without framing or memory
+** mode.  With LI_HTML_DIR set, the html_files tests also write nasty.html,
+** large.html and frames.html there for a real browser
 ** (tests/report/html_chromium.sh).
 */
 #define _XOPEN_SOURCE 700
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,11 +30,11 @@
 ** writer let markup through. */
 static li_pfunc funcs[] = {
   LI_KNOWN_FUNCS,
-  { "t[\"<img src=x onerror=\\\"document.title='pwned'\\\">\"]", "<b>evil</b>.lua",
+  { "t[\"<img src=x onerror=\\\"document.title='pwned'\\\">\"]", "<b>evil</b>.lua", 0,
     60, 61, 2, 0, 90000000, 90000000, 40000000, 50000000 },
-  { "</script><script>document.title='pwned'</script>", "a&amp;b;c.lua",
+  { "</script><script>document.title='pwned'</script>", "a&amp;b;c.lua", 0,
     70, 71, 2, 0, 80000000, 80000000, 40000000, 40000000 },
-  { "<!-- x --> \xe2\x80\xa8 \xff\xfe ]]></title>", "\xc0\xaf.lua",
+  { "<!-- x --> \xe2\x80\xa8 \xff\xfe ]]></title>", "\xc0\xaf.lua", 0,
     80, 81, 1, 0, 70000000, 70000000, 70000000, 70000000 },
 };
 #define NFUNCS (sizeof funcs / sizeof funcs[0])
@@ -121,6 +124,185 @@ static void free_large(li_profile *p) {
   }
   free(p->funcs);
   free(p->nodes);
+}
+
+/* A game's profile with frames, spikes, zones and memory figures (issue
+** 12), built by hand until the runtime fills them: 36,000 frames kept of
+** 40,000 marked (the ring wrapped), about 16.6 ms each; frames 8000, 20000
+** (120 ms, the slowest, 119 ms of it in functions) and 30000 are spikes
+** with their own call trees,
+** 12000 and 33000 are over the threshold without one.  Time goes mostly to
+** Game.update; bytes mostly to local make_garbage, which takes almost no
+** time.  The spike of frame 20000 runs Game.update and Level.load_chunk
+** but no Game.draw.  One zone's name is markup and not UTF-8. */
+enum { F_MAIN, F_UPDATE, F_DRAW, F_GARBAGE, F_PHYSICS, F_COLLIDE, F_RENDER,
+       F_LOAD, F_NASTY, F_N };
+
+static li_pfunc game_funcs[F_N] = {
+  [F_MAIN] = { .name = "main chunk", .source = "game.lua" },
+  [F_UPDATE] = { .name = "Game.update", .source = "game.lua", .line = 10, .lastline = 38 },
+  [F_DRAW] = { .name = "Game.draw", .source = "game.lua", .line = 40, .lastline = 68 },
+  [F_GARBAGE] = { .name = "local make_garbage", .source = "game.lua", .line = 70, .lastline = 80 },
+  [F_PHYSICS] = { .name = "zone physics", .source = "zone", .zone = 1 },
+  [F_COLLIDE] = { .name = "local collide", .source = "physics.lua", .line = 5, .lastline = 30 },
+  [F_RENDER] = { .name = "zone render", .source = "zone", .zone = 1 },
+  [F_LOAD] = { .name = "Level.load_chunk", .source = "level.lua", .line = 12, .lastline = 90 },
+  [F_NASTY] = { .name = "zone <img src=x onerror=\"document.title='pwned'\">\xff", .source = "zone",
+                .zone = 1 },
+};
+
+/* node: function, parent, calls, self time, self bytes allocated */
+#define NODE(f, par, c, self, ab) \
+  { .func = (f), .parent = (par), .calls = (c), .self_ns = (self), \
+    .mem = { .alloc_bytes = (ab), .alloc_count = (ab) / 64 + ((ab) > 0) } }
+#define MS 1000000u
+#define S_ 1000000000u
+#define MB (1u << 20)
+
+static li_pnode game_nodes[] = {
+  { .func = UINT32_MAX, .mem = { .alloc_bytes = 64 << 10, .alloc_count = 30 } },
+  NODE(F_MAIN, 0, 1, 5ull * S_, 200 << 10),
+  NODE(F_UPDATE, 1, 40000, 100ull * S_, 2 * MB),
+  NODE(F_PHYSICS, 2, 40000, 20ull * S_, MB / 2),
+  NODE(F_COLLIDE, 3, 4000000, 180ull * S_, MB),
+  NODE(F_LOAD, 2, 3, 50ull * S_, 8 * MB),
+  NODE(F_DRAW, 1, 40000, 40ull * S_, MB),
+  NODE(F_RENDER, 6, 40000, 170ull * S_, 3 * MB),
+  NODE(F_NASTY, 7, 40000, 10ull * S_, 100 << 10),
+  NODE(F_GARBAGE, 1, 40000, 15ull * S_, 900ull * MB),
+};
+
+static li_pnode spike8000[] = {
+  { .func = UINT32_MAX },
+  NODE(F_MAIN, 0, 1, MS / 2, 0),
+  NODE(F_UPDATE, 1, 1, 9 * MS / 2, 64 << 10),
+  NODE(F_LOAD, 2, 1, 55 * MS, 3 * MB),
+};
+static li_pnode spike20000[] = {
+  { .func = UINT32_MAX },
+  NODE(F_MAIN, 0, 1, MS / 10, 0),
+  NODE(F_UPDATE, 1, 1, 4 * MS, 80 << 10),
+  NODE(F_LOAD, 2, 1, 100 * MS, 6 * MB),
+  NODE(F_PHYSICS, 2, 1, MS, 1 << 10),
+  NODE(F_COLLIDE, 4, 100, 13 * MS + 9 * MS / 10, 10 << 10),
+};
+static li_pnode spike30000[] = {
+  { .func = UINT32_MAX },
+  NODE(F_MAIN, 0, 1, MS, 0),
+  NODE(F_DRAW, 1, 1, 4 * MS, 20 << 10),
+  NODE(F_RENDER, 2, 1, 30 * MS, 40 << 10),
+  NODE(F_NASTY, 3, 1, 10 * MS, 1 << 10),
+};
+
+/* Inclusive figures from the self ones, children after parents; 9 in 10
+** bytes freed. */
+static void finish_tree(li_pnode *nd, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) {
+    nd[i].total_ns = nd[i].self_ns;
+    nd[i].mem.alloc_bytes_total = nd[i].mem.alloc_bytes;
+    nd[i].mem.alloc_count_total = nd[i].mem.alloc_count;
+    nd[i].mem.free_bytes = nd[i].mem.alloc_bytes / 10 * 9;
+    nd[i].mem.live_bytes = nd[i].mem.alloc_bytes - nd[i].mem.free_bytes;
+  }
+  for (uint32_t i = n - 1; i >= 1; i--) {
+    li_pnode *par = &nd[nd[i].parent];
+    par->total_ns += nd[i].total_ns;
+    par->mem.alloc_bytes_total += nd[i].mem.alloc_bytes_total;
+    par->mem.alloc_count_total += nd[i].mem.alloc_count_total;
+  }
+}
+
+static li_pspike game_spikes[] = {
+  { 8000, 60 * MS, spike8000, sizeof spike8000 / sizeof spike8000[0] },
+  { 20000, 120 * MS, spike20000, sizeof spike20000 / sizeof spike20000[0] },
+  { 30000, 45 * MS, spike30000, sizeof spike30000 / sizeof spike30000[0] },
+};
+#define GAME_FIRST 4001u
+#define GAME_FRAMES 36000u
+
+/* free p->frames after use */
+static li_profile frames_profile(void) {
+  li_profile p;
+  li_pframe *fr = calloc(GAME_FRAMES, sizeof *fr);
+  uint64_t seed = 12345, t = 0;
+  uint32_t nnodes = (uint32_t)(sizeof game_nodes / sizeof game_nodes[0]);
+  cr_assert_not_null(fr);
+  memset(&p, 0, sizeof p);
+  finish_tree(game_nodes, nnodes);
+  /* a spike's root holds no time of its own: the frame's duration (120 ms
+  ** for frame 20000, whose functions took 119 ms) is what the page shows */
+  for (uint32_t i = 0; i < 3; i++) {
+    finish_tree(game_spikes[i].nodes, game_spikes[i].nnodes);
+    game_spikes[i].nodes[0].total_ns = 0;
+  }
+  for (uint32_t f = 0; f < F_N; f++) {
+    li_pfunc *fn = &game_funcs[f];
+    memset(&fn->calls, 0, sizeof *fn - offsetof(li_pfunc, calls));
+  }
+  for (uint32_t i = 1; i < nnodes; i++) {   /* no recursion: sums are right */
+    li_pfunc *fn = &game_funcs[game_nodes[i].func];
+    const li_pmem *m = &game_nodes[i].mem;
+    fn->calls += game_nodes[i].calls;
+    fn->total_ns += game_nodes[i].total_ns;
+    fn->self_ns += game_nodes[i].self_ns;
+    fn->min_ns = game_nodes[i].total_ns / game_nodes[i].calls / 3;
+    fn->max_ns = game_nodes[i].total_ns / game_nodes[i].calls * 7;
+    fn->mem.alloc_bytes += m->alloc_bytes;
+    fn->mem.alloc_count += m->alloc_count;
+    fn->mem.alloc_bytes_total += m->alloc_bytes_total;
+    fn->mem.alloc_count_total += m->alloc_count_total;
+    fn->mem.free_bytes += m->free_bytes;
+    fn->mem.live_bytes += m->live_bytes;
+    fn->mem.peak_live_bytes = m->live_bytes * 2;
+    fn->mem.max_alloc_bytes = m->alloc_bytes / (m->alloc_count + 1) * 4;
+  }
+  for (uint32_t i = 0; i < GAME_FRAMES; i++) {
+    uint64_t index = GAME_FIRST + i;
+    seed = seed * 6364136223846793005u + 1442695040888963407u;
+    uint32_t r = (uint32_t)(seed >> 33);
+    fr[i].index = index;
+    fr[i].start_ns = t;
+    fr[i].duration_ns = 15100000 + r % 3000000;
+    fr[i].calls = 200 + r % 100;
+    fr[i].alloc_bytes = 16000 + (r >> 8) % 16000;
+    for (uint32_t k = 0; k < 3; k++)
+      if (game_spikes[k].frame == index) {
+        fr[i].duration_ns = game_spikes[k].duration_ns;
+        fr[i].alloc_bytes = game_spikes[k].nodes[0].mem.alloc_bytes_total;
+        fr[i].spike = k + 1;
+      }
+    if (index == 12000) fr[i].duration_ns = 40 * MS;
+    if (index == 33000) fr[i].duration_ns = 38 * MS;
+    t += fr[i].duration_ns;
+  }
+  p.funcs = game_funcs;
+  p.nfuncs = F_N;
+  p.nodes = game_nodes;
+  p.nnodes = nnodes;
+  p.wall_ns = t;
+  p.probes = 2 * 4360000;
+  p.overhead_ns = 4360000ull * 40;
+  p.probe_pair_ns = 40.0;
+  p.clock = "tsc";
+  p.framing = 1;
+  p.frames = fr;
+  p.nframes = GAME_FRAMES;
+  p.frames_marked = GAME_FIRST - 1 + GAME_FRAMES;
+  p.frame_capacity = GAME_FRAMES;
+  p.spike_factor = 2.0;
+  p.spike_min_ns = 20 * MS;
+  p.spike_keep = 3;
+  p.spikes = game_spikes;
+  p.nspikes = 3;
+  p.spikes_seen = 5;
+  p.memory = 1;
+  p.mem_outside = game_nodes[0].mem;     /* its own, not its callees' */
+  p.mem_outside.alloc_bytes_total = p.mem_outside.alloc_bytes;
+  p.mem_outside.alloc_count_total = p.mem_outside.alloc_count;
+  p.mem_blocks = 51234;
+  p.mem_map_bytes = 3 * MB;
+  p.mem_untracked_frees = 17;
+  return p;
 }
 
 /* ---- helpers ------------------------------------------------------------- */
@@ -268,6 +450,7 @@ Test(html, empty_profile) {
   char *data = data_block(out);
   cr_assert_not_null(strstr(data, "\"clock\":\"unknown\""));
   cr_assert_not_null(strstr(data, "\"warnings\":[]"));
+  cr_assert_not_null(strstr(data, "\"zones\":[]"));
   cr_assert_not_null(strstr(data, "\"nodes\":[\n-1,0,0,0,0]"), "%s", data);
   free(data);
   free(out);
@@ -289,6 +472,81 @@ Test(html, large_profile_stays_small, .timeout = 60) {
   free_large(&p);
 }
 
+Test(html, frames_spikes_zones_memory) {
+  li_profile p = frames_profile();
+  size_t len;
+  char *out = html(&p, &len);
+  char *data = data_block(out);
+  cr_log_info("frames profile: %zu bytes", len);
+  cr_assert_lt(len, 4u << 20, "%zu bytes for 36,000 frames", len);
+  cr_assert_eq(bad_utf8_at(out, len), -1);
+  cr_assert_eq(count_ci(out, "<script"), 2);
+  cr_assert_eq(count_ci(out, "<img"), 0);
+  cr_assert_null(strpbrk(data, "<>&"), "markup characters in the data");
+  cr_assert_not_null(strstr(data, "\"framing\":{\"frames_marked\":40000,\"frame_capacity\":36000,"
+                                  "\"spike_factor\":2.000,\"spike_min_ns\":20000000,"
+                                  "\"spike_keep\":3,\"spikes_seen\":5}"), "%.600s", data);
+  cr_assert_not_null(strstr(data, "\"memory\":{\"outside\":[65536,30,65536,30,58977,6559,0,0],"
+                                  "\"blocks\":51234,\"map_bytes\":3145728,\"untracked_frees\":17}"));
+  cr_assert_not_null(strstr(data, "\"zones\":[4,6,8]"));
+  cr_assert_not_null(strstr(data, "\"zone \\u003cimg src=x onerror=\\\"document.title='pwned'\\\"\\u003e\\u00ff\""));
+  cr_assert_not_null(strstr(data, "\"fmem\":[\n"));
+  cr_assert_not_null(strstr(data, "\"nmem\":[\n"));
+  /* the first kept frame, the slowest spike's frame and its tree's root */
+  cr_assert_not_null(strstr(data, "\"frames\":[\n4001,0,"));
+  cr_assert_not_null(strstr(data, ",20000,"));
+  cr_assert_not_null(strstr(data, ",120000000,"));
+  cr_assert_not_null(strstr(data, "{\"frame\":20000,\"duration_ns\":120000000,\n\"nodes\":[\n"
+                                  "-1,0,0,0,0,\n0,1,1,119000000,100000,\n"), "%s",
+                     strstr(data, "{\"frame\":20000"));
+  cr_assert_eq(count_ci(data, "{\"frame\":"), 3);
+  free(data);
+  free(out);
+  free((void *)p.frames);
+}
+
+/* Without frames or memory mode the data holds none of their keys. */
+Test(html, no_frames_no_memory) {
+  li_profile p = nasty_profile();
+  size_t len;
+  char *out = html(&p, &len);
+  char *data = data_block(out);
+  static const char *const absent[] = {
+    "\"framing\"", "\"memory\"", "\"frames\"", "\"spikes\"", "\"fmem\"", "\"nmem\""
+  };
+  for (size_t i = 0; i < sizeof absent / sizeof absent[0]; i++)
+    cr_assert_null(strstr(data, absent[i]), "%s in the data", absent[i]);
+  free(data);
+  free(out);
+}
+
+/* A frame's spike index past the spikes kept reads as no spike; framing
+** with no frames or spikes at all is an empty chart. */
+Test(html, frames_out_of_range) {
+  li_profile p = frames_profile();
+  li_pframe *fr = (li_pframe *)p.frames;
+  size_t len;
+  fr[0].spike = 4;
+  p.nspikes = 3;
+  char *out = html(&p, &len);
+  char *data = data_block(out);
+  cr_assert_not_null(strstr(data, "\"frames\":[\n4001,0,"));
+  char *first = strstr(data, "\"frames\":[\n") + 11, *comma = first;
+  for (int k = 0; k < 5; k++) comma = strchr(comma, ',') + 1;
+  cr_assert_eq(strtoul(comma, NULL, 10), 0, "%.60s", first);
+  free(data);
+  free(out);
+  p.frames = NULL;
+  p.spikes = NULL;
+  p.memory = 0;
+  out = html(&p, &len);
+  data = data_block(out);
+  cr_assert_not_null(strstr(data, "\"frames\":[],\n\"spikes\":[]"), "%s", data);
+  free(data);
+  free(out);
+  free(fr);
+}
+
 /* ---- pages for the browser test ------------------------------------------- */
 
 static void write_page(const li_profile *p, const char *file) {
@@ -308,4 +566,10 @@ Test(html_files, large, .timeout = 60) {
   li_profile p = large_profile(10000, 100000);
   write_page(&p, "large.html");
   free_large(&p);
+}
+
+Test(html_files, frames, .timeout = 60) {
+  li_profile p = frames_profile();
+  write_page(&p, "frames.html");
+  free((void *)p.frames);
 }

@@ -14,9 +14,22 @@
 #            injected script ran (title unchanged), no element came from a
 #            name, the names show as text;
 #   large    10,000 functions and 100,000 call-tree nodes (test_html):
-#            under 10 MB, rendered and zoomed within 30 s.
+#            under 10 MB, rendered and zoomed within 30 s;
+#   frames   test_html's game profile with 36,000 frames, 3 spike trees,
+#            zones and memory figures: the frame chart covers every frame
+#            with spikes drawn red, a click on the slowest spike shows that
+#            frame's own flame graph (its functions only, the frame's
+#            duration at the root) and table, a click on a plain bar and
+#            the Whole run button bring the whole run back, the bytes
+#            switch makes the function that only allocates the widest and
+#            shows the memory columns, zones are drawn blue;
+#            hello.lua (no frames, no memory mode) shows neither.
 # With LI_UPDATE_SCREENSHOT=1 it also rewrites docs/report-html.png from
-# samples/host/game.lua.  Exits 77 (skipped) when Chromium is missing.
+# samples/host/game.lua, and docs/report-frames.png from the frames page
+# (or from the page LI_FRAMES_PAGE names, e.g. a real game's report made
+# with frames and memory on; LI_FRAMES_HASH, e.g. '#frame=20000&bytes',
+# opens a spike frame and/or the bytes view); LI_UPDATE_SCREENSHOT=frames
+# rewrites only docs/report-frames.png.  Exits 77 (skipped) when Chromium is missing.
 set -uo pipefail
 
 build=${1:?usage: html_chromium.sh BUILD_DIR}
@@ -102,6 +115,11 @@ has_names "$tmp/hello.html" frame-names all "main chunk" "local countdown"
 has_names "$tmp/hello.html" row-names "main chunk" "local countdown" "local sum_of_squares" \
   "Greeter:greet" "Greeter.new" "local square"
 [[ $(field "$tmp/hello.html" rows) == 6 ]] || fail "hello: $(field "$tmp/hello.html" rows) rows"
+# no frames, no memory mode: the page as before issue 12
+[[ $(field "$tmp/hello.html" frames-section) == hidden ]] || fail "hello: a frame chart without frames"
+[[ $(field "$tmp/hello.html" mode-switch) == hidden ]] || fail "hello: a bytes switch without memory mode"
+[[ $(field "$tmp/hello.html" heads) == "name|src|calls|total|self|pct|min|max|errors" ]] ||
+  fail "hello: columns $(field "$tmp/hello.html" heads)"
 chrome "$tmp/hello.html.log" --screenshot="$tmp/hello.png" "file://$tmp/hello.html" >/dev/null
 [[ $(stat -c %s "$tmp/hello.png" 2>/dev/null || echo 0) -gt 10000 ]] || fail "hello: no screenshot"
 
@@ -170,13 +188,106 @@ else
   [[ $(field "$tmp/large.html" rows) == 500 ]] || fail "large: $(field "$tmp/large.html" rows) rows (want the first 500)"
   [[ $(field "$tmp/large.html" frames) -ge 1000 ]] || fail "large: only $(field "$tmp/large.html" frames) frames"
   echo "ok: large profile: $size bytes, browser ${secs} s (render $(field "$tmp/large.html" render-ms) ms)"
+
+  # ---- frames, spikes, zones, memory (test_html's game profile) ----
+  fp=$tmp/frames.html
+  want() {   # want KEY VALUE: the field is exactly VALUE
+    [[ $(field "$fp" "$1") == "$2" ]] || fail "frames: $1 is '$(field "$fp" "$1")', want '$2'"
+  }
+  want_prefix() {   # want_prefix KEY PREFIX
+    [[ $(field "$fp" "$1") == "$2"* ]] || fail "frames: $1 is '$(field "$fp" "$1")', want '$2...'"
+  }
+  lacks_names() {   # lacks_names KEY NAME...: no NAME in KEY's '|' list
+    local key=$1 list
+    shift
+    list="|$(field "$fp" "$key")|"
+    for n in "$@"; do
+      [[ $list != *"|$n|"* ]] || fail "frames: '$n' in $key: $list"
+    done
+  }
+  secs=$(selftest "$fp")
+  check_page "$fp" "frames profile"
+  want frames-section shown
+  want mode-switch shown
+  # the chart: every kept frame drawn, in at most one bar per pixel; the
+  # three spikes marked and drawn red, a plain bar not
+  want fc-frames 36000
+  bars=$(field "$fp" fc-bars)
+  [[ $bars -ge 600 && $bars -le 1280 ]] || fail "frames: $bars bars for 36,000 frames in 1280 px"
+  want fc-spike-bars 3
+  want fc-spikes "8000|20000|30000"
+  want_prefix fc-spike-pixels "3 of 3 red"
+  want fc-top-time 120000000
+  plain=$(field "$fp" fc-plain-pixel)
+  [[ -n $plain ]] && awk -F, -v p="$plain" 'BEGIN { split(p, c, ","); exit !(c[1] < 150 || c[2] >= 90) }' ||
+    fail "frames: a plain bar is drawn $plain"
+  [[ $(field "$fp" fc-tooltip) == "frame "*" / duration "*" / calls "*"no call tree kept"* ]] ||
+    fail "frames: plain bar tooltip '$(field "$fp" fc-tooltip)'"
+  want_prefix fc-spike-tooltip "frame 20000 (spike) / duration  120 ms / "
+  # a click on the slowest spike: its own tree, the frame's duration at the root
+  want spike-view "frame 20000"
+  want spike-duration-ns 120000000
+  want spike-root-ns 120000000
+  rw=$(field "$fp" spike-root-width)
+  awk -v a="${rw%% of*}" -v b="${rw##*of }" 'BEGIN { exit !(a > 0 && a >= b - 1) }' ||
+    fail "frames: the spike's root is $rw px wide"
+  has_names "$fp" spike-frame-names "frame 20000" "main chunk" "Game.update" "Level.load_chunk" \
+    "zone physics" "local collide"
+  lacks_names spike-frame-names all "Game.draw" "local make_garbage" "zone render"
+  want_prefix spike-row-names "Level.load_chunk|"
+  lacks_names spike-row-names "Game.draw" "local make_garbage"
+  want_prefix spike-crumbs "view: frame 20000 (120 ms, "
+  sel=$(field "$fp" spike-selected-pixel)
+  awk -v p="$sel" 'BEGIN { split(p, c, ","); exit !(c[1] < 150 && c[1] > c[3]) }' ||
+    fail "frames: the selected spike is drawn $sel"
+  # back to the whole run: a click on a plain bar, and the Whole run button
+  want after-plain-click whole
+  has_names "$fp" whole-frame-names all "Game.draw" "local make_garbage" "Level.load_chunk"
+  want spike-again "frame 20000"
+  want after-whole-button whole
+  want whole-root-ns 590000000000
+  want whole-rows 9
+  # weighed by bytes: the function that only allocates is the widest
+  want_prefix widest-time "Game.update ("
+  want mode bytes
+  want_prefix widest-bytes "local make_garbage ("
+  want bytes-root 960344064
+  want heads-bytes "name|src|calls|abt|ab|abpct|ac|fr|live|peak|maxa"
+  want bytes-first-row "local make_garbage"
+  want_prefix bytes-first-cells "local make_garbage|game.lua:70|40000|900 MiB|900 MiB|"
+  want fc-top-bytes 6384640
+  want mode-again time
+  want_prefix widest-time-again "Game.update ("
+  # zones: blue, functions warm, the markup zone's name as text
+  zd=$(field "$fp" zones-drawn)
+  [[ $zd =~ ^([0-9]+)\ of\ ([0-9]+)\ blue\;\ functions\ warm\ ([0-9]+)\ of\ ([0-9]+)$ &&
+     ${BASH_REMATCH[1]} == "${BASH_REMATCH[2]}" && ${BASH_REMATCH[1]} -ge 2 &&
+     ${BASH_REMATCH[3]} == "${BASH_REMATCH[4]}" && ${BASH_REMATCH[3]} -ge 4 ]] ||
+    fail "frames: zones drawn '$zd'"
+  want zone-rows 3
+  has_names "$fp" zone-names "zone physics" "zone render"
+  has_names "$fp" row-names "zone &lt;img src=x onerror=\"document.title='pwned'\"&gt;$(printf '\xc3\xbf')"
+  awk -v s="$secs" 'BEGIN { exit !(s < 30) }' || fail "frames: $secs s in the browser"
+  echo "ok: frames profile: $(field "$fp" fc-frames) frames in $bars bars (drawn in $(field "$fp" fc-ms) ms)," \
+    "spike view, whole run, bytes, zones; browser ${secs} s"
 fi
 
 # ---- the README's screenshot ----
-if [[ ${LI_UPDATE_SCREENSHOT:-0} == 1 ]]; then
+shots=${LI_UPDATE_SCREENSHOT:-0}
+if [[ $shots == 1 ]]; then
   (cd "$root/samples/host" && "$luaprof" -f html -o "$tmp/game.html" game.lua >/dev/null)
   chrome "$tmp/game.log" --screenshot="$root/docs/report-html.png" "file://$tmp/game.html" >/dev/null
   echo "wrote $root/docs/report-html.png"
+fi
+if [[ $shots == 1 || $shots == frames ]]; then
+  page=${LI_FRAMES_PAGE:-$tmp/frames.html}
+  if [[ -f $page ]]; then
+    chrome "$tmp/frames.log" --window-size=1280,1000 --screenshot="$root/docs/report-frames.png" \
+      "file://$(cd "$(dirname "$page")" && pwd)/$(basename "$page")${LI_FRAMES_HASH:-}" >/dev/null
+    echo "wrote $root/docs/report-frames.png from $page"
+  else
+    fail "no frames page for docs/report-frames.png ($page)"
+  fi
 fi
 
 if [[ $failures -gt 0 ]]; then
