@@ -18,6 +18,15 @@
 **   fullcount  full, but the "clock" only counts its reads (no time is
 **          read; the profile's times are meaningless): full minus
 **          fullcount is what reading the clock costs inside the probes
+**   frames full with the option "frames" on, and a frame mark
+**          (luainstr_frame) from the host's bench_tick(): a C function the
+**          programs call at the top of their main loop's iterations
+**          (`local tick = bench_tick ... if tick then tick() end`; nil in
+**          the other modes, so they pay one test), which marks a frame when
+**          at least BENCH_FRAME_US microseconds (default 1000) have passed
+**          since the last mark: a frame every millisecond or so, sixteen
+**          times a 60 fps game's rate, where the loop is fine enough
+**   memory full with the option "memory" on (the allocator wrapped)
 **   hook   plain load, run under the leanest hook profiler we can write
 **          (lua_sethook on call and return, a table of functions keyed by
 **          pointer, one stack of entry times): a floor for any real
@@ -29,6 +38,7 @@
 ** stdout.  Prints one line:
 **   mode=M prog=P wall_ns=load+run load_ns=L run_ns=R dump_ns=D
 **   maxrss_kb=K checksum=C [hook_fns=F hook_calls=N]
+** (frames adds frames=N, the marks made.)
 ** (In WebAssembly maxrss_kb is the size of the linear memory at the end,
 ** which only grows: the peak of the heap, rounded up to 64 KiB pages.)
 ** Exit status 1 on any error (load, run, dump), with the message on stderr.
@@ -193,6 +203,40 @@ static unsigned long long count_state;
 
 
 /* ======================================================================
+** frames: marks from the host, at most one a BENCH_FRAME_US
+** ====================================================================== */
+
+/* The marks' state (one, the host runs one state). */
+static struct {
+  uint64_t every_ns;    /* least time between two marks */
+  uint64_t last;        /* now_ns() at the last mark (or the start) */
+  uint64_t marks;       /* marks made */
+} FR;
+
+/* bench_tick(): called by the programs' main loops; a mark from C, as an
+** engine's tick would make it (no Lua code runs, no hook is set). */
+static int bench_tick(lua_State *L) {
+  uint64_t t = now_ns();
+  if (t - FR.last < FR.every_ns) return 0;
+  if (luainstr_frame(L) != LUAINSTR_OK)
+    return luaL_error(L, "bench_host: luainstr_frame: %s", luainstr_errmsg(L));
+  FR.last = t;
+  FR.marks++;
+  return 0;
+}
+
+static int frames_start(lua_State *L) {
+  const char *us = getenv("BENCH_FRAME_US");
+  FR.every_ns = (us != NULL && *us != '\0' ? strtoull(us, NULL, 10) : 1000) * 1000u;
+  FR.last = now_ns();
+  if (luainstr_set_option(L, "frames", "on") != LUAINSTR_OK) return 0;
+  lua_pushcfunction(L, bench_tick);
+  lua_setglobal(L, "bench_tick");
+  return 1;
+}
+
+
+/* ======================================================================
 ** hook: the leanest hook profiler
 ** ====================================================================== */
 
@@ -307,10 +351,13 @@ static uint64_t hook_calls(void) {
 ** Running a script in a mode
 ** ====================================================================== */
 
-enum { M_PLAIN, M_FLOOR, M_FULL, M_HOOK, M_FULLHOST, M_FULLCOUNT };
+enum { M_PLAIN, M_FLOOR, M_FULL, M_HOOK, M_FULLHOST, M_FULLCOUNT, M_FRAMES,
+       M_MEMORY };
 static const char *const mode_names[] = { "plain", "floor", "full", "hook",
-                                          "fullhost", "fullcount", NULL };
-#define IS_FULL(m) ((m) == M_FULL || (m) == M_FULLHOST || (m) == M_FULLCOUNT)
+                                          "fullhost", "fullcount", "frames",
+                                          "memory", NULL };
+#define IS_FULL(m) ((m) == M_FULL || (m) == M_FULLHOST || (m) == M_FULLCOUNT || \
+                    (m) == M_FRAMES || (m) == M_MEMORY)
 
 static int fail(lua_State *L, const char *what) {
   const char *msg = lua_tostring(L, -1);
@@ -367,6 +414,12 @@ static int run_mode(int mode, const char *script, int nargs, char **args) {
     lua_close(L);
     return 1;
   }
+  if ((mode == M_FRAMES && !frames_start(L)) ||
+      (mode == M_MEMORY && luainstr_set_option(L, "memory", "on") != LUAINSTR_OK)) {
+    fprintf(stderr, "bench_host: luainstr_set_option: %s\n", luainstr_errmsg(L));
+    lua_close(L);
+    return 1;
+  }
   if (mode == M_HOOK) hook_start(L);
   err = run_script(L, mode, script, nargs, args, &r);
   if (mode == M_HOOK) lua_sethook(L, NULL, 0, 0);
@@ -389,6 +442,7 @@ static int run_mode(int mode, const char *script, int nargs, char **args) {
     if (mode == M_HOOK)
       printf(" hook_fns=%u hook_calls=%llu", H.n,
              (unsigned long long)hook_calls());
+    if (mode == M_FRAMES) printf(" frames=%llu", (unsigned long long)FR.marks);
     putchar('\n');
   }
   lua_close(L);
@@ -398,7 +452,7 @@ static int run_mode(int mode, const char *script, int nargs, char **args) {
 int main(int argc, char **argv) {
   int mode;
   if (argc < 3) {
-    fputs("usage: bench_host plain|floor|full|hook|fullhost|fullcount SCRIPT [ARGS...]\n", stderr);
+    fputs("usage: bench_host plain|floor|full|hook|fullhost|fullcount|frames|memory SCRIPT [ARGS...]\n", stderr);
     return 2;
   }
   for (mode = 0; mode_names[mode] != NULL; mode++)

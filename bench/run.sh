@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # run.sh -- the runtime-overhead bench: every program of bench/programs/ in
-# the four modes of bench_host (plain, floor, full, hook), interleaved, then
-# medians, ratios, peak RSS, the rewriter's figures and which targets are
-# met.
+# the six modes of bench_host (plain, floor, full, hook, frames, memory),
+# interleaved, then medians, ratios, peak RSS, the rewriter's figures and
+# which targets are met.  frames: full with frame marking on and a mark at
+# most every BENCH_FRAME_US (default 1000) from the programs' main loops;
+# memory: full with memory mode on (issue 12).
 #
 #   bench/run.sh [--quick] [--runs N] [--build DIR] [--wasm DIR]
 #
@@ -57,7 +59,7 @@ declare -A quick_args=(
   [binary_trees]="8" [nbody]="5000" [spectral_norm]="60" [fannkuch]="7 1"
   [richards]="1" [oo_sim]="10" [json]="20" [coroutine_pipeline]="5000"
   [fib]="20")
-modes=(plain floor full hook)
+modes=(plain floor full hook frames memory)
 # Every run of a round, for one program: native modes, then wasm ones as
 # wasm:MODE (their result lines say mode=wasm_MODE).
 wasm_modes=(plain floor full fullhost)
@@ -129,6 +131,7 @@ function ms(ns) { return ns / 1e6 }
   load[key] = load[key] " " f["load_ns"]
   dump[key] = dump[key] " " f["dump_ns"]
   if (f["maxrss_kb"] + 0 > rss[key]) rss[key] = f["maxrss_kb"] + 0
+  if ("frames" in f) marks[f["prog"]] = marks[f["prog"]] " " f["frames"]
   if (!(f["prog"] in sum)) sum[f["prog"]] = f["checksum"]
   else if (sum[f["prog"]] != f["checksum"]) {
     bad[f["prog"]] = bad[f["prog"]] " " f["mode"] "(run " f["run"] "): " f["checksum"]
@@ -185,6 +188,28 @@ END {
   }
 
   print ""
+  print "Frames and memory mode (issue 12): wall time, median ms, ratios of the medians"
+  print "(frames: a mark at most every BENCH_FRAME_US from the main loop, marks = median count;"
+  print " memory x = (memory/plain) / (full/plain), target <= 1.3)"
+  printf "%-19s %8s %8s %8s %7s %7s %7s %7s %6s %8s %8s\n", "program", "full", "frames", "memory", \
+         "full/", "frames/", "memory/", "memory", "marks", "RSS MB", "RSS MB"
+  printf "%-19s %8s %8s %8s %7s %7s %7s %7s %6s %8s %8s\n", "", "", "", "", \
+         "plain", "plain", "plain", "x", "", "full", "memory"
+  miss = ""; memlog = 0; frlog = 0
+  for (i = 1; i <= np; i++) {
+    p = P[i]
+    pl = median(wall[p SUBSEP "plain"]); fu = median(wall[p SUBSEP "full"])
+    fr = median(wall[p SUBSEP "frames"]); me = median(wall[p SUBSEP "memory"])
+    mx[p] = (me / pl) / (fu / pl)
+    printf "%-19s %8.1f %8.1f %8.1f %7.2f %7.2f %7.2f %7.2f %6d %8.1f %8.1f %s\n", p, ms(fu), ms(fr), ms(me), \
+      fu / pl, fr / pl, me / pl, mx[p], median(marks[p]), rss[p SUBSEP "full"] / 1024, \
+      rss[p SUBSEP "memory"] / 1024, mx[p] <= 1.3 ? "met" : "MISSED"
+    if (mx[p] > 1.3) miss = miss sprintf(" %s %.2f", p, mx[p])
+    memlog += log(mx[p]); frlog += log(fr / fu)
+  }
+  printf "geometric mean over the %d programs: frames/full %.3f, memory x %.3f\n", np, exp(frlog / np), exp(memlog / np)
+
+  print ""
   print "Targets"
   printf "  full/plain geomean <= 1.25 (realistic): %s (%.3f)\n", geo <= 1.25 ? "MET" : "MISSED", geo
   printf "  fib full/plain <= 3.0:                  %s (%.2f)\n", r_fp["fib"] <= 3.0 ? "MET" : "MISSED", r_fp["fib"]
@@ -194,6 +219,8 @@ END {
   printf "  full < hook on every program:           %s%s\n", miss == "" ? "MET" : "MISSED (full/hook):", miss
   miss = ""; for (i = 1; i <= np; i++) if (rssf[P[i]] > limit[P[i]]) miss = miss sprintf(" %s %.1f>%.1f MB", P[i], rssf[P[i]], limit[P[i]])
   printf "  peak RSS full <= 1.3x plain + 5 MB:     %s%s\n", miss == "" ? "MET" : "MISSED:", miss
+  miss = ""; for (i = 1; i <= np; i++) if (mx[P[i]] > 1.3) miss = miss sprintf(" %s %.2f", P[i], mx[P[i]])
+  printf "  memory mode <= 1.3x the time-only ratio: %s%s\n", miss == "" ? "MET" : "MISSED:", miss
   if (wasm == "") exit 0
 
   print ""

@@ -3,6 +3,7 @@
 -- Usage: binary_trees.lua [MAXDEPTH]
 local MAXDEPTH = tonumber(arg and arg[1]) or 14
 local MINDEPTH = 4
+local tick = bench_tick  -- bench_host frames mode: a frame mark now and then
 
 local function make(depth)
   if depth == 0 then return { false, false } end
@@ -25,7 +26,10 @@ local long_lived = make(MAXDEPTH)
 for depth = MINDEPTH, MAXDEPTH, 2 do
   local iterations = 1 << (MAXDEPTH - depth + MINDEPTH)
   local sum = 0
-  for _ = 1, iterations do sum = sum + check(make(depth)) end
+  for _ = 1, iterations do
+    if tick then tick() end
+    sum = sum + check(make(depth))
+  end
   total = total + sum * depth
 end
 total = total + check(long_lived)

@@ -65,7 +65,9 @@ local counts, bytes = {}, { [200] = 0, [404] = 0 }
 local n = 0
 local pipeline = segments(filter(tokenizer(generator(LINES)),
   function(rec) return rec.verb ~= "DELETE" and rec.bytes > 100 end))
+local tick = bench_tick  -- bench_host frames mode: a frame mark now and then
 for seg, rec in pipeline do
+  if tick and n % 64 == 0 then tick() end
   counts[seg] = (counts[seg] or 0) + 1
   bytes[rec.status] = bytes[rec.status] + rec.bytes
   n = n + 1

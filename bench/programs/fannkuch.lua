@@ -46,7 +46,9 @@ local function fannkuch(n)
 end
 
 local c, m = 0, 0
+local tick = bench_tick  -- bench_host frames mode: a frame mark now and then
 for _ = 1, REPEAT do
+  if tick then tick() end
   local c1, m1 = fannkuch(N)
   c, m = c + c1, m + m1
 end

@@ -209,7 +209,9 @@ local function make_doc(depth)
 end
 
 local total_len, checksum = 0, 0
+local tick = bench_tick  -- bench_host frames mode: a frame mark now and then
 for _ = 1, DOCUMENTS do
+  if tick then tick() end
   local doc = make_doc(6)
   local text = encode(doc)
   local again = encode(decode(text))

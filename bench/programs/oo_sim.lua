@@ -181,6 +181,10 @@ local w = World.new(42)
 for _ = 1, 300 do w:add(Plant.new(w, vec(w.rng:range(0, WORLD), w.rng:range(0, WORLD)))) end
 for _ = 1, 120 do w:add(Herbivore.new(w, vec(w.rng:range(0, WORLD), w.rng:range(0, WORLD)))) end
 for _ = 1, 20 do w:add(Carnivore.new(w, vec(w.rng:range(0, WORLD), w.rng:range(0, WORLD)))) end
-for _ = 1, STEPS do w:step() end
+local tick = bench_tick  -- bench_host frames mode: a frame mark now and then
+for _ = 1, STEPS do
+  if tick then tick() end
+  w:step()
+end
 local c, e = w:census()
 print(string.format("checksum %d %d %d %.6f", c.plant, c.herbivore, c.carnivore, e))

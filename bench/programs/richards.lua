@@ -222,7 +222,9 @@ local function run_once(count)
 end
 
 local qc, hc, dc = 0, 0, 0
+local tick = bench_tick  -- bench_host frames mode: a frame mark now and then
 for _ = 1, ITERATIONS do
+  if tick then tick() end
   local a, b, c = run_once(10000)
   qc, hc, dc = qc + a, hc + b, (dc + c) % 1000003
 end

@@ -2,6 +2,7 @@
 -- by power iteration: a tiny function called in the inner loop.
 -- Usage: spectral_norm.lua [N]
 local N = tonumber(arg and arg[1]) or 800
+local tick = bench_tick  -- bench_host frames mode: a frame mark now and then
 
 local function a(i, j)
   local ij = i + j - 1
@@ -10,6 +11,7 @@ end
 
 local function mul_av(n, x, y)
   for i = 1, n do
+    if tick then tick() end
     local s = 0
     for j = 1, n do s = s + a(i, j) * x[j] end
     y[i] = s
