@@ -6,10 +6,10 @@
 ** whenever that runs) are charged to its owner: live bytes stay where
 ** they were made.  The collector is not touched.
 **
-** The block map is an open-addressing table (linear probing, at most half
-** full) of (block, node): 16 bytes a slot, 32 to 64 a live block, malloc'd
-** apart from the state's memory.  Blocks made before memory mode, or while
-** collection is paused, are not in it: their frees are counted apart.
+** The block map (below) is malloc'd apart from the state's memory: 1 kB
+** for every 4 kB page of the heap that held a tracked block.  Blocks made
+** before memory mode, or while collection is paused, are not in it: their
+** frees are counted apart.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -18,10 +18,47 @@
 
 #include "profiler.h"
 
-typedef struct slot {
-  const void *p;        /* the block (NULL: empty) */
-  uint32_t node;        /* its owner */
-} slot;
+/* The block map: for each page of 4 kB that held a tracked block, the
+** owner (node + 1; 0: none) of every slot of 16 bytes a block may start
+** at.  A page's owners are found in two steps: its region of 1024 pages
+** (4 MB; an open-addressing directory, the region used last first: a heap
+** is a few regions) and its place in the region.  So a lookup costs a few
+** instructions and touches cache lines near the ones touched just before,
+** where a table keyed by block (hashed) touched a random line of a table
+** as large as the live blocks at every allocation and every free.  Blocks
+** that are not 16-byte aligned (an allocator that aligns to 8) go to a
+** second map of 8-byte slots. */
+#define PAGE_SHIFT 12
+#define REGION_BITS 10          /* pages a region: 1024 */
+#define REGION_PAGES ((uintptr_t)1 << REGION_BITS)
+
+typedef struct region {
+  uintptr_t rn;         /* region number: address >> (PAGE_SHIFT + REGION_BITS) */
+  uint32_t **pages;     /* owners of each page (NULL: none yet; malloc'd) */
+} region;
+
+/* Owner arrays are carved from chunks of CHUNK_BYTES, not malloc'd one by
+** one: a malloc of its own for each would sit between the program's blocks
+** in the allocator's heap, and slow the program's own allocations down
+** (binary_trees: malloc's share of the time doubled). */
+#define CHUNK_BYTES (256u * 1024u)
+
+typedef struct chunk {
+  struct chunk *next;   /* chunks of the map, newest first */
+  size_t used;          /* bytes given out after the header */
+} chunk;
+
+typedef struct pagemap {
+  unsigned grain;       /* log2 of a slot's size */
+  chunk *chunks;        /* where owner arrays come from (malloc'd) */
+  region *dir;          /* the regions (malloc'd; pages NULL: empty entry) */
+  uint64_t cap;         /* power of two (0: none yet) */
+  uint64_t n;           /* regions in it */
+  unsigned bits;        /* log2(cap) */
+  uint64_t npages;      /* pages made */
+  uintptr_t last_rn;    /* the region used last... */
+  uint32_t **last;      /* ...and its pages (NULL: none) */
+} pagemap;
 
 struct li_mem {
   li_prof *P;           /* the profiler (NULL: it is gone, pass through) */
@@ -29,11 +66,10 @@ struct li_mem {
   int installed;        /* mem_alloc is in the state's allocator chain */
   lua_Alloc f;          /* the allocator it wraps */
   void *ud;
-  slot *t;              /* the block map (malloc'd) */
-  uint64_t cap;         /* power of two (0: none yet) */
-  uint64_t n;           /* blocks in it */
-  unsigned bits;        /* log2(cap) */
-  uint64_t untracked;   /* frees of blocks not in it */
+  pagemap even;         /* 16-byte aligned blocks */
+  pagemap odd;          /* the others */
+  uint64_t n;           /* blocks tracked */
+  uint64_t untracked;   /* frees of blocks not tracked */
   int64_t outside_live; /* bytes of blocks made outside user code */
   int64_t outside_peak;
   int full;             /* the map could not grow: new blocks untracked */
@@ -44,58 +80,150 @@ struct li_mem {
 ** The block map
 ** ====================================================================== */
 
-static uint64_t home(const li_mem *M, const void *p) {
-  return ((uint64_t)(uintptr_t)p * 0x9E3779B97F4A7C15u) >> (64 - M->bits);
+static uint64_t home(const pagemap *m, uintptr_t rn) {
+  return ((uint64_t)rn * 0x9E3779B97F4A7C15u) >> (64 - m->bits);
 }
 
-static int map_grow(li_mem *M) {
-  uint64_t cap = M->cap ? M->cap * 2 : 4096;
-  slot *t = calloc((size_t)cap, sizeof *t), *old = M->t;
-  uint64_t oldcap = M->cap;
-  if (t == NULL) return 0;
-  M->t = t;
-  M->cap = cap;
-  for (M->bits = 0; ((uint64_t)1 << M->bits) < cap; M->bits++) {}
+static size_t page_slots(const pagemap *m) {
+  return (size_t)1 << (PAGE_SHIFT - m->grain);
+}
+
+static int dir_grow(pagemap *m) {
+  uint64_t cap = m->cap ? m->cap * 2 : 16, oldcap = m->cap;
+  region *d = calloc((size_t)cap, sizeof *d), *old = m->dir;
+  if (d == NULL) return 0;
+  m->dir = d;
+  m->cap = cap;
+  for (m->bits = 0; ((uint64_t)1 << m->bits) < cap; m->bits++) {}
   for (uint64_t i = 0; i < oldcap; i++) {
-    if (old[i].p != NULL) {
-      uint64_t k = home(M, old[i].p);
-      while (t[k].p != NULL) k = (k + 1) & (cap - 1);
-      t[k] = old[i];
+    if (old[i].pages != NULL) {
+      uint64_t k = home(m, old[i].rn);
+      while (d[k].pages != NULL) k = (k + 1) & (cap - 1);
+      d[k] = old[i];
     }
   }
   free(old);
   return 1;
 }
 
-static int map_put(li_mem *M, const void *p, uint32_t node) {
+/* The pages of region rn, made if `make` (NULL: none, or no memory). */
+static uint32_t **region_find(pagemap *m, uintptr_t rn, int make) {
   uint64_t k;
-  if ((M->n + 1) * 2 > M->cap && !map_grow(M)) return 0;
-  for (k = home(M, p); M->t[k].p != NULL; k = (k + 1) & (M->cap - 1)) {}
-  M->t[k].p = p;
-  M->t[k].node = node;
+  if (m->cap > 0) {
+    for (k = home(m, rn); m->dir[k].pages != NULL; k = (k + 1) & (m->cap - 1))
+      if (m->dir[k].rn == rn) return m->dir[k].pages;
+  }
+  if (!make) return NULL;
+  if ((m->n + 1) * 2 > m->cap && !dir_grow(m)) return NULL;
+  for (k = home(m, rn); m->dir[k].pages != NULL; k = (k + 1) & (m->cap - 1)) {}
+  if ((m->dir[k].pages = calloc(REGION_PAGES, sizeof(uint32_t *))) == NULL)
+    return NULL;
+  m->dir[k].rn = rn;
+  m->n++;
+  return m->dir[k].pages;
+}
+
+/* A zeroed owner array for one page. */
+static uint32_t *owners_new(pagemap *m) {
+  size_t need = page_slots(m) * sizeof(uint32_t);
+  chunk *c = m->chunks;
+  uint32_t *own;
+  if (c == NULL || c->used + need > CHUNK_BYTES - sizeof *c) {
+    if ((c = calloc(1, CHUNK_BYTES)) == NULL) return NULL;
+    c->next = m->chunks;
+    m->chunks = c;
+  }
+  own = (uint32_t *)((char *)(c + 1) + c->used);
+  c->used += need;
+  return own;
+}
+
+/* slot_of's way when the region is not the one used last or the page has
+** no owners yet. */
+static LI_NOINLINE uint32_t *slot_slow(pagemap *m, uintptr_t a, int make) {
+  uintptr_t pn = a >> PAGE_SHIFT, rn = pn >> REGION_BITS;
+  uint32_t **pages = m->last, **page;
+  if (pages == NULL || m->last_rn != rn) {
+    if ((pages = region_find(m, rn, make)) == NULL) return NULL;
+    m->last = pages;
+    m->last_rn = rn;
+  }
+  page = &pages[pn & (REGION_PAGES - 1)];
+  if (*page == NULL) {
+    if (!make || (*page = owners_new(m)) == NULL) return NULL;
+    m->npages++;
+  }
+  return &(*page)[(a >> m->grain) & (page_slots(m) - 1)];
+}
+
+/* The owner slot of block address a (NULL: its page has none and `make`
+** is 0, or no memory). */
+static inline uint32_t *slot_of(pagemap *m, uintptr_t a, int make) {
+  uintptr_t pn = a >> PAGE_SHIFT;
+  uint32_t *own;
+  if (m->last != NULL && m->last_rn == pn >> REGION_BITS &&
+      (own = m->last[pn & (REGION_PAGES - 1)]) != NULL)
+    return &own[(a >> m->grain) & (page_slots(m) - 1)];
+  return slot_slow(m, a, make);
+}
+
+static inline void prefetch_slot(const pagemap *m, uintptr_t a) {
+#if defined(__GNUC__)
+  uintptr_t pn = a >> PAGE_SHIFT;
+  const uint32_t *own;
+  if (m->last != NULL && m->last_rn == pn >> REGION_BITS &&
+      (own = m->last[pn & (REGION_PAGES - 1)]) != NULL)
+    __builtin_prefetch(&own[(a >> m->grain) & (page_slots(m) - 1)], 1);
+#else
+  (void)m; (void)a;
+#endif
+}
+
+static void pagemap_free(pagemap *m) {
+  for (uint64_t i = 0; i < m->cap; i++) free(m->dir[i].pages);
+  free(m->dir);
+  while (m->chunks != NULL) {
+    chunk *c = m->chunks;
+    m->chunks = c->next;
+    free(c);
+  }
+  memset(m, 0, sizeof *m);
+}
+
+static void pagemap_clear(pagemap *m) {
+  for (uint64_t i = 0; i < m->cap; i++) {
+    if (m->dir[i].pages == NULL) continue;
+    for (uintptr_t j = 0; j < REGION_PAGES; j++)
+      if (m->dir[i].pages[j] != NULL)
+        memset(m->dir[i].pages[j], 0, page_slots(m) * sizeof(uint32_t));
+  }
+}
+
+static uint64_t pagemap_bytes(const pagemap *m) {
+  uint64_t b = m->cap * sizeof(region) + m->n * REGION_PAGES * sizeof(uint32_t *);
+  for (const chunk *c = m->chunks; c != NULL; c = c->next) b += CHUNK_BYTES;
+  return b;
+}
+
+static pagemap *map_for(li_mem *M, const void *p) {
+  return ((uintptr_t)p & 15u) == 0 ? &M->even : &M->odd;
+}
+
+static int map_put(li_mem *M, const void *p, uint32_t node) {
+  uint32_t *slot = slot_of(map_for(M, p), (uintptr_t)p, 1);
+  if (slot == NULL) return 0;
+  *slot = node + 1;
   M->n++;
   return 1;
 }
 
-/* Take p out of the map: its owner, or LI_NONE if it is not there.  The
-** slots after it move back (no tombstones: lookups stay short). */
+/* Take p out of the map: its owner, or LI_NONE if it is not there. */
 static uint32_t map_take(li_mem *M, const void *p) {
-  uint64_t k, j, mask = M->cap - 1;
-  uint32_t node;
-  if (M->cap == 0) return LI_NONE;
-  for (k = home(M, p); M->t[k].p != p; k = (k + 1) & mask)
-    if (M->t[k].p == NULL) return LI_NONE;
-  node = M->t[k].node;
+  uint32_t *slot = slot_of(map_for(M, p), (uintptr_t)p, 0), node;
+  if (slot == NULL || *slot == 0) return LI_NONE;
+  node = *slot - 1;
+  *slot = 0;
   M->n--;
-  for (j = (k + 1) & mask; M->t[j].p != NULL; j = (j + 1) & mask) {
-    uint64_t h = home(M, M->t[j].p);
-    /* the slot at j may fill the hole at k if its home is not in (k, j] */
-    if (((j - h) & mask) >= ((j - k) & mask)) {
-      M->t[k] = M->t[j];
-      k = j;
-    }
-  }
-  M->t[k].p = NULL;
   return node;
 }
 
@@ -181,7 +309,11 @@ static void on_move(li_prof *P, const void *p, const void *q, size_t osize,
 static void *mem_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   li_mem *M = ud;
   li_prof *P = M->P;
-  void *q = M->f(M->ud, ptr, osize, nsize);
+  void *q;
+  /* the owner of a block freed by the collector was written long ago: its
+  ** cache line is fetched while the allocator frees, not after */
+  if (ptr != NULL && M->active) prefetch_slot(map_for(M, ptr), (uintptr_t)ptr);
+  q = M->f(M->ud, ptr, osize, nsize);
   if (P == NULL || !M->active) {
     /* passing through */
   } else if (ptr == NULL) {
@@ -209,10 +341,9 @@ static int wrapped(lua_State *L, li_mem *M) {
 ** then ours stays, passing through). */
 static void mem_off(li_mem *M, lua_State *L) {
   M->active = 0;
-  free(M->t);
-  M->t = NULL;
-  M->cap = M->n = 0;
-  M->bits = 0;
+  pagemap_free(&M->even);
+  pagemap_free(&M->odd);
+  M->n = 0;
   M->full = 0;
   if (wrapped(L, M)) {
     lua_setallocf(L, M->f, M->ud);
@@ -232,7 +363,8 @@ int li_mem_set(li_prof *P, lua_State *L, int on) {
     M->P = P;
     P->mem = M;
   }
-  if (!map_grow(M)) return 0;
+  M->even.grain = 4;
+  M->odd.grain = 3;
   if (!M->installed) {          /* (else still in the chain, under a host's) */
     M->f = lua_getallocf(L, &M->ud);
     lua_setallocf(L, mem_alloc, M);
@@ -256,7 +388,8 @@ void li_mem_clear(li_prof *P) {
   li_mem *M = P->mem;
   for (uint32_t i = 0; i < P->nfn; i++) P->fn[i].live = P->fn[i].peak = 0;
   if (M == NULL) return;
-  if (M->t != NULL) memset(M->t, 0, (size_t)M->cap * sizeof *M->t);
+  pagemap_clear(&M->even);
+  pagemap_clear(&M->odd);
   M->n = 0;
   M->full = 0;
   M->untracked = 0;
@@ -268,7 +401,7 @@ void li_mem_snapshot(const li_prof *P, li_profile *out) {
   if (M == NULL) return;
   out->memory = 1;
   out->mem_blocks = M->n;
-  out->mem_map_bytes = M->cap * sizeof(slot);
+  out->mem_map_bytes = pagemap_bytes(&M->even) + pagemap_bytes(&M->odd);
   out->mem_untracked_frees = M->untracked;
   out->mem_outside.peak_live_bytes =
       M->outside_peak > 0 ? (uint64_t)M->outside_peak : 0;

@@ -548,6 +548,41 @@ Test(memory, coroutines_and_main_chunk) {
   lua_close(L);
 }
 
+/* An allocator that aligns blocks to 8 bytes, not 16: every block is 8
+** past a 16-byte boundary (the map's second table). */
+static void *odd_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+  char *base = ptr != NULL ? (char *)ptr - 8 : NULL, *q;
+  (void)ud; (void)osize;
+  if (nsize == 0) { free(base); return NULL; }
+  q = realloc(base, nsize + 8);
+  return q != NULL ? q + 8 : NULL;
+}
+
+Test(memory, blocks_aligned_to_8) {
+  lua_State *L = lua_newstate(odd_alloc, NULL);
+  li_profile p;
+  cr_assert_not_null(L);
+  luaL_openlibs(L);
+  cr_assert_eq(luainstr_open(L), LUAINSTR_OK);
+  cr_assert_eq(luainstr_set_option(L, "memory", "on"), LUAINSTR_OK);
+  run(L, "local function garbage() for i = 1, 5000 do local t = {i, i} end end\n"
+         "local function leaky() LEAK = {} for i = 1, 5000 do LEAK[i] = {i, i} end end\n"
+         "garbage(); leaky(); collectgarbage(); collectgarbage()\n"
+         "return collectgarbage('count')\n");
+  snap(L, &p);
+  {
+    const li_pfunc *g = func(&p, "local garbage"), *k = func(&p, "local leaky");
+    cr_assert_gt(g->mem.alloc_bytes, 5000 * 56);
+    cr_assert_lt(g->mem.live_bytes, g->mem.alloc_bytes / 20);
+    cr_assert_gt(k->mem.live_bytes, k->mem.alloc_bytes * 9 / 10, "%llu of %llu",
+                 (unsigned long long)k->mem.live_bytes,
+                 (unsigned long long)k->mem.alloc_bytes);
+    cr_assert_gt(p.mem_blocks, 5000);
+  }
+  li_snapshot_free(&p);
+  lua_close(L);
+}
+
 /* Memory mode off gives the allocator back; the figures stay. */
 Test(memory, off_gives_the_allocator_back) {
   lua_State *L = luaL_newstate();
