@@ -216,6 +216,7 @@ static int yield_done(lua_State *L, int status, lua_KContext ctx) {
       uint64_t t = li_clock_ticks(&P->clock);
       S->excl += t - S->susp_since;
       S->suspended = 0;
+      if (P->frames != NULL) li_frames_wake(P, S);  /* (frames.c) */
       if (P->on) li_trace(P, S, 'R', 0, t);
     }
   }

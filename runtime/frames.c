@@ -105,7 +105,10 @@ void li_frames_touch(li_prof *P, uint32_t n) {
 }
 
 /* The running frame starts at t: a new stamp, and the nodes of the open
-** frames saved (they are touched when their calls end). */
+** frames saved (they are touched when their calls end).  A suspended
+** coroutine's are saved when it is resumed (li_frames_wake) or its frames
+** are closed (li_stack_close): a mark costs the stacks that run, not the
+** coroutines that wait. */
 static void begin_frame(li_prof *P, uint64_t t) {
   li_frames *F = P->frames;
   F->t0 = t;
@@ -116,7 +119,11 @@ static void begin_frame(li_prof *P, uint64_t t) {
   if (++P->fstamp_last == 0) P->fstamp_last = 1;
   P->fstamp = P->fstamp_last;
   for (li_stack *S = &P->main; S != NULL; S = S->next)
-    for (uint32_t i = 0; i < S->n; i++) li_node_touch(P, S->f[i].node);
+    if (!S->suspended) li_frames_wake(P, S);
+}
+
+void li_frames_wake(li_prof *P, li_stack *S) {
+  for (uint32_t i = 0; i < S->n; i++) li_node_touch(P, S->f[i].node);
 }
 
 /* Add the part of every open call of S that ran until t to its node. */
@@ -278,8 +285,11 @@ void li_frames_mark(li_prof *P, li_stack *S, uint64_t t) {
   fsum *s;
   int64_t dur;
   if (F == NULL) return;
+  /* a coroutine suspended since before the frame began ran nothing in it:
+  ** its calls were split when it stopped, at the mark after that */
   for (li_stack *T = &P->main; T != NULL; T = T->next)
-    split(P, T, T->suspended ? T->susp_since : t);
+    if (!T->suspended) split(P, T, t);
+    else if (T->susp_since >= F->t0) split(P, T, T->susp_since);
   dur = (int64_t)(t - F->t0) -
         (int64_t)((P->entries - F->entries0) * P->pair_cost);
   if (dur < 0) dur = 0;

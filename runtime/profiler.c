@@ -342,6 +342,9 @@ static inline void close_top(li_prof *P, li_stack *S, uint64_t t, int err) {
 }
 
 void li_stack_close(li_prof *P, li_stack *S, uint32_t to, uint64_t t, int err) {
+  /* (a suspended coroutine's nodes are saved for the frame when it runs
+  ** again: these calls close without its running) */
+  if (P->frames != NULL && S->suspended) li_frames_wake(P, S);
   while (S->n > to) close_top(P, S, t, err);
 }
 

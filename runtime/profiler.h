@@ -263,6 +263,9 @@ void li_frames_rule(li_prof *P);
 void li_frames_mark(li_prof *P, li_stack *S, uint64_t t);
 /* Collection (re)starts at t: the next frame starts there. */
 void li_frames_restart(li_prof *P, uint64_t t);
+/* Save the nodes of S's open calls for the running frame (S runs again,
+** or its calls are closed while it is suspended). */
+void li_frames_wake(li_prof *P, li_stack *S);
 /* Forget every frame (reset); free everything (state closing). */
 void li_frames_clear(li_prof *P);
 void li_frames_free(li_prof *P);

@@ -272,6 +272,56 @@ Test(frames, host_marks) {
   lua_close(L);
 }
 
+/* Coroutines that wait across frames: a mark does not split them, and
+** what they run when resumed counts in the frame that resumed them. */
+Test(frames, coroutines_across_marks) {
+  lua_State *L = state("frames", "on", NULL);
+  li_profile p;
+  run(L, "local p = require 'luainstr'\n"
+         "local function work(ms) spin(ms * 1000000) end\n"
+         "local function worker()\n"
+         "  while true do work(1); coroutine.yield() end\n"
+         "end\n"
+         "local function sleeper() work(1); coroutine.yield(); work(25) end\n"
+         "local w = coroutine.wrap(worker)\n"
+         "local s = coroutine.create(sleeper)\n"
+         "coroutine.resume(s)\n"
+         "for i = 1, 12 do\n"
+         "  w()\n"
+         "  if i == 9 then coroutine.resume(s) end\n"
+         "  p.frame()\n"
+         "end\n");
+  snap(L, &p);
+  cr_assert_eq(p.frames_marked, 12);
+  cr_assert_eq(p.nspikes, 1, "%u spikes", p.nspikes);
+  cr_assert_eq(p.spikes[0].frame, 9);
+  cr_assert(rel((double)p.frames[8].duration_ns, 26 * MS) < TOL);
+  {
+    const li_pspike *sp = &p.spikes[0];
+    uint32_t sl = func_id(&p, "local sleeper"), wk = func_id(&p, "local work");
+    int seen = 0;
+    for (uint32_t i = 1; i < sp->nnodes; i++) {
+      const li_pnode *n = &sp->nodes[i];
+      if (n->func == sl) {        /* entered in frame 1, ended in frame 9 */
+        cr_assert_eq(n->calls, 0);
+        cr_assert(rel((double)n->total_ns, 25 * MS) < TOL, "%llu",
+                  (unsigned long long)n->total_ns);
+        seen |= 1;
+      }
+      if (n->func == wk && sp->nodes[n->parent].func == sl) {
+        cr_assert_eq(n->calls, 1);
+        seen |= 2;
+      }
+    }
+    cr_assert_eq(seen, 3);
+  }
+  /* the whole run: sleeper's one call ran 26 ms, its wait not counted */
+  cr_assert(rel((double)func(&p, "local sleeper")->total_ns, 26 * MS) < TOL);
+  cr_assert(rel((double)func(&p, "local sleeper")->max_ns, 26 * MS) < TOL);
+  li_snapshot_free(&p);
+  lua_close(L);
+}
+
 /* Frame mode off and on again: the new frames' trees start afresh (hitch,
 ** saved in frame 7 of the first period, is saved again in frame 7 of the
 ** second: frame stamps never repeat). */
