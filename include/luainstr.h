@@ -152,7 +152,8 @@ LUAINSTR_API int (luainstr_set_option)(struct lua_State *L, const char *name,
 ** A zone is a named span that nests with function calls, like a call of a
 ** function named "zone NAME": luainstr_zone_begin() opens one in the
 ** running coroutine (the name is copied; zones of one name are one entry
-** in reports), luainstr_zone_end() closes the innermost zone open in it.
+** in reports; from Lua a name is cut at a NUL byte, as it is from C),
+** luainstr_zone_end() closes the innermost zone open in it.
 ** A zone still open when the Lua function that opened it returns (or an
 ** error unwinds it) is closed there.  zone_end with no zone open on top of
 ** the coroutine's stack returns LUAINSTR_EORDER and changes nothing. */

@@ -586,9 +586,10 @@ static li_stack *zone_stack(lua_State *L, li_prof **pp) {
   return S;
 }
 
+/* (a name is cut at a NUL byte, as a C caller's would be) */
 static uint64_t zone_open(lua_State *L) {
-  size_t len;
-  const char *name = luaL_checklstring(L, 1, &len);
+  const char *name = luaL_checkstring(L, 1);
+  size_t len = strlen(name);
   li_prof *P;
   li_stack *S = zone_stack(L, &P);
   uint64_t serial;

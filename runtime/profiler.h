@@ -159,6 +159,10 @@ struct li_prof {
   uint64_t trace_t0;    /* ticks when the trace (re)started */
   uint32_t next_tid;    /* next thread id for traces */
   uint64_t zone_serial; /* zones opened so far (their identities) */
+  struct {              /* zone records by the address of the name last  */
+    const char *name;   /* given for them (a Lua string, a C literal):   */
+    uint32_t func;      /* checked by content, so a name reused at an   */
+  } zcache[16];         /* address is never taken for another */
   li_frames *frames;    /* frame mode (NULL: off) */
   double spike_factor;  /* a spike: longer than this x the running median */
   uint64_t spike_min_ns;    /* and than this */

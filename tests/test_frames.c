@@ -456,6 +456,29 @@ Test(zones, across_yields) {
   lua_close(L);
 }
 
+/* One record a name, whatever string object carries it (a name made
+** anew each time, the same literal), and a name with a NUL cut there. */
+Test(zones, one_record_a_name) {
+  lua_State *L = state(NULL);
+  li_profile p;
+  uint32_t n = 0;
+  run(L, "local p = require 'luainstr'\n"
+         "for i = 1, 50 do\n"
+         "  p.zone_begin(('long zone name number %d'):format(i % 2)) p.zone_end()\n"
+         "  p.zone_begin('short') p.zone_end()\n"
+         "  p.zone_begin('cut\\0here') p.zone_end()\n"
+         "end\n");
+  snap(L, &p);
+  cr_assert_eq(func(&p, "zone long zone name number 0")->calls, 25);
+  cr_assert_eq(func(&p, "zone long zone name number 1")->calls, 25);
+  cr_assert_eq(func(&p, "zone short")->calls, 50);
+  cr_assert_eq(func(&p, "zone cut")->calls, 50);
+  for (uint32_t i = 0; i < p.nfuncs; i++) n += p.funcs[i].zone;
+  cr_assert_eq(n, 4, "%u zone records", n);
+  li_snapshot_free(&p);
+  lua_close(L);
+}
+
 /* zone_end without a zone on top is an error and changes nothing. */
 Test(zones, unbalanced_end) {
   lua_State *L = state(NULL);
