@@ -408,25 +408,14 @@ static int grow_frames(li_stack *S) {
   return 1;
 }
 
-/* Entry of function `func` in thread L (the probe returns 0 values). */
-static int enter(li_prof *P, lua_State *L, uint32_t func) {
-  li_stack *S = li_stack_of(P, L);
-  lua_Debug ar;
-  const void *ci;
-  li_frame *fr;
-  uint32_t parent, node;
-  if (S == NULL) return 0;
-  ci = lua_getstack(L, 1, &ar) ? (const void *)ar.i_ci : NULL;
-  if (S->n > 0) {
-    if (S->f[S->n - 1].ci == ci || ci == S->base_ci) close_dead(P, L, S, ci);
-  } else if (ci != S->base_ci) {
-    learn_base(L, S, ci);
-  }
-  if (S->n == S->cap && !grow_frames(S)) return 0;
-  parent = S->n > 0 ? S->f[S->n - 1].node : S->root;
-  node = node_child(P, parent, func);
+/* Open a frame of func (a function or a zone) on S, identified by ci, with
+** room for it, and start its clock. */
+static inline void push_frame(li_prof *P, li_stack *S, const void *ci,
+                              uint32_t func) {
+  uint32_t parent = S->n > 0 ? S->f[S->n - 1].node : S->root;
+  uint32_t node = node_child(P, parent, func);
+  li_frame *fr = &S->f[S->n];
   if (node == LI_NONE) node = parent;
-  fr = &S->f[S->n];
   fr->ci = ci;
   fr->func = func;
   fr->node = node;
@@ -440,6 +429,22 @@ static int enter(li_prof *P, lua_State *L, uint32_t func) {
   P->entries++;
   fr->start = li_clock_ticks(&P->clock);
   li_trace(P, S, 'B', func, fr->start);
+}
+
+/* Entry of function `func` in thread L (the probe returns 0 values). */
+static int enter(li_prof *P, lua_State *L, uint32_t func) {
+  li_stack *S = li_stack_of(P, L);
+  lua_Debug ar;
+  const void *ci;
+  if (S == NULL) return 0;
+  ci = lua_getstack(L, 1, &ar) ? (const void *)ar.i_ci : NULL;
+  if (S->n > 0) {
+    if (S->f[S->n - 1].ci == ci || ci == S->base_ci) close_dead(P, L, S, ci);
+  } else if (ci != S->base_ci) {
+    learn_base(L, S, ci);
+  }
+  if (S->n == S->cap && !grow_frames(S)) return 0;
+  push_frame(P, S, ci, func);
   return 0;
 }
 
@@ -531,29 +536,13 @@ static uint32_t zone_find(li_prof *P, const char *name, size_t len) {
 
 uint64_t li_zone_begin(li_prof *P, lua_State *L, li_stack *S,
                        const char *name, size_t len) {
-  uint32_t func, parent, node;
-  li_frame *fr;
+  uint32_t func;
   (void)L;
   if (S->n == S->cap && !grow_frames(S)) return 0;
   func = zone_find(P, name, len);
   if (func == LI_NONE) return 0;
-  parent = S->n > 0 ? S->f[S->n - 1].node : S->root;
-  node = node_child(P, parent, func);
-  if (node == LI_NONE) node = parent;
-  fr = &S->f[S->n];
-  fr->ci = LI_ZONE_CI(++P->zone_serial);
-  fr->func = func;
-  fr->node = node;
-  fr->child = 0;
-  fr->done = 0;
-  S->excl += P->pair_cost;      /* a zone costs its caller about a pair */
-  fr->excl0 = S->excl;
-  S->n++;
-  li_node_touch(P, node);
-  P->node[node].calls++;
-  P->entries++;
-  fr->start = li_clock_ticks(&P->clock);
-  li_trace(P, S, 'B', func, fr->start);
+  /* (a zone costs its caller about what a probe pair does) */
+  push_frame(P, S, LI_ZONE_CI(++P->zone_serial), func);
   return P->zone_serial;
 }
 
