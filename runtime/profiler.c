@@ -410,8 +410,8 @@ static int grow_frames(li_stack *S) {
 
 /* Open a frame of func (a function or a zone) on S, identified by ci, with
 ** room for it, and start its clock. */
-static inline void push_frame(li_prof *P, li_stack *S, const void *ci,
-                              uint32_t func) {
+static LI_INLINE void push_frame(li_prof *P, li_stack *S, const void *ci,
+                                 uint32_t func) {
   uint32_t parent = S->n > 0 ? S->f[S->n - 1].node : S->root;
   uint32_t node = node_child(P, parent, func);
   li_frame *fr = &S->f[S->n];

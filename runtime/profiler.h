@@ -25,7 +25,9 @@
 #if defined(__GNUC__)
 #define LI_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define LI_NOINLINE __attribute__((noinline))
+#define LI_INLINE inline __attribute__((always_inline))
 #else
+#define LI_INLINE inline
 #define LI_UNLIKELY(x) (x)
 #define LI_NOINLINE
 #endif
