@@ -261,6 +261,80 @@ static void stack_unlink(li_stack *S) {
   S->prev = S->next = NULL;
 }
 
+/* ---- a thread's stack in its extra space ------------------------------
+** Every thread has LUA_EXTRASPACE bytes (a pointer's) before its
+** lua_State, a copy of the main thread's when it is made.  The profiler
+** keeps a thread's stack there, so that a coroutine switch finds it with no
+** registry lookup.  It reads the pointer only as a key of its own set of
+** stacks (a host's value, or a thread's copy of another's, is never
+** dereferenced or taken: it must be in the set and belong to that thread),
+** and writes over nothing but its own pointers and NULL (a host's value
+** stays). */
+
+static uint32_t xs_home(const li_prof *P, const li_stack *S) {
+  return (uint32_t)(((uint64_t)(uintptr_t)S * 0x9E3779B97F4A7C15u) >> 32) &
+         (P->xcap - 1);
+}
+
+static int xs_has(const li_prof *P, const li_stack *S) {
+  if (P->xcap == 0 || S == NULL) return 0;
+  for (uint32_t k = xs_home(P, S); P->xset[k] != NULL; k = (k + 1) & (P->xcap - 1))
+    if (P->xset[k] == S) return 1;
+  return 0;
+}
+
+/* Add S to the set (nothing when memory is short: S is then found the
+** slow way). */
+static void xs_add(li_prof *P, li_stack *S) {
+  uint32_t k;
+  if ((P->xn + 1) * 2 > P->xcap) {
+    uint32_t cap = P->xcap ? P->xcap * 2 : 64, old = P->xcap;
+    li_stack **t = calloc(cap, sizeof *t), **o = P->xset;
+    if (t == NULL) return;
+    P->xset = t;
+    P->xcap = cap;
+    for (uint32_t i = 0; i < old; i++)
+      if (o[i] != NULL) {
+        for (k = xs_home(P, o[i]); t[k] != NULL; k = (k + 1) & (cap - 1)) {}
+        t[k] = o[i];
+      }
+    free(o);
+  }
+  for (k = xs_home(P, S); P->xset[k] != NULL; k = (k + 1) & (P->xcap - 1))
+    if (P->xset[k] == S) return;
+  P->xset[k] = S;
+  P->xn++;
+}
+
+static void xs_del(li_prof *P, li_stack *S) {
+  uint32_t k, j, mask = P->xcap - 1;
+  if (P->xcap == 0) return;
+  for (k = xs_home(P, S); P->xset[k] != S; k = (k + 1) & mask)
+    if (P->xset[k] == NULL) return;
+  P->xn--;
+  for (j = (k + 1) & mask; P->xset[j] != NULL; j = (j + 1) & mask) {
+    uint32_t h = xs_home(P, P->xset[j]);
+    if (((j - h) & mask) >= ((j - k) & mask)) {   /* it may fill the hole */
+      P->xset[k] = P->xset[j];
+      k = j;
+    }
+  }
+  P->xset[k] = NULL;
+}
+
+/* The stack of thread T kept in its extra space, or NULL. */
+static li_stack *xs_get(const li_prof *P, lua_State *T) {
+  li_stack *S;
+  memcpy(&S, lua_getextraspace(T), sizeof S);
+  return xs_has(P, S) && S->L == T && S->P == P ? S : NULL;
+}
+
+static void xs_put(li_prof *P, lua_State *T, li_stack *S) {
+  li_stack *old;
+  memcpy(&old, lua_getextraspace(T), sizeof old);
+  if (old == NULL || xs_has(P, old)) memcpy(lua_getextraspace(T), &S, sizeof S);
+}
+
 /* __gc of a coroutine's stack: the coroutine is gone.  Its open frames ran
 ** until it was last suspended; they end there, not by an error. */
 static int stack_gc(lua_State *L) {
@@ -270,6 +344,7 @@ static int stack_gc(lua_State *L) {
     uint64_t t = S->suspended ? S->susp_since : li_clock_ticks(&P->clock);
     li_stack_close(P, S, 0, t, 0);
     stack_unlink(S);
+    xs_del(P, S);
     if (P->cur == S) { P->cur = NULL; P->curL = NULL; }
   }
   free(S->f);
@@ -306,13 +381,16 @@ static li_stack *stack_lookup(li_prof *P, lua_State *L, int idx, lua_State *T) {
     lua_pushvalue(L, -2);
     lua_rawset(L, -4);
     stack_link(P, S);
+    xs_add(P, S);
   }
   lua_settop(L, top);
+  if (S != NULL) xs_put(P, T, S);
   return S;
 }
 
 li_stack *li_stack_switch(li_prof *P, lua_State *L) {
-  li_stack *S = stack_lookup(P, L, 0, L);
+  li_stack *S = xs_get(P, L);
+  if (S == NULL) S = stack_lookup(P, L, 0, L);
   if (S != NULL) {
     P->curL = L;
     P->cur = S;
@@ -322,8 +400,10 @@ li_stack *li_stack_switch(li_prof *P, lua_State *L) {
 
 li_stack *li_stack_of_thread(li_prof *P, lua_State *L, int idx) {
   lua_State *T = lua_tothread(L, idx);
+  li_stack *S;
   if (T == NULL) return NULL;
   if (T == P->curL && P->cur != NULL) return P->cur;
+  if ((S = xs_get(P, T)) != NULL) return S;
   return stack_lookup(P, L, idx, T);
 }
 
@@ -829,6 +909,7 @@ static void prof_free_data(li_prof *P) {
   free(P->main.f); P->main.f = NULL; P->main.n = P->main.cap = 0;
   free(P->warnings); P->warnings = NULL;
   free(P->trace); P->trace = NULL; P->trace_cap = P->ntrace = 0;
+  free(P->xset); P->xset = NULL; P->xcap = P->xn = 0;
   free_patterns(P->include, P->ninclude); P->include = NULL; P->ninclude = 0;
   free_patterns(P->exclude, P->nexclude); P->exclude = NULL; P->nexclude = 0;
 }
@@ -929,6 +1010,8 @@ li_prof *li_prof_attach(lua_State *L) {
   lua_pop(L, 1);
   stack_init(&P->main, P, P->mainL);
   if (!init_tree(P)) { lua_settop(L, top); return NULL; }
+  xs_add(P, &P->main);
+  xs_put(P, P->mainL, &P->main);
   lua_newtable(L);                      /* thread -> stack, weak keys */
   lua_newtable(L);
   lua_pushliteral(L, "k");

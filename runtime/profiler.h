@@ -146,6 +146,9 @@ struct li_prof {
   uint32_t *nodehash;   /* open addressing over (parent, func) */
   uint32_t nodehcap;
   li_stack main;        /* the main thread's stack */
+  li_stack **xset;      /* every stack of P, by address (profiler.c: a
+                           thread's extra space is read only through it) */
+  uint32_t xcap, xn;
   lua_State *mainL;     /* the main thread */
   lua_State *curL;      /* thread of the last probe */
   li_stack *cur;        /* its stack */

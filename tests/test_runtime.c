@@ -9,6 +9,7 @@
 */
 #define _POSIX_C_SOURCE 200809L  /* mkdtemp */
 #include <criterion/criterion.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -467,5 +468,52 @@ Test(runtime, long_chunk_names_stay_distinct) {
     cr_expect_eq(calls_of(csv, "main chunk", names[i] + 1), 1, "%s", names[i] + 300);
   }
   free(csv);
+  lua_close(L);
+}
+
+/* The profiler keeps a thread's stack in the thread's extra space
+** (lua_getextraspace), but never over a host's value, and never reads a
+** value it did not write: a host's pointers (here ones that would crash if
+** followed) stay as they were, and the figures are right. */
+static int set_extraspace(lua_State *L) {
+  lua_State *co = lua_tothread(L, 1);
+  void *v = (void *)(uintptr_t)luaL_checkinteger(L, 2);
+  memcpy(lua_getextraspace(co), &v, sizeof v);
+  return 0;
+}
+
+static int get_extraspace(lua_State *L) {
+  lua_State *co = lua_tothread(L, 1);
+  void *v;
+  memcpy(&v, lua_getextraspace(co), sizeof v);
+  lua_pushinteger(L, (lua_Integer)(uintptr_t)v);
+  return 1;
+}
+
+Test(runtime, host_extraspace_kept) {
+  lua_State *L = fresh();
+  void *mine = (void *)(uintptr_t)0x1230, *now;
+  li_profile p;
+  memcpy(lua_getextraspace(L), &mine, sizeof mine);
+  cr_assert_eq(luainstr_open(L), LUAINSTR_OK);
+  lua_register(L, "set_extraspace", set_extraspace);
+  lua_register(L, "get_extraspace", get_extraspace);
+  run_with(L, luainstr_loadbufferx,
+           "local function body() for i = 1, 3 do coroutine.yield(i) end end\n"
+           "local co = coroutine.create(body)\n"
+           "assert(get_extraspace(co) == 0x1230, 'a copy of the main thread')\n"
+           "set_extraspace(co, 0x5670)\n"
+           "for _ = 1, 4 do assert(coroutine.resume(co)) end\n"
+           "assert(get_extraspace(co) == 0x5670, 'the host value of a coroutine')\n"
+           "local w = coroutine.wrap(body)\n"
+           "for _ = 1, 3 do w() end\n"
+           "assert(get_extraspace(co) == 0x5670)\n", "=xs");
+  memcpy(&now, lua_getextraspace(L), sizeof now);
+  cr_assert_eq(now, mine, "the host's value of the main thread");
+  cr_assert_eq(li_snapshot(li_prof_get(L), &p), 0);
+  for (uint32_t i = 0; i < p.nfuncs; i++)
+    if (strcmp(p.funcs[i].name, "local body") == 0)
+      cr_assert_eq(p.funcs[i].calls, 2);
+  li_snapshot_free(&p);
   lua_close(L);
 }
