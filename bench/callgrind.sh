@@ -7,9 +7,11 @@
 #
 # Per call: (Ir of fib.lua 25 - Ir of fib.lua 2) / the calls fib.lua 25
 # makes beyond fib.lua 2 (fib(23), fib(24), fib(25): 485,569 calls),
-# which takes out start-up, loading and the runtime's calibration.  Per
-# switch: (Ir of switch.lua 20000 - Ir of switch.lua 10000) / 10000: one
-# value passed, a resume and a yield.  Prints the table and issue 13's
+# which takes out start-up, loading and the runtime's calibration (whose
+# rounds vary a little from run to run: a few hundred thousand
+# instructions, under 1 a call here).  Per switch: (Ir of switch.lua
+# 100000 - Ir of switch.lua 50000) / 50000: one value passed, a resume and
+# a yield.  Prints the table and issue 13's
 # targets (full <= 780 per call; full <= hook per switch), met or missed:
 # never an error (a run that fails is one).
 set -euo pipefail
@@ -46,9 +48,9 @@ printf '%-8s %14s %14s\n' mode "Ir/fib call" "Ir/switch"
 declare -A call switch
 for m in $modes; do
   a=$(ir "$m" "$fib" 2); b=$(ir "$m" "$fib" 25)
-  c=$(ir "$m" "$sw" 10000); d=$(ir "$m" "$sw" 20000)
+  c=$(ir "$m" "$sw" 50000); d=$(ir "$m" "$sw" 100000)
   call[$m]=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.1f", (b - a) / 485569 }')
-  switch[$m]=$(awk -v c="$c" -v d="$d" 'BEGIN { printf "%.1f", (d - c) / 10000 }')
+  switch[$m]=$(awk -v c="$c" -v d="$d" 'BEGIN { printf "%.1f", (d - c) / 50000 }')
   printf '%-8s %14s %14s\n' "$m" "${call[$m]}" "${switch[$m]}"
 done
 if [[ -n ${call[full]:-} ]]; then
