@@ -31,6 +31,10 @@ done
 host=$build/bin/bench_host
 [[ -x $host ]] || { echo "callgrind.sh: $host not found (build first, or --build DIR)" >&2; exit 2; }
 command -v valgrind >/dev/null || { echo "callgrind.sh: valgrind not installed" >&2; exit 2; }
+if [[ -n ${LI_SANITIZER:-} ]]; then     # (ctest in a sanitizer build)
+  echo "callgrind.sh: skipped: valgrind cannot run a program built with -fsanitize=$LI_SANITIZER"
+  exit 77
+fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/li-callgrind.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
