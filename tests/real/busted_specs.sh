@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # A library's own busted specs, run by Debian's busted under lua5.4 and with
+# (LI_LUAPROF_FLAGS: more luaprof options, split at spaces: --memory.)
 # busted's interpreter swapped for luaprof, so that busted itself, the
 # library under test and the specs all run instrumented.  The TAP output
 # (after the normalising below), stderr and exit status must be the same,
@@ -49,7 +50,7 @@ mkdir -p "$out"
 
 for side in ref prof; do
   fresh_copy "$src" "$run"
-  if [ $side = ref ]; then cmd=(lua5.4); else cmd=("$prof" -f csv -o "$report"); fi
+  if [ $side = ref ]; then cmd=(lua5.4); else cmd=("$prof" ${LI_LUAPROF_FLAGS:-} -f csv -o "$report"); fi
   cd "$run" || exit 2
   timed_side "$out" $side "${cmd[@]}" "$busted" --ignore-lua -o TAP --verbose spec
   cd "$tmp" || exit 2

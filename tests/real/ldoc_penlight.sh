@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Debian's ldoc generating the reference of Debian's installed penlight,
+# (LI_LUAPROF_FLAGS: more luaprof options, split at spaces: --memory.)
 # under lua5.4 and under luaprof (ldoc, its penlight and its templates all
 # run instrumented): the generated files must be identical (diff -r), and
 # so must stdout (ldoc's progress), stderr (its ~200 warnings about
@@ -43,7 +44,7 @@ mkdir -p "$out"
 
 for side in ref prof; do
   rm -rf -- "$run" && mkdir -p "$run" && cp -- "$here/penlight.ld" "$run/" || exit 2
-  if [ $side = ref ]; then cmd=(lua5.4); else cmd=("$prof" -f csv -o "$report"); fi
+  if [ $side = ref ]; then cmd=(lua5.4); else cmd=("$prof" ${LI_LUAPROF_FLAGS:-} -f csv -o "$report"); fi
   cd "$run" || exit 2
   timed_side "$out" $side "${cmd[@]}" "$ldoc" -c penlight.ld "$pl"
   cd "$tmp" || exit 2

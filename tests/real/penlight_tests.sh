@@ -10,7 +10,8 @@
 # name the script's own chunk and some penlight function.
 #
 # usage: penlight_tests.sh LUAPROF_BIN SUITES_DIR
-# Environment: LI_ONLY=GLOB (scripts to run), LI_KEEP=1, LI_TIMEOUT=S.
+# Environment: LI_ONLY=GLOB (scripts to run), LI_KEEP=1, LI_TIMEOUT=S,
+# LI_LUAPROF_FLAGS (more luaprof options, split at spaces: --memory).
 # Prints one line per script, the run times, `N passed, N failed`.
 set -u
 set -o pipefail
@@ -38,7 +39,7 @@ for t in "$src"/tests/*.lua; do
   report=$out/report.csv
   for side in ref prof; do
     fresh_copy "$src/tests" "$run/tests"   # the scripts read nothing else
-    if [ $side = ref ]; then cmd=(lua5.4); else cmd=("$prof" -f csv -o "$report"); fi
+    if [ $side = ref ]; then cmd=(lua5.4); else cmd=("$prof" ${LI_LUAPROF_FLAGS:-} -f csv -o "$report"); fi
     cd "$run" || exit 2
     timed_side "$out" $side "${cmd[@]}" "tests/$name"
     cd "$tmp" || exit 2
