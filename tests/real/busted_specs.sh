@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
 # A library's own busted specs, run by Debian's busted under lua5.4 and with
-# (LI_LUAPROF_FLAGS: more luaprof options, split at spaces: --memory.)
 # busted's interpreter swapped for luaprof, so that busted itself, the
 # library under test and the specs all run instrumented.  The TAP output
 # (after the normalising below), stderr and exit status must be the same,
@@ -28,6 +27,7 @@
 # (printed only with --shuffle, not used), so neither needs removing.
 #
 # Prints the verdict, the run times, the diffs on failure.
+# (LI_LUAPROF_FLAGS: more luaprof options, split at spaces: --memory.)
 set -u
 set -o pipefail
 

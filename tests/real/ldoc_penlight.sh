@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
 # Debian's ldoc generating the reference of Debian's installed penlight,
-# (LI_LUAPROF_FLAGS: more luaprof options, split at spaces: --memory.)
 # under lua5.4 and under luaprof (ldoc, its penlight and its templates all
 # run instrumented): the generated files must be identical (diff -r), and
 # so must stdout (ldoc's progress), stderr (its ~200 warnings about
@@ -19,6 +18,7 @@
 # usage: ldoc_penlight.sh LUAPROF_BIN SUITES_DIR
 # (SUITES_DIR is checked like the other real-suite tests' but not used:
 # the sources are the installed penlight.)
+# (LI_LUAPROF_FLAGS: more luaprof options, split at spaces: --memory.)
 set -u
 set -o pipefail
 
