@@ -475,6 +475,21 @@ static int handle_luainit (lua_State *L) {
 }
 
 
+/* One option of the command line for the profiler; a bad value is a usage
+** error (status 2, nothing run, no report), anything else a failure. */
+static int set_option (lua_State *L, const char *name, const char *value) {
+  int r = luainstr_set_option(L, name, value);
+  if (r == LUAINSTR_EARG) {
+    li_run_report_forget();
+    usage_error("%s", luainstr_errmsg(L));
+  }
+  if (r != LUAINSTR_OK) {
+    l_message(SELF, luainstr_errmsg(L));
+    return 0;
+  }
+  return 1;
+}
+
 /* Attach and start the profiler (it installs the instrumenting loaders),
 ** then give it the patterns.  Returns 0 after a message on failure. */
 static int start_profiler (lua_State *L, const Options *o) {
@@ -483,18 +498,11 @@ static int start_profiler (lua_State *L, const Options *o) {
     l_message(SELF, luainstr_errmsg(L));
     return 0;
   }
-  for (i = 0; i < o->npatterns; i++) {
-    if (luainstr_set_option(L, o->patterns[i].option,
-                            o->patterns[i].glob) != LUAINSTR_OK) {
-      l_message(SELF, luainstr_errmsg(L));
+  for (i = 0; i < o->npatterns; i++)
+    if (!set_option(L, o->patterns[i].option, o->patterns[i].glob))
       return 0;
-    }
-  }
-  if (o->trace != NULL &&
-      luainstr_set_option(L, "trace", o->trace) != LUAINSTR_OK) {
-    l_message(SELF, luainstr_errmsg(L));
+  if (o->trace != NULL && !set_option(L, "trace", o->trace))
     return 0;
-  }
   return 1;
 }
 

@@ -417,6 +417,7 @@ usage() {
     grep -qxF -- "$line" "$o/prof.stderr" || why+=("stderr lacks: $line")
   fi
   [ -e "$w/ran.marker" ] && why+=("the script ran")
+  grep -q 'luainstr profile' "$o/prof.stderr" && why+=("a report was written")
   end_test
 }
 usage format_unknown 2 "luaprof: unknown format 'xml' (formats: text, csv, folded, folded-calls, folded-alloc, callgrind, chrome, html, json)" -f xml marker.lua
@@ -426,6 +427,11 @@ usage bad_long       2 "luaprof: unrecognized option '--bogus'" --bogus marker.l
 usage bad_lua_opt    2 "luaprof: unrecognized option '-x'" -x marker.lua
 usage e_needs_arg    2 "luaprof: '-e' needs argument" -e
 usage interactive    2 "" -i marker.lua
+# bad option values: usage errors, found before the script runs, no report
+usage frames_bad     2 "luaprof: option 'frames' takes on, off or a number of frames (1 to 100000000), not 'abc'" --frames=abc marker.lua
+usage spike_factor_bad 2 "luaprof: option 'spike_factor' takes a number from 1 to 1000000, not '0.5'" --spike-factor 0.5 marker.lua
+usage spikes_bad     2 "luaprof: option 'spikes' takes a number of frames from 0 to 1024, not 'x'" --spikes x marker.lua
+usage trace_bad      2 "luaprof: option 'trace' takes on, off or a number of events (at most 100000000), not 'abc'" --trace=abc marker.lua
 if ! skip help; then
   begin help
   "$prof" --help >"$tmp/help.out" 2>&1 || why+=("--help failed")
