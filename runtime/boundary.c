@@ -120,9 +120,18 @@ static int resume(lua_State *L, lua_State *co, int coidx, int narg) {
     /* the coroutine runs now: memory mode charges its top frame */
     if (C != NULL) { P->curL = co; P->cur = C; }
     t0 = li_clock_ticks(&P->clock);
+    if (R != NULL) {            /* (a frame mark meanwhile charges its part) */
+      R->resuming = 1;
+      R->res_t0 = t0;
+      R->res_pairs0 = pairs0;
+    }
   }
   lua_xmove(L, co, narg);
   status = lua_resume(co, L, narg, &nres);
+  if (R != NULL) {              /* (R lives as long as L, which runs) */
+    if (R->resuming) { t0 = R->res_t0; pairs0 = R->res_pairs0; }
+    R->resuming = 0;              /* from the last frame mark, if any */
+  }
   if (P != NULL && P->on && R != NULL && t0 != 0) {
     uint64_t t1 = li_clock_ticks(&P->clock);
     /* back in L: its stack is current again (the list may have changed) */

@@ -126,8 +126,15 @@ void li_frames_wake(li_prof *P, li_stack *S) {
   for (uint32_t i = 0; i < S->n; i++) li_node_touch(P, S->f[i].node);
 }
 
-/* Add the part of every open call of S that ran until t to its node. */
+/* Add the part of every open call of S that ran until t to its node.  A
+** stack waiting in coroutine.resume has its top call's child time charged
+** first: the coroutine's part so far (resume charges the rest). */
 static void split(li_prof *P, li_stack *S, uint64_t t) {
+  if (S->resuming) {
+    li_prof_charge(P, S, t - S->res_t0, P->entries - S->res_pairs0);
+    S->res_t0 = t;
+    S->res_pairs0 = P->entries;
+  }
   for (uint32_t i = S->n; i-- > 0;) {
     li_frame *fr = &S->f[i];
     li_node *nd = &P->node[fr->node];

@@ -113,6 +113,9 @@ struct li_stack {
   li_prof *P;           /* owner */
   uint32_t zones_lost;  /* zones closed by a stop, pause or reset that the
                            program may still end (no error then) */
+  int resuming;         /* waiting in coroutine.resume (boundary.c)... */
+  uint64_t res_t0;      /* ...since this time, or the last frame mark, */
+  uint64_t res_pairs0;  /* ...with this many entries counted */
   li_stack *prev;       /* list of every stack of P */
   li_stack *next;
 };

@@ -322,6 +322,44 @@ Test(frames, coroutines_across_marks) {
   lua_close(L);
 }
 
+/* The game loop in a coroutine, marking frames from inside it: the
+** resumer waiting in coroutine.resume has none of the coroutine's time as
+** its own in a frame. */
+Test(frames, marks_inside_a_coroutine) {
+  lua_State *L = state("frames", "on", NULL);
+  li_profile p;
+  run(L, "local p = require 'luainstr'\n"
+         "local function update(i) spin(i == 5 and 30000000 or 2000000) end\n"
+         "local function game()\n"
+         "  for i = 1, 10 do update(i); p.frame() end\n"
+         "end\n"
+         "local function drive() coroutine.resume(coroutine.create(game)) end\n"
+         "drive()\n");
+  snap(L, &p);
+  cr_assert_eq(p.nspikes, 1);
+  cr_assert_eq(p.spikes[0].frame, 5);
+  {
+    const li_pspike *sp = &p.spikes[0];
+    uint32_t drive = func_id(&p, "local drive");
+    int seen = 0;
+    cr_assert_str_eq(top_self(&p, sp), "local update");
+    for (uint32_t i = 1; i < sp->nnodes; i++) {
+      const li_pnode *n = &sp->nodes[i];
+      if (n->func != drive) continue;
+      cr_assert_lt(n->self_ns, 1000000, "drive's self in frame 5: %llu ns",
+                   (unsigned long long)n->self_ns);
+      cr_assert(rel((double)n->total_ns, 30 * MS) < TOL, "%llu",
+                (unsigned long long)n->total_ns);
+      seen = 1;
+    }
+    cr_assert(seen);
+  }
+  cr_assert_lt(func(&p, "local drive")->self_ns, 1000000);
+  cr_assert(rel((double)func(&p, "local drive")->total_ns, 48 * MS) < TOL);
+  li_snapshot_free(&p);
+  lua_close(L);
+}
+
 /* Frame mode off and on again: the new frames' trees start afresh (hitch,
 ** saved in frame 7 of the first period, is saved again in frame 7 of the
 ** second: frame stamps never repeat). */
