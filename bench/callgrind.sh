@@ -7,9 +7,8 @@
 #
 # Per call: (Ir of fib.lua 25 - Ir of fib.lua 2) / the calls fib.lua 25
 # makes beyond fib.lua 2 (fib(23), fib(24), fib(25): 485,569 calls),
-# which takes out start-up, loading and the runtime's calibration (whose
-# rounds vary a little from run to run: a few hundred thousand
-# instructions, under 1 a call here).  Per switch: (Ir of switch.lua
+# which takes out start-up, loading and the runtime's calibration (each
+# count the median of three runs: the calibration's rounds vary).  Per switch: (Ir of switch.lua
 # 100000 - Ir of switch.lua 50000) / 50000: one value passed, a resume and
 # a yield.  Prints the table and issue 13's
 # targets (full <= 780 per call; full <= hook per switch), met or missed:
@@ -38,12 +37,17 @@ fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/li-callgrind.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-# Ir MODE SCRIPT ARG: the instructions callgrind counted for one run.
+# Ir MODE SCRIPT ARG: the instructions callgrind counted, the median of
+# three runs (the runtime's calibration takes a few rounds more or less
+# from run to run: up to ten instructions a call in a difference).
 ir() {
-  valgrind --tool=callgrind --callgrind-out-file="$tmp/out" \
-    "$host" "$1" "$2" "$3" >"$tmp/stdout" 2>"$tmp/stderr" ||
-    { cat "$tmp/stderr" >&2; echo "callgrind.sh: $1 $2 $3 failed" >&2; exit 1; }
-  sed -n 's/^summary: //p' "$tmp/out"
+  local i
+  for i in 1 2 3; do
+    valgrind --tool=callgrind --callgrind-out-file="$tmp/out" \
+      "$host" "$1" "$2" "$3" >"$tmp/stdout" 2>"$tmp/stderr" ||
+      { cat "$tmp/stderr" >&2; echo "callgrind.sh: $1 $2 $3 failed" >&2; exit 1; }
+    sed -n 's/^summary: //p' "$tmp/out"
+  done | sort -n | sed -n 2p
 }
 
 fib=$top/bench/programs/fib.lua
