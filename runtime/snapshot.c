@@ -17,18 +17,27 @@ typedef struct tally {
   li_pmem mem;          /* nodes: alloc_*_total include the subtree */
 } tally;
 
-/* Close a copy of S's frames into the node tallies, as close_top would. */
+/* Close a copy of S's frames into the node tallies, as close_top would.  A
+** stack waiting in coroutine.resume (a dump from inside a coroutine) has
+** the coroutine's time so far charged to its top call first, as the
+** resume will when it returns. */
 static int close_virtually(const li_prof *P, const li_stack *S, uint64_t t,
                            tally *nd) {
   li_frame *f;
+  li_stack c = *S;
   uint32_t n = S->n;
   if (n == 0) return 1;
   f = malloc((size_t)n * sizeof *f);
   if (f == NULL) return 0;
   memcpy(f, S->f, (size_t)n * sizeof *f);
+  if (c.resuming) {             /* li_prof_charge, on the copy */
+    uint64_t pairs = P->entries - c.res_pairs0;
+    f[n - 1].child += (int64_t)((t - c.res_t0) - pairs * P->pair_cost);
+    c.excl += pairs * P->pair_cost;
+  }
   while (n > 0) {
     li_frame *fr = &f[--n];
-    int64_t incl = li_frame_incl(P, S, fr, t), whole = incl + fr->done;
+    int64_t incl = li_frame_incl(P, &c, fr, t), whole = incl + fr->done;
     tally *b = &nd[fr->node];
     b->total += incl;
     b->self += incl - fr->child;

@@ -360,6 +360,35 @@ Test(frames, marks_inside_a_coroutine) {
   lua_close(L);
 }
 
+/* A dump from inside a coroutine: the resumer, waiting in resume, has the
+** coroutine's time as its callees', not as its own. */
+Test(frames, dump_inside_a_coroutine) {
+  lua_State *L = state(NULL);
+  li_profile p;
+  run(L, "local p = require 'luainstr'\n"
+         "local function body() spin(20000000); coroutine.yield(p.dump('csv')) end\n"
+         "local function drive() spin(1000000); return select(2, coroutine.resume(coroutine.create(body))) end\n"
+         "return drive()\n");
+  {
+    const char *csv = lua_tostring(L, -1);
+    const char *row = csv != NULL ? strstr(csv, "local drive,") : NULL;
+    unsigned long long calls, total, self;
+    cr_assert_not_null(row, "%s", csv ? csv : "(no csv)");
+    row = strchr(row, ',') + 1;                  /* source */
+    row = strchr(row, ',') + 1;                  /* line */
+    row = strchr(row, ',') + 1;                  /* lastline */
+    row = strchr(row, ',') + 1;
+    cr_assert_eq(sscanf(row, "%llu,%llu,%llu", &calls, &total, &self), 3, "%s", row);
+    cr_assert(rel((double)total, 21 * MS) < TOL, "total %llu", total);
+    cr_assert(rel((double)self, 1 * MS) < TOL, "drive's self %llu ns (the "
+              "coroutine's 20 ms are not its own)", self);
+  }
+  snap(L, &p);
+  cr_assert(rel((double)func(&p, "local drive")->self_ns, 1 * MS) < TOL);
+  li_snapshot_free(&p);
+  lua_close(L);
+}
+
 /* Frame mode off and on again: the new frames' trees start afresh (hitch,
 ** saved in frame 7 of the first period, is saved again in frame 7 of the
 ** second: frame stamps never repeat). */
