@@ -59,7 +59,9 @@ struct li_frames {
   fsum *ring;           /* summaries: frame i at ring[(i - 1) % cap] */
   uint64_t cap;
   uint64_t marked;      /* frames ended */
-  uint64_t t0;          /* start of the running frame */
+  uint64_t t0;          /* start of the running frame, moved on by the
+                           pauses of collection since */
+  uint64_t start;       /* start of the running frame, as it was */
   uint64_t entries0;    /* P->entries then */
   uint64_t alloc0;      /* P->alloc_total then */
   int64_t sorted[LI_WINDOW];  /* the last frames' durations, sorted */
@@ -71,6 +73,8 @@ struct li_frames {
   nfig *dirty;          /* nodes the running frame touched, as they were */
   uint32_t ndirty, capdirty;
   int incomplete;       /* the dirty list could not grow: not a tree */
+  int paused;           /* collection is not running: the frame waits... */
+  uint64_t paused_at;   /* ...since then (none of it is the frame's) */
   uint32_t build;       /* tree builds so far (node marks) */
 };
 
@@ -111,7 +115,7 @@ void li_frames_touch(li_prof *P, uint32_t n) {
 ** coroutines that wait. */
 static void begin_frame(li_prof *P, uint64_t t) {
   li_frames *F = P->frames;
-  F->t0 = t;
+  F->t0 = F->start = t;
   F->entries0 = P->entries;
   F->alloc0 = P->alloc_total;
   F->ndirty = 0;
@@ -302,7 +306,7 @@ void li_frames_mark(li_prof *P, li_stack *S, uint64_t t) {
   if (dur < 0) dur = 0;
   s = &F->ring[F->marked % F->cap];
   s->index = ++F->marked;
-  s->start = F->t0;
+  s->start = F->start;
   s->dur = dur;
   s->calls = P->entries - F->entries0;
   s->alloc = P->alloc_total - F->alloc0;
@@ -316,8 +320,18 @@ void li_frames_mark(li_prof *P, li_stack *S, uint64_t t) {
   begin_frame(P, t);
 }
 
-void li_frames_restart(li_prof *P, uint64_t t) {
-  if (P->frames != NULL) begin_frame(P, t);
+void li_frames_pause(li_prof *P, uint64_t t) {
+  li_frames *F = P->frames;
+  if (F == NULL || F->paused) return;
+  F->paused = 1;
+  F->paused_at = t;
+}
+
+void li_frames_resume(li_prof *P, uint64_t t) {
+  li_frames *F = P->frames;
+  if (F == NULL || !F->paused) return;
+  F->t0 += t - F->paused_at;    /* the running frame goes on */
+  F->paused = 0;
 }
 
 void li_frames_rule(li_prof *P) {
@@ -346,6 +360,8 @@ void li_frames_clear(li_prof *P) {
   F->seen = 0;
   F->nwin = F->head = 0;
   begin_frame(P, li_clock_ticks(&P->clock));
+  F->paused = !P->on;
+  F->paused_at = F->t0;
 }
 
 void li_frames_free(li_prof *P) {
@@ -379,6 +395,8 @@ int li_frames_set(li_prof *P, uint64_t cap) {
   F->cap = cap;
   P->frames = F;
   begin_frame(P, li_clock_ticks(&P->clock));
+  F->paused = !P->on;           /* (the first frame starts with collection) */
+  F->paused_at = F->t0;
   return 1;
 }
 

@@ -1081,11 +1081,12 @@ static void set_on(li_prof *P) {
   uint64_t t = li_clock_ticks(&P->clock);
   if (on && !P->on) {
     P->wall_since = t;
-    li_frames_restart(P, t);
+    li_frames_resume(P, t);
   }
   if (!on && P->on) {
     li_prof_close_all(P, t);
     P->wall += t - P->wall_since;
+    li_frames_pause(P, t);
   }
   P->on = on;
 }

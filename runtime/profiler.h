@@ -273,8 +273,10 @@ int li_frames_set(li_prof *P, uint64_t cap);
 void li_frames_rule(li_prof *P);
 /* End the running frame at t (S: the stack of the thread that marks it). */
 void li_frames_mark(li_prof *P, li_stack *S, uint64_t t);
-/* Collection (re)starts at t: the next frame starts there. */
-void li_frames_restart(li_prof *P, uint64_t t);
+/* Collection stops at t (stop, disable) and starts again at t: the time
+** between is no frame's; the running frame goes on. */
+void li_frames_pause(li_prof *P, uint64_t t);
+void li_frames_resume(li_prof *P, uint64_t t);
 /* Save the nodes of S's open calls for the running frame (S runs again,
 ** or its calls are closed while it is suspended). */
 void li_frames_wake(li_prof *P, li_stack *S);

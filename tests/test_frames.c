@@ -389,6 +389,36 @@ Test(frames, dump_inside_a_coroutine) {
   lua_close(L);
 }
 
+/* A pause between marks is no frame's time; a reset starts the frames
+** again from 1. */
+Test(frames, pause_and_reset) {
+  lua_State *L = state("frames", "on", NULL);
+  li_profile p;
+  run(L, "local p = require 'luainstr'\n"
+         "local function work() spin(2000000) end\n"
+         "for i = 1, 6 do\n"
+         "  work()\n"
+         "  if i == 3 then p.disable(); spin(500000000); p.enable() end\n"
+         "  p.frame()\n"
+         "end\n");
+  snap(L, &p);
+  cr_assert_eq(p.frames_marked, 6);
+  cr_assert_eq(p.nspikes, 0, "the pause made a spike");
+  for (uint64_t i = 1; i < p.nframes; i++)   /* frame 3: its work, no pause */
+    cr_assert(rel((double)p.frames[i].duration_ns, 2 * MS) < TOL,
+              "frame %llu: %llu ns", (unsigned long long)p.frames[i].index,
+              (unsigned long long)p.frames[i].duration_ns);
+  li_snapshot_free(&p);
+  cr_assert_eq(luainstr_reset(L), LUAINSTR_OK);
+  run(L, "local p = require 'luainstr'\n"
+         "for i = 1, 2 do spin(1000000) p.frame() end\n");
+  snap(L, &p);
+  cr_assert_eq(p.frames_marked, 2);
+  cr_assert_eq(p.frames[0].index, 1);
+  li_snapshot_free(&p);
+  lua_close(L);
+}
+
 /* Frame mode off and on again: the new frames' trees start afresh (hitch,
 ** saved in frame 7 of the first period, is saved again in frame 7 of the
 ** second: frame stamps never repeat). */
