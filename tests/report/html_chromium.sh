@@ -111,7 +111,11 @@ has_names() {   # has_names PAGE KEY NAME...: every NAME in KEY's '|' list
   fail "luaprof -f html hello.lua"
 selftest "$tmp/hello.html" >/dev/null
 check_page "$tmp/hello.html" hello
-has_names "$tmp/hello.html" frame-names all "main chunk" "local countdown"
+# (the flame graph draws what has width: countdown's million tail calls
+# take about 11 ns each after the probes' calibrated cost is taken out,
+# and on a busy machine the calibration's error can take its sum to 0,
+# so it is required in the table, not among the drawn frames)
+has_names "$tmp/hello.html" frame-names all "main chunk"
 has_names "$tmp/hello.html" row-names "main chunk" "local countdown" "local sum_of_squares" \
   "Greeter:greet" "Greeter.new" "local square"
 [[ $(field "$tmp/hello.html" rows) == 6 ]] || fail "hello: $(field "$tmp/hello.html" rows) rows"
