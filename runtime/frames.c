@@ -462,7 +462,7 @@ int li_frames_snapshot(const li_prof *P, li_profile *out, double k) {
   out->spikes_seen = F->seen;
   n = F->marked < F->cap ? F->marked : F->cap;
   first = F->marked - n + 1;
-  fr = calloc(n ? n : 1, sizeof *fr);
+  fr = calloc((size_t)(n ? n : 1), sizeof *fr);
   sp = calloc(F->nspikes ? F->nspikes : 1, sizeof *sp);
   order = malloc((F->nspikes ? F->nspikes : 1) * sizeof *order);
   if (fr == NULL || sp == NULL || order == NULL) {
