@@ -223,6 +223,14 @@ static int build_tree(li_prof *P, spike *sp) {
   return 1;
 }
 
+/* The kept spike that lasted least (there is one). */
+static uint32_t fastest_spike(const li_frames *F) {
+  uint32_t low = 0;
+  for (uint32_t i = 1; i < F->nspikes; i++)
+    if (F->spikes[i].dur < F->spikes[low].dur) low = i;
+  return low;
+}
+
 /* Keep the tree of the frame that just ended (index, dur) if it is among
 ** the slowest spikes. */
 static void keep_spike(li_prof *P, fsum *s) {
@@ -235,10 +243,7 @@ static void keep_spike(li_prof *P, fsum *s) {
     F->nspikes++;
   } else {
     spike tmp;
-    uint32_t low = 0;
-    for (uint32_t i = 1; i < F->nspikes; i++)
-      if (F->spikes[i].dur < F->spikes[low].dur) low = i;
-    sp = &F->spikes[low];
+    sp = &F->spikes[fastest_spike(F)];
     if (s->dur <= sp->dur || !build_tree(P, &tmp)) return;
     if (sp->frame + F->cap > F->marked) {          /* still in the ring */
       fsum *old = &F->ring[(sp->frame - 1) % F->cap];
@@ -339,9 +344,7 @@ void li_frames_rule(li_prof *P) {
   if (P->spike_keep > LI_SPIKES_MAX) P->spike_keep = LI_SPIKES_MAX;
   if (F == NULL) return;
   while (F->nspikes > P->spike_keep) {       /* drop the fastest */
-    uint32_t low = 0;
-    for (uint32_t i = 1; i < F->nspikes; i++)
-      if (F->spikes[i].dur < F->spikes[low].dur) low = i;
+    uint32_t low = fastest_spike(F);
     free(F->spikes[low].nodes);
     F->spikes[low] = F->spikes[--F->nspikes];
   }

@@ -156,24 +156,28 @@ static LI_NOINLINE uint32_t *slot_slow(pagemap *m, uintptr_t a, int make) {
   return &(*page)[(a >> m->grain) & (page_slots(m) - 1)];
 }
 
-/* The owner slot of block address a (NULL: its page has none and `make`
-** is 0, or no memory). */
-static inline uint32_t *slot_of(pagemap *m, uintptr_t a, int make) {
+/* The owner slot of block address a if its region is the one used last
+** and its page has owners already (NULL: not found that way). */
+static inline uint32_t *slot_near(const pagemap *m, uintptr_t a) {
   uintptr_t pn = a >> PAGE_SHIFT;
   uint32_t *own;
   if (m->last != NULL && m->last_rn == pn >> REGION_BITS &&
       (own = m->last[pn & (REGION_PAGES - 1)]) != NULL)
     return &own[(a >> m->grain) & (page_slots(m) - 1)];
-  return slot_slow(m, a, make);
+  return NULL;
+}
+
+/* The owner slot of block address a (NULL: its page has none and `make`
+** is 0, or no memory). */
+static inline uint32_t *slot_of(pagemap *m, uintptr_t a, int make) {
+  uint32_t *slot = slot_near(m, a);
+  return slot != NULL ? slot : slot_slow(m, a, make);
 }
 
 static inline void prefetch_slot(const pagemap *m, uintptr_t a) {
 #if defined(__GNUC__)
-  uintptr_t pn = a >> PAGE_SHIFT;
-  const uint32_t *own;
-  if (m->last != NULL && m->last_rn == pn >> REGION_BITS &&
-      (own = m->last[pn & (REGION_PAGES - 1)]) != NULL)
-    __builtin_prefetch(&own[(a >> m->grain) & (page_slots(m) - 1)], 1);
+  const uint32_t *slot = slot_near(m, a);
+  if (slot != NULL) __builtin_prefetch(slot, 1);
 #else
   (void)m; (void)a;
 #endif

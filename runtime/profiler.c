@@ -442,7 +442,7 @@ void li_prof_close_all(li_prof *P, uint64_t t) {
   }
 }
 
-void li_prof_charge(li_prof *P, li_stack *S, uint64_t ticks, uint64_t pairs) {
+void li_prof_charge(const li_prof *P, li_stack *S, uint64_t ticks, uint64_t pairs) {
   li_frame *fr;
   if (S == NULL || S->n == 0) return;
   fr = &S->f[S->n - 1];

@@ -213,7 +213,8 @@ void li_prof_clear(li_prof *P);
 
 /* Charge the time a coroutine ran to the frame of thread L that resumed
 ** it: `ticks` of work and `pairs` probe pairs inside. */
-void li_prof_charge(li_prof *P, li_stack *S, uint64_t ticks, uint64_t pairs);
+void li_prof_charge(const li_prof *P, li_stack *S, uint64_t ticks,
+                    uint64_t pairs);
 
 /* Start, stop, enable, disable (status codes of luainstr.h). */
 int li_prof_start(li_prof *P, lua_State *L);

@@ -30,11 +30,8 @@ static int close_virtually(const li_prof *P, const li_stack *S, uint64_t t,
   f = malloc((size_t)n * sizeof *f);
   if (f == NULL) return 0;
   memcpy(f, S->f, (size_t)n * sizeof *f);
-  if (c.resuming) {             /* li_prof_charge, on the copy */
-    uint64_t pairs = P->entries - c.res_pairs0;
-    f[n - 1].child += (int64_t)((t - c.res_t0) - pairs * P->pair_cost);
-    c.excl += pairs * P->pair_cost;
-  }
+  c.f = f;                      /* the copy, with the copied frames */
+  if (c.resuming) li_prof_charge(P, &c, t - c.res_t0, P->entries - c.res_pairs0);
   while (n > 0) {
     li_frame *fr = &f[--n];
     int64_t incl = li_frame_incl(P, &c, fr, t), whole = incl + fr->done;

@@ -26,13 +26,9 @@ step() { echo "== $*"; }
 
 # --- 1. install ------------------------------------------------------------
 PREFIX=$WORK/prefix
-step "install into $PREFIX"
-cmake --install "$BUILD" --prefix "$PREFIX" >"$WORK/install.log" 2>&1 \
-  || { cat "$WORK/install.log" >&2; fail "cmake --install"; }
-# LIBDIR is lib or lib/<multiarch> (GNUInstallDirs); the .pc file is in it.
-PCFILE=$(find "$PREFIX" -path '*/pkgconfig/luainstr.pc' | head -n1)
-[[ -n $PCFILE ]] || fail "no luainstr.pc installed"
-LIBDIR=$(dirname "$(dirname "$PCFILE")")
+# shellcheck source=../install/prefix.sh
+. "$SRC/tests/install/prefix.sh"
+install_prefix "$BUILD" "$PREFIX" "$WORK/install.log"
 export LD_LIBRARY_PATH=$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
 # --- 2. build ---------------------------------------------------------------

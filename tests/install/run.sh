@@ -48,16 +48,9 @@ else
 fi
 
 PREFIX=$WORK/prefix
-step "install into $PREFIX"
-cmake --install "$BUILD" --prefix "$PREFIX" >"$WORK/install.log" 2>&1 \
-  || { cat "$WORK/install.log" >&2; fail "cmake --install"; }
-
-# The library directory is GNUInstallDirs' CMAKE_INSTALL_LIBDIR: lib, or
-# lib/<multiarch> when the build was configured for /usr.  The .pc file
-# sits in LIBDIR/pkgconfig.
-PCFILE=$(find "$PREFIX" -path '*/pkgconfig/luainstr.pc' | head -n1)
-[[ -n $PCFILE ]] || fail "no luainstr.pc installed"
-LIBDIR=$(dirname "$(dirname "$PCFILE")")
+# shellcheck source=prefix.sh
+. "$SRC/tests/install/prefix.sh"
+install_prefix "$BUILD" "$PREFIX" "$WORK/install.log"
 for f in "$PREFIX/include/luainstr.h" "$LIBDIR/libluainstr.a" \
          "$LIBDIR/libluainstr.so" "$LIBDIR/lua/5.4/luainstr.so" \
          "$LIBDIR/cmake/luainstr/luainstrConfig.cmake" \
