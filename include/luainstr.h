@@ -138,6 +138,18 @@ LUAINSTR_API int (luainstr_reset)(struct lua_State *L);
 **   "memory"    "on", "off": memory per function (wraps the state's
 **               allocator with lua_setallocf; the collector is never
 **               stopped, forced or tuned); off by default
+**   "probe"     how the probe reads its call: "fast" (the default where
+**               it can be: from Lua's own structures, checked at start
+**               against the C API on this library, with a fast path for
+**               the common case), "direct" (the same without the fast
+**               path) or "api" (the C API only: more instructions a call).
+**               The figures mean the same with each.  Set it before
+**               luainstr_open (it attaches the profiler, not started, as
+**               luainstr_set_clock does) or the first start, and before
+**               any chunk is loaded (LUAINSTR_EORDER after; the probe's
+**               cost is measured at the first start); LUAINSTR_EARG when
+**               Lua's structures cannot be read here (the message says why).
+**               The environment variable LUAINSTR_PROBE sets the default
 ** Returns LUAINSTR_EARG for an unknown name or a bad value. */
 LUAINSTR_API int (luainstr_set_option)(struct lua_State *L, const char *name,
                                       const char *value);

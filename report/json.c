@@ -77,6 +77,10 @@ static void put_summary(FILE *f, const li_profile *p) {
   li_json_string(f, p->clock);
   fputs(", \"clock_resolution_ns\": ", f);
   put_double(f, p->clock_resolution_ns);
+  if (p->probe != NULL) {
+    fputs(", \"probe\": ", f);
+    li_json_string(f, p->probe);
+  }
   fprintf(f, ", \"open_frames\": %" PRIu32 ", \"tracing\": %s, \"events\": %"
           PRIu64 ", \"events_dropped\": %" PRIu64 ", \"trace_capacity\": %"
           PRIu64 ",\n",

@@ -262,6 +262,10 @@ static void put_summary(FILE *f, const li_profile *p, uint32_t called) {
     fmt_ns(res, res_ns(p));
     fprintf(f, " (resolution %s)", res);
   }
+  if (p->probe != NULL && strcmp(p->probe, "api") == 0)
+    fputs(", probe through the C API", f);
+  else if (p->probe != NULL && strcmp(p->probe, "direct") == 0)
+    fputs(", probe without its fast path", f);
   if (p->open_frames > 0)
     fprintf(f, ", %" PRIu32 " frame%s still open", p->open_frames,
             p->open_frames == 1 ? "" : "s");

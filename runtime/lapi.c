@@ -233,8 +233,14 @@ static int set_spikes(li_prof *P, const char *name, const char *value) {
 }
 
 int (luainstr_set_option)(lua_State *L, const char *name, const char *value) {
-  li_prof *P = li_prof_get(L);
-  if (P == NULL) return LUAINSTR_EORDER;
+  li_prof *P;
+  /* "probe" is set before luainstr_open: it attaches the profiler, as
+  ** luainstr_set_clock does */
+  if (L != NULL && name != NULL && strcmp(name, "probe") == 0) {
+    int r = protected_step(L, attach_step);
+    if (r != LUAINSTR_OK) return r;
+  }
+  if ((P = li_prof_get(L)) == NULL) return LUAINSTR_EORDER;
   if (name == NULL) return fail(P, LUAINSTR_EARG, "option name is NULL%s", "");
   if (strcmp(name, "include") == 0 || strcmp(name, "exclude") == 0) {
     if (value == NULL)
@@ -262,6 +268,13 @@ int (luainstr_set_option)(lua_State *L, const char *name, const char *value) {
   if (strcmp(name, "clear_patterns") == 0) {
     li_prof_clear_patterns(P);
     return LUAINSTR_OK;
+  }
+  if (strcmp(name, "probe") == 0) {
+    int k = li_probe_kind(value);
+    if (k < 0)
+        return fail(P, LUAINSTR_EARG, "option 'probe' takes fast, direct or "
+                  "api, not '%s'", value ? value : "(null)");
+    return li_prof_set_probe(P, k);
   }
   if (strcmp(name, "frames") == 0) return set_frames(L, P, value);
   if (strcmp(name, "memory") == 0) return set_memory(L, P, value);

@@ -24,6 +24,7 @@
 
 #include "profiler.h"
 #include "rewrite.h"
+#include "direct.h"
 
 #define LI_MT_PROF "luainstr.profiler.mt"  /* its metatable */
 #define LI_MT_STACK "luainstr.stack.mt"    /* metatable of coroutine stacks */
@@ -407,8 +408,10 @@ li_stack *li_stack_of_thread(li_prof *P, lua_State *L, int idx) {
   return stack_lookup(P, L, idx, T);
 }
 
-/* Close the top frame of S at time t. */
-static inline void close_top(li_prof *P, li_stack *S, uint64_t t, int err) {
+/* Close the top frame of S at time t: its figures to its node, its time
+** to the frame below.  No call: the probe's fast path has it too. */
+static LI_INLINE li_frame *frame_close(li_prof *P, li_stack *S, uint64_t t,
+                                       int err) {
   li_frame *fr = &S->f[--S->n];
   li_node *nd = &P->node[fr->node];
   int64_t incl = li_frame_incl(P, S, fr, t), whole = incl + fr->done;
@@ -417,8 +420,13 @@ static inline void close_top(li_prof *P, li_stack *S, uint64_t t, int err) {
   if (whole < nd->min) nd->min = whole;
   if (whole > nd->max) nd->max = whole;
   if (err) nd->errors++;
+  if (S->n > 0) fr[-1].child += incl;
+  return fr;
+}
+
+static inline void close_top(li_prof *P, li_stack *S, uint64_t t, int err) {
+  li_frame *fr = frame_close(P, S, t, err);
   li_trace(P, S, err ? 'X' : 'E', fr->func, t);
-  if (S->n > 0) S->f[S->n - 1].child += incl;
 }
 
 void li_stack_close(li_prof *P, li_stack *S, uint32_t to, uint64_t t, int err) {
@@ -454,10 +462,16 @@ void li_prof_charge(const li_prof *P, li_stack *S, uint64_t ticks, uint64_t pair
 ** The probe
 ** ====================================================================== */
 
+/* P->fast: the probe's fast path may run (probe_direct). */
+static void set_fast(li_prof *P) {
+  P->fast = P->on && LI_CLOCK_INLINE(&P->clock) && P->trace_cap == 0;
+}
+
 /* The frames on top of S that an error unwound without our seeing it (it
 ** was caught by C code other than the pcalls we replace): close them as
 ** exits by an error.  Called on entry of a call running in CallInfo ci. */
-static void close_dead(li_prof *P, lua_State *L, li_stack *S, const void *ci) {
+static LI_NOINLINE void close_dead(li_prof *P, lua_State *L, li_stack *S,
+                                   const void *ci) {
   lua_Debug ar;
   uint64_t t = li_clock_ticks(&P->clock);
   /* The call is the first of its thread (it runs where the thread's base
@@ -474,12 +488,12 @@ static void close_dead(li_prof *P, lua_State *L, li_stack *S, const void *ci) {
 }
 
 /* Learn where the base calls of S's thread run (its first level). */
-static void learn_base(lua_State *L, li_stack *S, const void *ci) {
+static LI_NOINLINE void learn_base(lua_State *L, li_stack *S, const void *ci) {
   lua_Debug ar;
   if (!lua_getstack(L, 2, &ar)) S->base_ci = ci;
 }
 
-static int grow_frames(li_stack *S) {
+static LI_NOINLINE int grow_frames(li_stack *S) {
   uint32_t cap = S->cap ? S->cap * 2 : 64;
   li_frame *nf = realloc(S->f, (size_t)cap * sizeof *nf);
   if (nf == NULL) return 0;
@@ -488,14 +502,13 @@ static int grow_frames(li_stack *S) {
   return 1;
 }
 
-/* Open a frame of func (a function or a zone) on S, identified by ci, with
-** room for it, and start its clock. */
-static LI_INLINE void push_frame(li_prof *P, li_stack *S, const void *ci,
-                                 uint32_t func) {
-  uint32_t parent = S->n > 0 ? S->f[S->n - 1].node : S->root;
-  uint32_t node = node_child(P, parent, func);
-  li_frame *fr = &S->f[S->n];
-  if (node == LI_NONE) node = parent;
+/* Open a frame of func in node `node` on S (with room for it), identified
+** by ci; its start is the caller's to set.  No call: the probe's fast path
+** has it too. */
+static LI_INLINE li_frame *frame_open(li_prof *P, li_stack *S, li_frame *fr,
+                                      const void *ci, uint32_t func,
+                                      uint32_t node) {
+  S->n++;
   fr->ci = ci;
   fr->func = func;
   fr->node = node;
@@ -503,27 +516,38 @@ static LI_INLINE void push_frame(li_prof *P, li_stack *S, const void *ci,
   S->excl += P->pair_cost;      /* this pair's cost, for the frames below */
   fr->excl0 = S->excl;
   fr->done = 0;
-  S->n++;
-  li_node_touch(P, node);
   P->node[node].calls++;
   P->entries++;
+  return fr;
+}
+
+/* Open a frame of func (a function or a zone) on S, identified by ci, with
+** room for it, and start its clock. */
+static LI_INLINE void push_frame(li_prof *P, li_stack *S, const void *ci,
+                                 uint32_t func) {
+  uint32_t parent = S->n > 0 ? S->f[S->n - 1].node : S->root;
+  uint32_t node = node_child(P, parent, func);
+  li_frame *fr;
+  if (node == LI_NONE) node = parent;
+  li_node_touch(P, node);
+  fr = frame_open(P, S, &S->f[S->n], ci, func, node);
   fr->start = li_clock_ticks(&P->clock);
   li_trace(P, S, 'B', func, fr->start);
 }
 
-/* Entry of function `func` in thread L (the probe returns 0 values). */
-static int enter(li_prof *P, lua_State *L, uint32_t func) {
+/* Entry of function `func` in thread L, called from the activation whose
+** CallInfo is ci. */
+static LI_INLINE int enter(li_prof *P, lua_State *L, const void *ci,
+                             uint32_t func) {
   li_stack *S = li_stack_of(P, L);
-  lua_Debug ar;
-  const void *ci;
-  if (S == NULL) return 0;
-  ci = lua_getstack(L, 1, &ar) ? (const void *)ar.i_ci : NULL;
+  if (LI_UNLIKELY(S == NULL)) return 0;
   if (S->n > 0) {
-    if (S->f[S->n - 1].ci == ci || ci == S->base_ci) close_dead(P, L, S, ci);
+    if (LI_UNLIKELY(S->f[S->n - 1].ci == ci || ci == S->base_ci))
+      close_dead(P, L, S, ci);
   } else if (ci != S->base_ci) {
     learn_base(L, S, ci);
   }
-  if (S->n == S->cap && !grow_frames(S)) return 0;
+  if (LI_UNLIKELY(S->n == S->cap) && !grow_frames(S)) return 0;
   push_frame(P, S, ci, func);
   return 0;
 }
@@ -551,36 +575,116 @@ static LI_NOINLINE void leave_deep(li_prof *P, li_stack *S, const void *ci,
   }
 }
 
-/* Exit of the function running in thread L (level 1 from the probe);
-** returns nret, the probe's count of results. */
-static int leave(li_prof *P, lua_State *L, int nret) {
+/* Exit of the activation whose CallInfo is ci, in thread L; returns nret,
+** the probe's count of results. */
+static LI_INLINE int leave(li_prof *P, lua_State *L, const void *ci,
+                             int nret) {
   uint64_t t = li_clock_ticks(&P->clock);
   li_stack *S = li_stack_of(P, L);
-  lua_Debug ar;
-  const void *ci;
-  if (S == NULL) return nret;
+  if (LI_UNLIKELY(S == NULL)) return nret;
   P->exits++;
-  ci = lua_getstack(L, 1, &ar) ? (const void *)ar.i_ci : NULL;
-  if (S->n > 0 && S->f[S->n - 1].ci == ci) close_top(P, S, t, 0);
+  if (LI_LIKELY(S->n > 0 && S->f[S->n - 1].ci == ci)) close_top(P, S, t, 0);
   else leave_deep(P, S, ci, t);
   return nret;
+}
+
+/* The CallInfo of the probe's caller, through the C API. */
+static const void *api_caller(lua_State *L) {
+  lua_Debug ar;
+  return lua_getstack(L, 1, &ar) ? (const void *)ar.i_ci : NULL;
 }
 
 /*   P(id)       entry of function id (id > 0): push a frame
 **   P()         exit: pop the frame of the calling activation
 **   P(0, ...)   exit, returning the values after the 0
 ** (Chunks rewritten for exits of the form P(-id, ...) run unchanged: any
-** first argument that is not a positive integer marks an exit.) */
-static int probe(lua_State *L) {
-  li_chunk *c = lua_touserdata(L, lua_upvalueindex(1));
+** first argument that is not a positive integer marks an exit.)
+** The same code reads the call's facts from Lua's structures (`direct`,
+** direct.h: chosen only after li_direct_check) or through the C API. */
+static LI_INLINE int probe_run(lua_State *L, int direct) {
+  li_chunk *c = direct ? li_d_upvalue1(L) : lua_touserdata(L, lua_upvalueindex(1));
   li_prof *P = c->P;
-  int n = lua_gettop(L);
-  lua_Integer id;
-  if (n == 0) return P->on ? leave(P, L, 0) : 0;
-  id = lua_tointegerx(L, 1, NULL);
-  if (id <= 0) return P->on ? leave(P, L, n - 1) : n - 1;
-  if (P->on && (lua_Unsigned)id <= c->n) return enter(P, L, c->gid[id - 1]);
+  int n = direct ? li_d_nargs(L) : lua_gettop(L);
+  lua_Integer id = 0;
+  if (n > 0 && !(direct && li_d_arg1_int(L, &id))) id = lua_tointegerx(L, 1, NULL);
+  if (id <= 0) {                        /* an exit */
+    n = n > 0 ? n - 1 : 0;
+    if (!P->on) return n;
+    return leave(P, L, direct ? li_d_caller(L) : api_caller(L), n);
+  }
+  if (P->on && (lua_Unsigned)id <= c->n)
+    return enter(P, L, direct ? li_d_caller(L) : api_caller(L), c->gid[id - 1]);
   return 0;
+}
+
+/* The probe through the C API. */
+static int probe_api(lua_State *L) {
+  return probe_run(L, 0);
+}
+
+#if LI_HAVE_DIRECT
+/* The probe with Lua's structures read directly, any case. */
+static LI_NOINLINE int probe_direct(lua_State *L) {
+  return probe_run(L, 1);
+}
+
+/* The probe with Lua's structures read directly, and a fast path for the
+** common case: collecting, the thread of the last probe, the TSC clock, no
+** trace; an entry with a frame below it in the stack, room for it, its
+** call-tree node the one its parent found last and already touched in
+** this frame; an exit of the top frame.  Anything else goes to
+** probe_direct before anything is changed.  The fast path makes no
+** call that returns to it, so it saves no registers: about 30
+** instructions a pair fewer (bench/README.md, issue 13).  Its figures are
+** those of the general path: it shares frame_open and frame_close. */
+static int probe_fast(lua_State *L) {
+  li_chunk *c = li_d_upvalue1(L);
+  li_prof *P = c->P;
+  int n = li_d_nargs(L);
+  lua_Integer id = 0;
+  li_stack *S;
+  li_frame *top;
+  const void *ci;
+  if (n > 0 && !li_d_arg1_int(L, &id)) return probe_direct(L);
+  if (LI_UNLIKELY(!P->fast || L != P->curL)) return probe_direct(L);
+  S = P->cur;
+  ci = li_d_caller(L);
+  if (id <= 0) {                        /* an exit */
+    uint64_t t = li_clock_inline_ticks();
+    if (LI_UNLIKELY(S->n == 0 || S->f[S->n - 1].ci != ci))
+      return probe_direct(L);
+    P->exits++;
+    frame_close(P, S, t, 0);
+    return n > 0 ? n - 1 : 0;
+  } else {                              /* an entry */
+    uint32_t func, parent, node;
+    li_frame *fr;
+    if (LI_UNLIKELY((lua_Unsigned)id > c->n || S->n == 0 || S->n == S->cap))
+      return probe_direct(L);
+    top = &S->f[S->n - 1];
+    func = c->gid[id - 1];
+    parent = top->node;
+    node = P->node[parent].last_child;
+    if (LI_UNLIKELY(top->ci == ci || ci == S->base_ci || node == LI_NONE ||
+                    P->node[node].func != func ||
+                    P->node[node].stamp != P->fstamp))
+      return probe_direct(L);
+    fr = frame_open(P, S, top + 1, ci, func, node);
+    fr->start = li_clock_inline_ticks();
+    return 0;
+  }
+}
+#else
+#define probe_direct probe_api
+#define probe_fast probe_api
+#endif
+
+/* The probe chunks loaded now get (option "probe"; the fast path only
+** where the clock is read with no call, else it would never run). */
+static lua_CFunction probe_for(const li_prof *P) {
+  if (P->probe == LI_PROBE_API) return probe_api;
+  if (P->probe == LI_PROBE_FAST && LI_CLOCK_INLINE(&P->clock)) return probe_fast;
+  return probe_direct;
 }
 
 /* The probe of a chunk nobody profiles: exits return their values. */
@@ -710,7 +814,7 @@ static int factory(lua_State *L) {
     if (c->gid[i] == LI_NONE) goto nothing;
   }
   lua_pushvalue(L, lua_upvalueindex(1));
-  lua_pushcclosure(L, probe, 2);
+  lua_pushcclosure(L, probe_for(P), 2);
   return 1;
 nothing:
   lua_pushcfunction(L, probe_nothing);
@@ -735,7 +839,7 @@ void li_push_probe(lua_State *L, const char *chunkname,
     if (c->gid[i] == LI_NONE) { lua_pop(L, 1); goto nothing; }
   }
   lua_insert(L, -2);                 /* map, profiler */
-  lua_pushcclosure(L, probe, 2);
+  lua_pushcclosure(L, probe_for(P), 2);
   return;
 nothing:
   lua_pop(L, 1);
@@ -744,7 +848,102 @@ nothing:
 
 int li_is_probe(lua_State *L, int idx) {
   lua_CFunction f = lua_tocfunction(L, idx);
-  return f != NULL && (f == probe || f == probe_nothing);
+  return f != NULL && (f == probe_api || f == probe_direct ||
+                       f == probe_fast || f == probe_nothing);
+}
+
+
+/* ======================================================================
+** The direct probe's check: Lua's structures as compiled (direct.h) against
+** the API's answers on the library this program runs with
+** ====================================================================== */
+
+#if LI_HAVE_DIRECT
+/* Called as the probe is (a C closure whose upvalue 1 is a userdata with
+** no user values), with the arguments (7, "x"): every read of direct.h
+** must give what the API gives, each pointer compared before what it
+** points to is read.  Sets the int in the upvalue to 1 if all agree. */
+static int direct_probe_check(lua_State *L) {
+  int *ok = lua_touserdata(L, lua_upvalueindex(1));
+  lua_Debug ar;
+  lua_Integer v;
+  const CClosure *cl;
+  if (!lua_getstack(L, 0, &ar) || (const void *)L->ci != (const void *)ar.i_ci)
+    return 0;
+  if (li_d_caller(L) != (lua_getstack(L, 1, &ar) ? (const void *)ar.i_ci
+                                                 : (const void *)&L->base_ci))
+    return 0;
+  if (li_d_nargs(L) != lua_gettop(L) || lua_gettop(L) != 2) return 0;
+  if (!li_d_arg1_int(L, &v) || v != 7 || lua_type(L, 2) != LUA_TSTRING ||
+      !ttisstring(s2v(li_d_func(L) + 2)) ||
+      (const void *)svalue(s2v(li_d_func(L) + 2)) != (const void *)lua_tostring(L, 2))
+    return 0;
+  if (!ttisCclosure(s2v(li_d_func(L)))) return 0;
+  cl = clCvalue(s2v(li_d_func(L)));
+  if (!lua_getstack(L, 0, &ar) || !lua_getinfo(L, "f", &ar)) return 0;
+  if ((const void *)cl != lua_topointer(L, -1) || cl->nupvalues != 1 ||
+      !ttisfulluserdata(&cl->upvalue[0]) || li_d_upvalue1(L) != (void *)ok)
+    return 0;
+  *ok = 1;
+  return 0;
+}
+#endif
+
+/* 1 if the probe's direct variant reads right on L's library; else 0 and
+** why (a static string). */
+static int direct_check(lua_State *L, const char **why) {
+#if LI_HAVE_DIRECT
+  static const char release[] = "$LuaVersion: " LUA_RELEASE "  ";
+  int *ok;
+  int top = lua_gettop(L);
+  /* the release as compiled first: no structure is read on another one */
+  if (strncmp(lua_ident, release, sizeof release - 1) != 0) {
+    *why = "the Lua library is not the release luainstr was built with (" LUA_RELEASE ")";
+    return 0;
+  }
+  *why = "Lua's structures do not read as luainstr was built to read them";
+  if (!lua_checkstack(L, 4)) return 0;
+  ok = lua_newuserdatauv(L, sizeof *ok, 0);
+  *ok = 0;
+  lua_pushcclosure(L, direct_probe_check, 1);
+  lua_pushinteger(L, 7);
+  lua_pushliteral(L, "x");
+  if (lua_pcall(L, 2, 0, 0) != LUA_OK || !*ok) {
+    lua_settop(L, top);
+    return 0;
+  }
+  lua_settop(L, top);
+  *why = NULL;
+  return 1;
+#else
+  (void)L;
+  *why = "luainstr was built without Lua's headers (LUAINSTR_LUA_INTERNALS)";
+  return 0;
+#endif
+}
+
+const char *const li_probe_names[3] = {"api", "direct", "fast"};
+
+int li_probe_kind(const char *name) {
+  for (int k = 0; name != NULL && k < 3; k++)
+    if (strcmp(name, li_probe_names[k]) == 0) return k;
+  return -1;
+}
+
+int li_prof_set_probe(li_prof *P, int kind) {
+  if (P->nfn > 0 || P->calibrated) {
+    snprintf(P->errmsg, sizeof P->errmsg, "%s",
+             "probe: set it before luainstr_open (or the first start) and "
+             "before any chunk is loaded");
+    return LUAINSTR_EORDER;
+  }
+  if (kind != LI_PROBE_API && !P->direct_ok) {
+    snprintf(P->errmsg, sizeof P->errmsg, "probe: %s needs Lua's structures, "
+             "and %s", kind == LI_PROBE_FAST ? "fast" : "direct", P->direct_why);
+    return LUAINSTR_EARG;
+  }
+  P->probe = kind;
+  return LUAINSTR_OK;
 }
 
 
@@ -844,6 +1043,7 @@ static void calibrate(li_prof *P, lua_State *L) {
   luaL_setmetatable(L, LI_MT_PROF);
   Q->clock = P->clock;
   Q->on = 1;
+  set_fast(Q);
   Q->mainL = L;
   stack_init(&Q->main, Q, L);
   if (!init_tree(Q) || fn_find(Q, "=calibration", 1, "main", 4, 0, 0) != 0 ||
@@ -855,7 +1055,7 @@ static void calibrate(li_prof *P, lua_State *L) {
   c->gid[0] = 0;
   c->gid[1] = 1;
   lua_pushvalue(L, top + 1);
-  lua_pushcclosure(L, probe, 2);                       /* top+2 */
+  lua_pushcclosure(L, probe_for(P), 2);  /* top+2 */
   if (luaL_loadbufferx(L, calibration_chunk, sizeof calibration_chunk - 1,
                        "=luainstr calibration", "t") != LUA_OK)
     goto done;                                         /* top+3 */
@@ -926,12 +1126,26 @@ static int prof_gc(lua_State *L) {
   }
   P->closed = 1;
   P->on = 0;
+  set_fast(P);
   li_mem_free(P, L);            /* the allocator back before P goes */
   li_frames_free(P);
   /* stacks still linked belong to threads that outlive us in lua_close */
   for (li_stack *S = P->main.next; S != NULL; S = S->next) S->P = NULL;
   prof_free_data(P);
   return 0;
+}
+
+void li_trace_put(li_prof *P, const li_stack *S, char kind, uint32_t func,
+                  uint64_t t) {
+  if (P->ntrace < P->trace_cap) {
+    li_pevent *e = &P->trace[P->ntrace++];
+    e->ts_ns = t;
+    e->func = func;
+    e->thread = S->tid;
+    e->kind = kind;
+  } else {
+    P->trace_dropped++;
+  }
 }
 
 int li_prof_set_trace(li_prof *P, uint64_t cap) {
@@ -943,6 +1157,7 @@ int li_prof_set_trace(li_prof *P, uint64_t cap) {
   free(P->trace);
   P->trace = t;
   P->trace_cap = cap;
+  set_fast(P);
   P->ntrace = 0;
   P->trace_dropped = 0;
   P->trace_t0 = li_clock_ticks(&P->clock);
@@ -1002,6 +1217,13 @@ li_prof *li_prof_attach(lua_State *L) {
   }
   lua_pop(L, 1);
   li_clock_init(&P->clock);
+  P->direct_ok = direct_check(L, &P->direct_why);
+  P->probe = P->direct_ok ? LI_PROBE_FAST : LI_PROBE_API;
+  {  /* LUAINSTR_PROBE: the option's default, for comparisons (tests) */
+    const char *e = getenv("LUAINSTR_PROBE");
+    int k = li_probe_kind(e);
+    if (k >= 0 && (k == LI_PROBE_API || P->direct_ok)) P->probe = k;
+  }
   P->enabled = 1;
   P->spike_factor = 2.0;
   P->spike_keep = 16;
@@ -1089,6 +1311,7 @@ static void set_on(li_prof *P) {
     li_frames_pause(P, t);
   }
   P->on = on;
+  set_fast(P);
 }
 
 static int order_error(li_prof *P, const char *msg) {

@@ -24,11 +24,13 @@
 
 #if defined(__GNUC__)
 #define LI_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define LI_LIKELY(x) __builtin_expect(!!(x), 1)
 #define LI_NOINLINE __attribute__((noinline))
 #define LI_INLINE inline __attribute__((always_inline))
 #else
 #define LI_INLINE inline
 #define LI_UNLIKELY(x) (x)
+#define LI_LIKELY(x) (x)
 #define LI_NOINLINE
 #endif
 
@@ -73,6 +75,7 @@ typedef struct li_node {
                            node are saved (frames.c), 0 none */
   uint32_t mark;        /* scratch of the spike-tree builder */
   li_nmem mem;          /* memory mode */
+  uint64_t pad_[2];     /* to 128 bytes: the probe indexes by a shift */
 } li_node;
 
 /* An open activation of a function. */
@@ -86,6 +89,7 @@ typedef struct li_frame {
                            frame marks (frames.c): the call's earlier part */
   uint32_t func;        /* li_fn index */
   uint32_t node;        /* li_node index */
+  uint64_t pad_[2];     /* to 64 bytes: the probe indexes by a shift */
 } li_frame;
 
 /* The identity of zone number `serial` in li_frame.ci. */
@@ -126,11 +130,17 @@ typedef struct li_mem li_mem;         /* memory.c */
 /* The profiler of one lua_State: a full userdata in the registry. */
 struct li_prof {
   int on;               /* collecting: started && enabled && !closed */
+  int fast;             /* on, the clock read with no call, no trace: the
+                           probe's fast path may run (profiler.c) */
   int started;          /* between start and stop */
   int enabled;          /* not paused */
   int closed;           /* finalized: do nothing, free nothing more */
   int ever_started;     /* started at least once (dump before start) */
   li_clock clock;       /* ticks and their length */
+  int probe;            /* the probe chunks get: LI_PROBE_* (option "probe") */
+  int direct_ok;        /* Lua's structures passed their check on this
+                           state's library (direct.h)... */
+  const char *direct_why;   /* ...or why not (static) */
   uint64_t pair_cost;   /* ticks one entry+exit pair adds to its caller */
   uint64_t inside_cost; /* ticks of probe work inside a measured call */
   int calibrated;       /* pair_cost and inside_cost measured */
@@ -248,18 +258,11 @@ static inline void li_node_touch(li_prof *P, uint32_t n) {
 }
 
 /* Record a trace event (when trace mode is on). */
+void li_trace_put(li_prof *P, const li_stack *S, char kind, uint32_t func,
+                  uint64_t t);
 static inline void li_trace(li_prof *P, const li_stack *S, char kind,
                             uint32_t func, uint64_t t) {
-  if (P->trace_cap == 0) return;
-  if (P->ntrace < P->trace_cap) {
-    li_pevent *e = &P->trace[P->ntrace++];
-    e->ts_ns = t;
-    e->func = func;
-    e->thread = S->tid;
-    e->kind = kind;
-  } else {
-    P->trace_dropped++;
-  }
+  if (LI_UNLIKELY(P->trace_cap != 0)) li_trace_put(P, S, kind, func, t);
 }
 
 /* Trace mode: a buffer of `cap` events (0: off).  0 if out of memory. */
@@ -311,6 +314,21 @@ void li_mem_free(li_prof *P, lua_State *L);
 void li_mem_clear(li_prof *P);
 /* Its part of the model (map figures). */
 void li_mem_snapshot(const li_prof *P, li_profile *out);
+
+/* The probe's variants (profiler.c): how it reads its call, through the C
+** API or from Lua's structures (direct.h), and with or without its fast
+** path for the common case.  Their figures are the same. */
+#define LI_PROBE_API 0
+#define LI_PROBE_DIRECT 1
+#define LI_PROBE_FAST 2
+extern const char *const li_probe_names[3];   /* "api", "direct", "fast" */
+/* The LI_PROBE_* named name, or -1. */
+int li_probe_kind(const char *name);
+
+/* Option "probe": the variant for the chunks loaded from now on; only
+** before any chunk is loaded and before start (the calibration measures
+** the probe chunks will have). */
+int li_prof_set_probe(li_prof *P, int kind);
 
 /* Include/exclude patterns on chunk names (0: out of memory). */
 int li_prof_add_pattern(li_prof *P, int include, const char *pattern);

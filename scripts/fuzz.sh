@@ -24,8 +24,9 @@ bash scripts/deps.sh
 cc=$(command -v clang-14 || command -v clang) || {
   echo "fuzz.sh: clang not found (scripts/deps.sh installs clang-14)" >&2; exit 1; }
 b=build-fuzz
+lua_src=$(bash scripts/lua-source.sh)   # Lua's headers: the probe's direct path
 CC=$cc cmake -S . -B $b -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DLUAINSTR_FUZZ=ON -DBUILD_TESTING=OFF >/dev/null
+  -DLUAINSTR_FUZZ=ON -DBUILD_TESTING=OFF -DLUAINSTR_LUA_INTERNALS="$lua_src" >/dev/null
 cmake --build $b -j2 --target fuzz
 
 # --- seeds (generated, never committed) ------------------------------------

@@ -20,6 +20,7 @@ case $what in
 esac
 
 bash scripts/deps.sh
+lua_src=$(bash scripts/lua-source.sh)   # Lua's headers: the probe's direct path
 
 # part NAME DIR SANITIZERS BUILD_TARGET CTEST_ARGS...: configure, build and
 # test one sanitizer build; returns ctest's status.
@@ -28,7 +29,7 @@ part() {
   local start=$SECONDS st=0
   echo "== sanitize.sh $name: $dir, -DLUAINSTR_SANITIZE=$sanitizers"
   cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-        -DLUAINSTR_SANITIZE="$sanitizers" >/dev/null &&
+        -DLUAINSTR_SANITIZE="$sanitizers" -DLUAINSTR_LUA_INTERNALS="$lua_src" >/dev/null &&
     cmake --build "$dir" -j2 --target "$target" &&
     ctest --test-dir "$dir" --output-on-failure "$@" || st=$?
   echo "== sanitize.sh $name: $([ $st -eq 0 ] && echo passed || echo FAILED)" \

@@ -5,7 +5,10 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 bash scripts/deps.sh
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+# Lua's own headers for the probe's direct path (Debian's source package)
+lua_src=$(bash scripts/lua-source.sh)
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DLUAINSTR_LUA_INTERNALS="$lua_src"
 cmake --build build -j2
 status=0
 ctest --test-dir build --output-on-failure || status=$?

@@ -15,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$PWD
 build=$root/build-wasm
-src_cache=$build/src           # Debian's source, never committed
+src_cache=$root/build-src       # Debian's source (lua-source.sh), never committed
 
 bash scripts/deps.sh           # host tools (re2c, lemon, cmake, lua5.4)
 
@@ -26,43 +26,20 @@ if [[ $(id -u) -ne 0 ]]; then
 fi
 apt=("${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600)
 
-# apt-get source needs a deb-src entry; the machine's sources have only
-# `Types: deb`, so one of our own, beside them.
-need_update=0
-srcs=/etc/apt/sources.list.d/luainstr-deb-src.sources
-if ! grep -rqs '^Types:.*deb-src\|^deb-src ' /etc/apt/sources.list /etc/apt/sources.list.d/; then
-  echo "wasm.sh: adding $srcs" >&2
-  "${sudo[@]}" tee "$srcs" >/dev/null <<'X'
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: bookworm
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-X
-  need_update=1
-fi
 missing=()
-for p in emscripten dpkg-dev nodejs; do   # dpkg-dev: dpkg-source
+for p in emscripten nodejs; do
   [[ $(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true) == "install ok installed" ]] ||
     missing+=("$p")
 done
-if [[ ${#missing[@]} -gt 0 || $need_update -eq 1 ]]; then
-  "${apt[@]}" update -qq
-fi
 if [[ ${#missing[@]} -gt 0 ]]; then
   echo "wasm.sh: installing ${missing[*]}" >&2
+  "${apt[@]}" update -qq
   "${apt[@]}" install -y -qq --no-install-recommends -o Dpkg::Use-Pty=0 \
     "${missing[@]}" >/dev/null
 fi
 
-# Debian's lua5.4 source, its patches applied (dpkg-source, as apt-get
-# source does by default).
-lua_src=$(ls -d "$src_cache"/lua5.4-5.4.*/src 2>/dev/null | head -n1 || true)
-if [[ -z $lua_src || ! -f $lua_src/lapi.c ]]; then
-  mkdir -p "$src_cache"
-  (cd "$src_cache" && apt-get source -qq lua5.4 >/dev/null)
-  lua_src=$(ls -d "$src_cache"/lua5.4-5.4.*/src | head -n1)
-fi
+# Debian's lua5.4 source, its patches applied (scripts/lua-source.sh).
+lua_src=$(bash scripts/lua-source.sh "$src_cache")
 echo "wasm.sh: Lua from $lua_src" >&2
 
 # emscripten 3.1.6 runs its JS tools with node and needs Debian's node

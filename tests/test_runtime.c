@@ -517,3 +517,91 @@ Test(runtime, host_extraspace_kept) {
   li_snapshot_free(&p);
   lua_close(L);
 }
+
+/* ---- the probe's variants (option "probe") ------------------------------ */
+
+/* The variant this build gives by default (LUAINSTR_PROBE, set by the
+** ctest entries of the other variants, first). */
+static const char *default_probe(void) {
+  const char *e = getenv("LUAINSTR_PROBE");
+  if (e != NULL && (strcmp(e, "api") == 0 ||
+                    (strcmp(LI_TEST_PROBE_DEFAULT, "fast") == 0 &&
+                     (strcmp(e, "direct") == 0 || strcmp(e, "fast") == 0))))
+    return e;
+  return LI_TEST_PROBE_DEFAULT;
+}
+
+/* The JSON report's "probe" and the calls of `local f` of loop_src. */
+static void check_probe_report(lua_State *L, const char *want, long long calls) {
+  char *json, *csv;
+  char field[64];
+  cr_assert_eq(luaL_dostring(L, "return require('luainstr').dump('json')"), LUA_OK,
+               "%s", lua_tostring(L, -1));
+  json = strdup(lua_tostring(L, -1));
+  lua_pop(L, 1);
+  snprintf(field, sizeof field, "\"probe\": \"%s\"", want);
+  cr_expect(strstr(json, field) != NULL, "want %s: %s", field, json);
+  free(json);
+  csv = csv_of(L);
+  cr_expect_eq(calls_of(csv, "local f", "v"), calls, "%s", csv);
+  free(csv);
+}
+
+Test(runtime, probe_variant_by_default) {
+  lua_State *L = profiled();
+  li_prof *P = li_prof_get(L);
+  cr_assert_not_null(P);
+  /* Lua's structures pass their check exactly when the build read Lua's
+  ** headers (LUAINSTR_LUA_INTERNALS) */
+  cr_expect_eq(P->direct_ok, strcmp(LI_TEST_PROBE_DEFAULT, "fast") == 0,
+               "direct_ok %d, why: %s", P->direct_ok,
+               P->direct_why ? P->direct_why : "-");
+  run_with(L, luainstr_loadbufferx, loop_src, "=v");
+  check_probe_report(L, default_probe(), 3);
+  lua_close(L);
+}
+
+Test(runtime, probe_option_each_variant) {
+  static const char *kinds[] = {"api", "direct", "fast"};
+  for (int k = 0; k < 3; k++) {
+    lua_State *L = fresh();
+    int st = luainstr_set_option(L, "probe", kinds[k]);   /* attaches */
+    if (k > 0 && strcmp(LI_TEST_PROBE_DEFAULT, "api") == 0) {
+      /* no direct variant in this build: refused, with the reason */
+      cr_expect_eq(st, LUAINSTR_EARG);
+      cr_expect(strstr(luainstr_errmsg(L), "headers") != NULL, "%s", luainstr_errmsg(L));
+      lua_close(L);
+      continue;
+    }
+    cr_assert_eq(st, LUAINSTR_OK, "%s: %s", kinds[k], luainstr_errmsg(L));
+    cr_assert_eq(luainstr_open(L), LUAINSTR_OK, "%s", luainstr_errmsg(L));
+    lua_pushinteger(L, 1000);
+    lua_setglobal(L, "N");
+    run_with(L, luainstr_loadbufferx,
+             "local function f() end\nfor _ = 1, N do f() end\n", "=v");
+    check_probe_report(L, kinds[k], 1000);
+    lua_close(L);
+  }
+}
+
+Test(runtime, probe_option_refused_late_or_bad) {
+  lua_State *L = fresh();
+  cr_expect_eq(luainstr_set_option(L, "probe", "quick"), LUAINSTR_EARG);
+  cr_expect(strstr(luainstr_errmsg(L), "fast, direct or api") != NULL, "%s", luainstr_errmsg(L));
+  cr_expect_eq(luainstr_set_option(L, "probe", NULL), LUAINSTR_EARG);
+  cr_assert_eq(luainstr_open(L), LUAINSTR_OK);
+  /* after the first start: the calibration measured the probe chunks get */
+  cr_expect_eq(luainstr_set_option(L, "probe", "api"), LUAINSTR_EORDER);
+  cr_expect(strstr(luainstr_errmsg(L), "before luainstr_open") != NULL, "%s",
+            luainstr_errmsg(L));
+  run_with(L, luainstr_loadbufferx, loop_src, "=v");
+  check_probe_report(L, default_probe(), 3);
+  lua_close(L);
+  /* after a chunk was loaded, even before the first start */
+  L = fresh();
+  cr_assert_eq(luainstr_set_option(L, "probe", "api"), LUAINSTR_OK, "%s", luainstr_errmsg(L));
+  cr_assert_eq(luainstr_loadbufferx(L, loop_src, sizeof loop_src - 1, "=w", "t"), LUA_OK);
+  lua_pop(L, 1);
+  cr_expect_eq(luainstr_set_option(L, "probe", "api"), LUAINSTR_EORDER);
+  lua_close(L);
+}

@@ -1,0 +1,80 @@
+/*
+** direct.h -- what the probe needs to know of its own call, read from Lua's
+** structures (included by profiler.c only).
+**
+** On every call the probe needs its closure's first upvalue (its chunk's
+** map), its argument count and first argument, and the CallInfo of its
+** caller (the identity of the activation).  Through the C API that is
+** lua_touserdata(lua_upvalueindex(1)), lua_gettop, lua_tointegerx and
+** lua_getstack: about 150 of the 380 instructions a probe pair added to a
+** call (bench/README.md, issue 13).  With Lua's own headers they are a few
+** loads.  No -dev package ships those headers (lstate.h): the build takes
+** them from Lua's sources of the release it links (LI_LUA_INTERNALS, set by
+** CMakeLists.txt from LUAINSTR_LUA_INTERNALS or LUAINSTR_LUA_SOURCE;
+** scripts/lua-source.sh fetches Debian's).  Nothing here is trusted before
+** li_direct_check (profiler.c) has compared every read with the API's
+** answer on the library the program runs with; a build without the
+** headers, or a library that fails the check, has the API probe only.
+*/
+#ifndef LI_DIRECT_H
+#define LI_DIRECT_H
+
+#ifdef LI_LUA_INTERNALS
+
+#include "lstate.h"     /* lua_State, CallInfo; lobject.h: TValue, Udata */
+
+#define LI_HAVE_DIRECT 1
+
+/* The running C function's frame: its arguments start at func + 1. */
+#define li_d_func(L) ((L)->ci->func)
+
+/* Arguments of the running C function. */
+static inline int li_d_nargs(lua_State *L) {
+  return (int)((L)->top - (li_d_func(L) + 1));
+}
+
+/* The memory of the full userdata with no user values in upvalue 1 of the
+** running C closure (the probe's chunk map: lua_newuserdatauv(L, size, 0),
+** so its memory starts at a fixed offset). */
+static inline void *li_d_upvalue1(lua_State *L) {
+  const CClosure *cl = clCvalue(s2v(li_d_func(L)));
+  return (char *)uvalue(&cl->upvalue[0]) + udatamemoffset(0);
+}
+
+/* Argument 1 of the running C function if it is an integer (1), else 0. */
+static inline int li_d_arg1_int(lua_State *L, lua_Integer *v) {
+  const TValue *o = s2v(li_d_func(L) + 1);
+  if (!ttisinteger(o)) return 0;
+  *v = ivalue(o);
+  return 1;
+}
+
+/* The CallInfo of the caller of the running C function: what lua_getstack
+** gives at level 1 (&L->base_ci where it gives none: the C function was
+** called from the thread's base, by the host). */
+static inline const void *li_d_caller(lua_State *L) {
+  return (const void *)L->ci->previous;
+}
+
+#else
+
+#define LI_HAVE_DIRECT 0
+
+/* Built without Lua's headers: the same questions through the C API (the
+** probe's direct variant is then never chosen). */
+static inline int li_d_nargs(lua_State *L) { return lua_gettop(L); }
+static inline void *li_d_upvalue1(lua_State *L) {
+  return lua_touserdata(L, lua_upvalueindex(1));
+}
+static inline int li_d_arg1_int(lua_State *L, lua_Integer *v) {
+  int isint;
+  *v = lua_tointegerx(L, 1, &isint);
+  return isint;
+}
+static inline const void *li_d_caller(lua_State *L) {
+  lua_Debug ar;
+  return lua_getstack(L, 1, &ar) ? (const void *)ar.i_ci : NULL;
+}
+
+#endif
+#endif

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# lua-source.sh -- Debian's lua5.4 source package, its patches applied,
+# fetched once into a cache folder; prints the path of its src/ folder.
+#
+#   src=$(bash scripts/lua-source.sh [CACHE])    # CACHE: default build-src/
+#
+# Two builds use it: the WebAssembly build compiles Lua from it
+# (LUAINSTR_LUA_SOURCE), and the native builds read Lua's own headers
+# (lstate.h) from it for the probe's direct path (LUAINSTR_LUA_INTERNALS,
+# runtime/direct.h).  The release must be the one of the installed
+# liblua5.4-dev; CMake checks it, and the runtime checks the library it
+# runs with.  Idempotent: nothing is installed or fetched again when it is
+# there.  Messages go to stderr; only the path goes to stdout.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cache=${1:-$root/build-src}
+
+src=$(ls -d "$cache"/lua5.4-5.4.*/src 2>/dev/null | head -n1 || true)
+if [[ -n $src && -f $src/lstate.h && -f $src/lapi.c ]]; then
+  echo "$src"
+  exit 0
+fi
+
+sudo=()
+if [[ $(id -u) -ne 0 ]]; then
+  command -v sudo >/dev/null || { echo "lua-source.sh: need root or sudo" >&2; exit 1; }
+  sudo=(sudo)
+fi
+apt=("${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600)
+
+# apt-get source needs a deb-src entry; the machine's sources may have only
+# `Types: deb`, so one of our own, beside them.
+need_update=0
+srcs=/etc/apt/sources.list.d/luainstr-deb-src.sources
+if ! grep -rqs '^Types:.*deb-src\|^deb-src ' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+  echo "lua-source.sh: adding $srcs" >&2
+  "${sudo[@]}" tee "$srcs" >/dev/null <<'X'
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+X
+  need_update=1
+fi
+# dpkg-dev: dpkg-source, which apt-get source runs to apply the patches
+if [[ $(dpkg-query -W -f='${Status}' dpkg-dev 2>/dev/null || true) != "install ok installed" ]]; then
+  "${apt[@]}" update -qq
+  need_update=0
+  echo "lua-source.sh: installing dpkg-dev" >&2
+  "${apt[@]}" install -y -qq --no-install-recommends -o Dpkg::Use-Pty=0 dpkg-dev >/dev/null
+fi
+[[ $need_update -eq 1 ]] && "${apt[@]}" update -qq
+
+mkdir -p "$cache"
+echo "lua-source.sh: apt-get source lua5.4 into $cache" >&2
+(cd "$cache" && apt-get source -qq lua5.4 >/dev/null)
+src=$(ls -d "$cache"/lua5.4-5.4.*/src | head -n1)
+[[ -f $src/lstate.h ]] || { echo "lua-source.sh: no lstate.h in $src" >&2; exit 1; }
+echo "$src"
