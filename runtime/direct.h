@@ -12,9 +12,10 @@
 ** them from Lua's sources of the release it links (LI_LUA_INTERNALS, set by
 ** CMakeLists.txt from LUAINSTR_LUA_INTERNALS or LUAINSTR_LUA_SOURCE;
 ** scripts/lua-source.sh fetches Debian's).  Nothing here is trusted before
-** li_direct_check (profiler.c) has compared every read with the API's
+** direct_check (profiler.c) has compared every read with the API's
 ** answer on the library the program runs with; a build without the
 ** headers, or a library that fails the check, has the API probe only.
+** (README "What the probe reads".)
 */
 #ifndef LI_DIRECT_H
 #define LI_DIRECT_H

@@ -36,6 +36,11 @@
 ** when memory runs out). */
 const char li_prof_key;
 
+/* The probe indexes nodes and frames by a shift (checked here, where the
+** sizes are known). */
+typedef char li_node_is_128_bytes[sizeof(li_node) == 128 ? 1 : -1];
+typedef char li_frame_is_64_bytes[sizeof(li_frame) == 64 ? 1 : -1];
+
 /* What the probe of one chunk knows. */
 typedef struct li_chunk {
   li_prof *P;           /* the profiler */
@@ -181,7 +186,8 @@ static int rehash_nodes(li_prof *P) {
   return 1;
 }
 
-/* node_child's search when the child found last is not the one. */
+/* node_child's search when the node found last in its slot is not the
+** one. */
 static LI_NOINLINE uint32_t node_child_slow(li_prof *P, uint32_t parent,
                                             uint32_t func) {
   uint32_t k, i;
@@ -189,7 +195,7 @@ static LI_NOINLINE uint32_t node_child_slow(li_prof *P, uint32_t parent,
        k = (k + 1) & (P->nodehcap - 1)) {
     i = P->nodehash[k];
     if (P->node[i].parent == parent && P->node[i].func == func) {
-      P->node[parent].last_child = i;
+      P->kids[li_kid_slot(parent, func)] = i;
       return i;
     }
   }
@@ -200,9 +206,8 @@ static LI_NOINLINE uint32_t node_child_slow(li_prof *P, uint32_t parent,
   memset(&P->node[i], 0, sizeof P->node[i]);
   P->node[i].func = func;
   P->node[i].parent = parent;
-  P->node[i].last_child = LI_NONE;
   P->node[i].min = INT64_MAX;
-  P->node[parent].last_child = i;
+  P->kids[li_kid_slot(parent, func)] = i;
   for (k = node_hash(parent, func) & (P->nodehcap - 1); P->nodehash[k];
        k = (k + 1) & (P->nodehcap - 1)) {}
   P->nodehash[k] = i;
@@ -211,11 +216,15 @@ static LI_NOINLINE uint32_t node_child_slow(li_prof *P, uint32_t parent,
 
 /* The node for func under parent, created on first sight.  LI_NONE: no
 ** memory (the frame then counts under the parent's node).  A call site
-** calls the same function again and again: the child found last is
-** checked inline. */
+** calls the same function again and again: the node found last for the
+** slot of (parent, func) is checked inline.  (The child found last of
+** each node, as first written, missed at every call of a method that
+** calls two others in turn, or of a call site that calls several: about a
+** third of the calls of richards and oo_sim went to the hash, 51
+** instructions each.) */
 static inline uint32_t node_child(li_prof *P, uint32_t parent, uint32_t func) {
-  uint32_t last = P->node[parent].last_child;
-  if (last != LI_NONE && P->node[last].func == func) return last;
+  uint32_t k = P->kids[li_kid_slot(parent, func)];
+  if (P->node[k].func == func && P->node[k].parent == parent) return k;
   return node_child_slow(P, parent, func);
 }
 
@@ -226,9 +235,9 @@ static int init_tree(li_prof *P) {
   memset(&P->node[0], 0, sizeof P->node[0]);
   P->node[0].func = LI_NONE;
   P->node[0].parent = LI_NONE;
-  P->node[0].last_child = LI_NONE;
   P->node[0].min = INT64_MAX;
   P->nnode = 1;
+  memset(P->kids, 0, sizeof P->kids);
   /* a table there already is emptied, not made again: a reset needs no
   ** memory, so it cannot leave the profiler without one */
   if (P->nodehash != NULL) {
@@ -600,7 +609,7 @@ static const void *api_caller(lua_State *L) {
 ** (Chunks rewritten for exits of the form P(-id, ...) run unchanged: any
 ** first argument that is not a positive integer marks an exit.)
 ** The same code reads the call's facts from Lua's structures (`direct`,
-** direct.h: chosen only after li_direct_check) or through the C API. */
+** direct.h: chosen only after direct_check) or through the C API. */
 static LI_INLINE int probe_run(lua_State *L, int direct) {
   li_chunk *c = direct ? li_d_upvalue1(L) : lua_touserdata(L, lua_upvalueindex(1));
   li_prof *P = c->P;
@@ -631,12 +640,13 @@ static LI_NOINLINE int probe_direct(lua_State *L) {
 /* The probe with Lua's structures read directly, and a fast path for the
 ** common case: collecting, the thread of the last probe, the TSC clock, no
 ** trace; an entry with a frame below it in the stack, room for it, its
-** call-tree node the one its parent found last and already touched in
+** call-tree node the one found last for its slot, and touched in
 ** this frame; an exit of the top frame.  Anything else goes to
 ** probe_direct before anything is changed.  The fast path makes no
-** call that returns to it, so it saves no registers: about 30
-** instructions a pair fewer (bench/README.md, issue 13).  Its figures are
-** those of the general path: it shares frame_open and frame_close. */
+** call that returns to it, so it saves no registers: 54 instructions a
+** pair fewer (fib under callgrind: 820.5 -> 766.5 a call; bench/README.md,
+** issue 13).  Its figures are those of the general path: it shares
+** frame_open and frame_close (tests/probe/compare.sh). */
 static int probe_fast(lua_State *L) {
   li_chunk *c = li_d_upvalue1(L);
   li_prof *P = c->P;
@@ -664,9 +674,9 @@ static int probe_fast(lua_State *L) {
     top = &S->f[S->n - 1];
     func = c->gid[id - 1];
     parent = top->node;
-    node = P->node[parent].last_child;
-    if (LI_UNLIKELY(top->ci == ci || ci == S->base_ci || node == LI_NONE ||
-                    P->node[node].func != func ||
+    node = P->kids[li_kid_slot(parent, func)];
+    if (LI_UNLIKELY(top->ci == ci || ci == S->base_ci ||
+                    P->node[node].func != func || P->node[node].parent != parent ||
                     P->node[node].stamp != P->fstamp))
       return probe_direct(L);
     fr = frame_open(P, S, top + 1, ci, func, node);

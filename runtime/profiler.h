@@ -64,7 +64,6 @@ typedef struct li_nmem {
 typedef struct li_node {
   uint32_t func;        /* li_fn index (LI_NONE for the root) */
   uint32_t parent;      /* parent node (LI_NONE for the root) */
-  uint32_t last_child;  /* child found last: checked before the hash */
   uint64_t calls;       /* entries in this context */
   uint64_t errors;      /* exits by an error */
   int64_t total;        /* inclusive ticks */
@@ -75,8 +74,12 @@ typedef struct li_node {
                            node are saved (frames.c), 0 none */
   uint32_t mark;        /* scratch of the spike-tree builder */
   li_nmem mem;          /* memory mode */
-  uint64_t pad_[2];     /* to 128 bytes: the probe indexes by a shift */
+  uint64_t pad_[3];     /* to 128 bytes: the probe indexes by a shift */
 } li_node;
+
+/* The call-tree nodes found last, by (parent, func): LI_KIDS slots. */
+#define LI_KIDS 4096u
+#define li_kid_slot(parent, func) (((parent) * 8u + (func)) & (LI_KIDS - 1))
 
 /* An open activation of a function. */
 typedef struct li_frame {
@@ -158,6 +161,9 @@ struct li_prof {
   uint32_t nnode, capnode;
   uint32_t *nodehash;   /* open addressing over (parent, func) */
   uint32_t nodehcap;
+  uint32_t kids[LI_KIDS];   /* a node found or made last for its slot
+                           (li_kid_slot), checked before the hash; 0 (the
+                           root, which is nobody's child): none */
   li_stack main;        /* the main thread's stack */
   li_stack **xset;      /* every stack of P, by address (profiler.c: a
                            thread's extra space is read only through it) */
