@@ -37,12 +37,7 @@ for d in "$before" "$after"; do
   [[ -x $d/bin/bench_host ]] || { echo "compare.sh: no $d/bin/bench_host" >&2; exit 2; }
 done
 
-progs=(binary_trees nbody spectral_norm fannkuch richards oo_sim json
-       coroutine_pipeline fib)
-declare -A quick_args=(
-  [binary_trees]="8" [nbody]="5000" [spectral_norm]="60" [fannkuch]="7 1"
-  [richards]="1" [oo_sim]="10" [json]="20" [coroutine_pipeline]="5000"
-  [fib]="20")
+. "$here/lib.sh"        # progs, quick_args, awk_median
 # run KIND: "before full", "after plain", "after full", "after hook"
 kinds=("after plain" "before full" "after full" "after hook")
 tmp=$(mktemp -d)
@@ -70,16 +65,7 @@ for ((r = 0; r < runs; r++)); do
   echo "  round $((r + 1))/$runs done" >&2
 done
 
-awk -v progs="${progs[*]}" '
-function median(list,   a, n, i, j, t) {
-  n = split(list, a, " ")
-  for (i = 2; i <= n; i++) {
-    t = a[i] + 0
-    for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]
-    a[j + 1] = t
-  }
-  return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
+awk -v progs="${progs[*]}" "$awk_median"'
 {
   delete f
   for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = substr($i, length(kv[1]) + 2) }

@@ -19,6 +19,7 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$here/lib.sh"        # awk_median
 top=$(cd "$here/.." && pwd)
 build=${BUILD_DIR:-$top/build}
 runs=5
@@ -77,16 +78,7 @@ if [[ $cg = 1 ]] && command -v valgrind > /dev/null; then
 fi
 touch "$tmp/ir"
 
-awk -v ops="${ops[*]}" '
-function median(list,   a, n, i, j, t) {
-  n = split(list, a, " ")
-  for (i = 2; i <= n; i++) {
-    t = a[i] + 0
-    for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]
-    a[j + 1] = t
-  }
-  return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
+awk -v ops="${ops[*]}" "$awk_median"'
 {
   delete f
   for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }

@@ -51,14 +51,7 @@ if [[ ! -x $host ]]; then
   exit 2
 fi
 
-# Programs: the realistic ones, then fib (the worst case, kept out of the
-# geometric mean).  Quick sizes are the programs' arguments with --quick.
-progs=(binary_trees nbody spectral_norm fannkuch richards oo_sim json
-       coroutine_pipeline fib)
-declare -A quick_args=(
-  [binary_trees]="8" [nbody]="5000" [spectral_norm]="60" [fannkuch]="7 1"
-  [richards]="1" [oo_sim]="10" [json]="20" [coroutine_pipeline]="5000"
-  [fib]="20")
+. "$here/lib.sh"        # progs, quick_args, awk_median
 modes=(plain floor full hook frames memory)
 # Every run of a round, for one program: native modes, then wasm ones as
 # wasm:MODE (their result lines say mode=wasm_MODE).
@@ -111,17 +104,7 @@ done
 # Every line: run=R mode=M prog=P wall_ns=... load_ns=... run_ns=...
 # dump_ns=... maxrss_kb=... checksum=C [hook_...]
 status=0
-awk -v progs="${progs[*]}" -v modes="${modes[*]}" -v wasm="${wasm:+${wasm_modes[*]}}" '
-function median(list,   a, n, i, j, t) {
-  n = split(list, a, " ")
-  for (i = 2; i <= n; i++) {            # insertion sort: n is small
-    t = a[i] + 0
-    for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]
-    a[j + 1] = t
-  }
-  if (n == 0) return 0
-  return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
+awk -v progs="${progs[*]}" -v modes="${modes[*]}" -v wasm="${wasm:+${wasm_modes[*]}}" "$awk_median"'
 function ms(ns) { return ns / 1e6 }
 {
   delete f
