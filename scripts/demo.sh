@@ -7,7 +7,9 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 bash scripts/deps.sh
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+lua_src=$(bash scripts/lua-source.sh)   # Lua's headers: the probe's direct path
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DLUAINSTR_LUA_INTERNALS="$lua_src" >/dev/null
 cmake --build build -j2 >/dev/null
 
 tmp=$(mktemp -d)
