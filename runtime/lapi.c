@@ -234,9 +234,10 @@ static int set_spikes(li_prof *P, const char *name, const char *value) {
 
 int (luainstr_set_option)(lua_State *L, const char *name, const char *value) {
   li_prof *P;
-  /* "probe" is set before luainstr_open: it attaches the profiler, as
-  ** luainstr_set_clock does */
-  if (L != NULL && name != NULL && strcmp(name, "probe") == 0) {
+  /* "probe" and "extraspace" are set before luainstr_open: they attach
+  ** the profiler, as luainstr_set_clock does */
+  if (L != NULL && name != NULL &&
+      (strcmp(name, "probe") == 0 || strcmp(name, "extraspace") == 0)) {
     int r = protected_step(L, attach_step);
     if (r != LUAINSTR_OK) return r;
   }
@@ -275,6 +276,12 @@ int (luainstr_set_option)(lua_State *L, const char *name, const char *value) {
         return fail(P, LUAINSTR_EARG, "option 'probe' takes fast, direct or "
                   "api, not '%s'", value ? value : "(null)");
     return li_prof_set_probe(P, k);
+  }
+  if (strcmp(name, "extraspace") == 0) {
+    if (value != NULL && (strcmp(value, "on") == 0 || strcmp(value, "off") == 0))
+      return li_prof_set_extraspace(P, value[1] == 'n');
+    return fail(P, LUAINSTR_EARG, "option 'extraspace' takes on or off, not "
+                "'%s'", value ? value : "(null)");
   }
   if (strcmp(name, "frames") == 0) return set_frames(L, P, value);
   if (strcmp(name, "memory") == 0) return set_memory(L, P, value);

@@ -332,15 +332,18 @@ static void xs_del(li_prof *P, li_stack *S) {
   P->xset[k] = NULL;
 }
 
-/* The stack of thread T kept in its extra space, or NULL. */
+/* The stack of thread T kept in its extra space, or NULL (also when the
+** host keeps the extra space for itself: option "extraspace" off). */
 static li_stack *xs_get(const li_prof *P, lua_State *T) {
   li_stack *S;
+  if (P->xs_off) return NULL;
   memcpy(&S, lua_getextraspace(T), sizeof S);
   return xs_has(P, S) && S->L == T && S->P == P ? S : NULL;
 }
 
 static void xs_put(li_prof *P, lua_State *T, li_stack *S) {
   li_stack *old;
+  if (P->xs_off) return;
   memcpy(&old, lua_getextraspace(T), sizeof old);
   if (old == NULL || xs_has(P, old)) memcpy(lua_getextraspace(T), &S, sizeof S);
 }
@@ -938,6 +941,26 @@ int li_probe_kind(const char *name) {
   for (int k = 0; name != NULL && k < 3; k++)
     if (strcmp(name, li_probe_names[k]) == 0) return k;
   return -1;
+}
+
+int li_prof_set_extraspace(li_prof *P, int on) {
+  li_stack *S;
+  if (P->nfn > 0 || P->calibrated || P->main.next != NULL) {
+    snprintf(P->errmsg, sizeof P->errmsg, "%s",
+             "extraspace: set it before luainstr_open (or the first start) "
+             "and before any chunk is loaded");
+    return LUAINSTR_EORDER;
+  }
+  /* Only the main thread's can hold our pointer yet (no coroutine has a
+  ** stack): give it back as it was, NULL. */
+  memcpy(&S, lua_getextraspace(P->mainL), sizeof S);
+  if (!on && S == &P->main) {
+    S = NULL;
+    memcpy(lua_getextraspace(P->mainL), &S, sizeof S);
+  }
+  P->xs_off = !on;
+  if (on) xs_put(P, P->mainL, &P->main);
+  return LUAINSTR_OK;
 }
 
 int li_prof_set_probe(li_prof *P, int kind) {

@@ -168,6 +168,7 @@ struct li_prof {
   li_stack **xset;      /* every stack of P, by address (profiler.c: a
                            thread's extra space is read only through it) */
   uint32_t xcap, xn;
+  int xs_off;           /* option "extraspace" off: the host's alone */
   lua_State *mainL;     /* the main thread */
   lua_State *curL;      /* thread of the last probe */
   li_stack *cur;        /* its stack */
@@ -335,6 +336,12 @@ int li_probe_kind(const char *name);
 ** before any chunk is loaded and before start (the calibration measures
 ** the probe chunks will have). */
 int li_prof_set_probe(li_prof *P, int kind);
+
+/* Option "extraspace": keep each thread's stack in the thread's extra
+** space (on, the default) or never touch it (off: the host's own; a
+** switch then finds the stack in the registry); before any chunk is
+** loaded and before start. */
+int li_prof_set_extraspace(li_prof *P, int on);
 
 /* Include/exclude patterns on chunk names (0: out of memory). */
 int li_prof_add_pattern(li_prof *P, int include, const char *pattern);

@@ -518,6 +518,55 @@ Test(runtime, host_extraspace_kept) {
   lua_close(L);
 }
 
+/* A host that fills a NULL extra space itself (lazily) says "extraspace"
+** "off": the profiler then never writes there, and gives back the main
+** thread's, which it had written when it attached. */
+static int thread_extraspace(lua_State *L) {
+  void *v;
+  memcpy(&v, lua_getextraspace(L), sizeof v);   /* the running thread's */
+  lua_pushinteger(L, (lua_Integer)(uintptr_t)v);
+  return 1;
+}
+
+Test(runtime, host_extraspace_off) {
+  lua_State *L = fresh();
+  void *now = (void *)1;
+  li_profile p;
+  int calls = 0;
+  cr_expect_eq(luainstr_set_option(L, "extraspace", "maybe"), LUAINSTR_EARG);
+  memcpy(&now, lua_getextraspace(L), sizeof now);
+  cr_assert_not_null(now, "attached: the profiler's stack in the main thread's");
+  cr_assert_eq(luainstr_set_option(L, "extraspace", "off"), LUAINSTR_OK, "%s",
+               luainstr_errmsg(L));
+  memcpy(&now, lua_getextraspace(L), sizeof now);
+  cr_assert_null(now, "the main thread's extra space given back");
+  cr_assert_eq(luainstr_open(L), LUAINSTR_OK);
+  cr_expect_eq(luainstr_set_option(L, "extraspace", "on"), LUAINSTR_EORDER);
+  lua_register(L, "get_extraspace", get_extraspace);
+  lua_register(L, "thread_extraspace", thread_extraspace);
+  run_with(L, luainstr_loadbufferx,
+           "local function body()\n"
+           "  for i = 1, 3 do\n"
+           "    assert(thread_extraspace() == 0, 'inside, untouched')\n"
+           "    coroutine.yield(i)\n"
+           "  end\n"
+           "end\n"
+           "local co = coroutine.create(body)\n"
+           "for _ = 1, 4 do assert(coroutine.resume(co)) end\n"
+           "assert(get_extraspace(co) == 0, 'a coroutine, untouched')\n"
+           "local w = coroutine.wrap(body)\n"
+           "for _ = 1, 3 do w() end\n"
+           "assert(thread_extraspace() == 0, 'the main thread, untouched')\n", "=xs");
+  memcpy(&now, lua_getextraspace(L), sizeof now);
+  cr_assert_null(now, "the main thread's extra space after the run");
+  cr_assert_eq(li_snapshot(li_prof_get(L), &p), 0);
+  for (uint32_t i = 0; i < p.nfuncs; i++)
+    if (strcmp(p.funcs[i].name, "local body") == 0) calls = (int)p.funcs[i].calls;
+  cr_expect_eq(calls, 2, "body's calls through the registry's stacks");
+  li_snapshot_free(&p);
+  lua_close(L);
+}
+
 /* ---- the probe's variants (option "probe") ------------------------------ */
 
 /* The variant this build gives by default (LUAINSTR_PROBE, set by the
