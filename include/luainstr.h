@@ -160,6 +160,12 @@ LUAINSTR_API int (luainstr_reset)(struct lua_State *L);
 **               there: such a host says "off" (switches then look the
 **               stack up in the registry: about 500 instructions more,
 **               2121 a resume and yield against 1620 under callgrind).
+**               Lua leaves the main thread's extra space uninitialised
+**               (coroutines get copies of it): the profiler uses it only
+**               if it holds NULL when the profiler attaches, so a host
+**               that wants fast switches and does not use the space sets
+**               it to NULL after creating the state, as luaprof and the
+**               samples do
 **               Before luainstr_open and before any chunk is loaded, as
 **               "probe"
 ** Returns LUAINSTR_EARG for an unknown name or a bad value. */
