@@ -142,8 +142,8 @@ typedef struct li_profile {
   uint64_t mem_blocks;  /* blocks the map tracks now */
   uint64_t mem_map_bytes;   /* the block map's own memory (malloc'd) */
   uint64_t mem_untracked_frees; /* frees of blocks made before memory mode */
-  const char *probe;    /* how the probe read its calls: "direct" (Lua's
-                           structures) or "api" (the C API); NULL unknown */
+  const char *probe;    /* how the probe read its calls (option "probe"):
+                           "fast", "direct" or "api"; NULL unknown */
 } li_profile;
 
 /* Is format a known report format? */

@@ -20,6 +20,21 @@
 #ifndef LI_DIRECT_H
 #define LI_DIRECT_H
 
+/* The four facts through the C API (the probe's `api` variant). */
+static inline int li_api_nargs(lua_State *L) { return lua_gettop(L); }
+static inline void *li_api_upvalue1(lua_State *L) {
+  return lua_touserdata(L, lua_upvalueindex(1));
+}
+static inline int li_api_arg1_int(lua_State *L, lua_Integer *v) {
+  int isint;
+  *v = lua_tointegerx(L, 1, &isint);
+  return isint;
+}
+static inline const void *li_api_caller(lua_State *L) {
+  lua_Debug ar;
+  return lua_getstack(L, 1, &ar) ? (const void *)ar.i_ci : NULL;
+}
+
 #ifdef LI_LUA_INTERNALS
 
 #include "lstate.h"     /* lua_State, CallInfo; lobject.h: TValue, Udata */
@@ -59,23 +74,13 @@ static inline const void *li_d_caller(lua_State *L) {
 
 #else
 
+/* Built without Lua's headers: the direct reads are the API's (the
+** direct variants are then never chosen). */
 #define LI_HAVE_DIRECT 0
-
-/* Built without Lua's headers: the same questions through the C API (the
-** probe's direct variant is then never chosen). */
-static inline int li_d_nargs(lua_State *L) { return lua_gettop(L); }
-static inline void *li_d_upvalue1(lua_State *L) {
-  return lua_touserdata(L, lua_upvalueindex(1));
-}
-static inline int li_d_arg1_int(lua_State *L, lua_Integer *v) {
-  int isint;
-  *v = lua_tointegerx(L, 1, &isint);
-  return isint;
-}
-static inline const void *li_d_caller(lua_State *L) {
-  lua_Debug ar;
-  return lua_getstack(L, 1, &ar) ? (const void *)ar.i_ci : NULL;
-}
+#define li_d_nargs li_api_nargs
+#define li_d_upvalue1 li_api_upvalue1
+#define li_d_arg1_int li_api_arg1_int
+#define li_d_caller li_api_caller
 
 #endif
 #endif

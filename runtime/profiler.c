@@ -474,7 +474,7 @@ void li_prof_charge(const li_prof *P, li_stack *S, uint64_t ticks, uint64_t pair
 ** The probe
 ** ====================================================================== */
 
-/* P->fast: the probe's fast path may run (probe_direct). */
+/* P->fast: the probe's fast path may run (probe_fast). */
 static void set_fast(li_prof *P) {
   P->fast = P->on && LI_CLOCK_INLINE(&P->clock) && P->trace_cap == 0;
 }
@@ -550,7 +550,7 @@ static LI_INLINE void push_frame(li_prof *P, li_stack *S, const void *ci,
 /* Entry of function `func` in thread L, called from the activation whose
 ** CallInfo is ci. */
 static LI_INLINE int enter(li_prof *P, lua_State *L, const void *ci,
-                             uint32_t func) {
+                           uint32_t func) {
   li_stack *S = li_stack_of(P, L);
   if (LI_UNLIKELY(S == NULL)) return 0;
   if (S->n > 0) {
@@ -590,7 +590,7 @@ static LI_NOINLINE void leave_deep(li_prof *P, li_stack *S, const void *ci,
 /* Exit of the activation whose CallInfo is ci, in thread L; returns nret,
 ** the probe's count of results. */
 static LI_INLINE int leave(li_prof *P, lua_State *L, const void *ci,
-                             int nret) {
+                           int nret) {
   uint64_t t = li_clock_ticks(&P->clock);
   li_stack *S = li_stack_of(P, L);
   if (LI_UNLIKELY(S == NULL)) return nret;
@@ -598,12 +598,6 @@ static LI_INLINE int leave(li_prof *P, lua_State *L, const void *ci,
   if (LI_LIKELY(S->n > 0 && S->f[S->n - 1].ci == ci)) close_top(P, S, t, 0);
   else leave_deep(P, S, ci, t);
   return nret;
-}
-
-/* The CallInfo of the probe's caller, through the C API. */
-static const void *api_caller(lua_State *L) {
-  lua_Debug ar;
-  return lua_getstack(L, 1, &ar) ? (const void *)ar.i_ci : NULL;
 }
 
 /*   P(id)       entry of function id (id > 0): push a frame
@@ -614,18 +608,18 @@ static const void *api_caller(lua_State *L) {
 ** The same code reads the call's facts from Lua's structures (`direct`,
 ** direct.h: chosen only after direct_check) or through the C API. */
 static LI_INLINE int probe_run(lua_State *L, int direct) {
-  li_chunk *c = direct ? li_d_upvalue1(L) : lua_touserdata(L, lua_upvalueindex(1));
+  li_chunk *c = direct ? li_d_upvalue1(L) : li_api_upvalue1(L);
   li_prof *P = c->P;
-  int n = direct ? li_d_nargs(L) : lua_gettop(L);
+  int n = direct ? li_d_nargs(L) : li_api_nargs(L);
   lua_Integer id = 0;
   if (n > 0 && !(direct && li_d_arg1_int(L, &id))) id = lua_tointegerx(L, 1, NULL);
   if (id <= 0) {                        /* an exit */
     n = n > 0 ? n - 1 : 0;
     if (!P->on) return n;
-    return leave(P, L, direct ? li_d_caller(L) : api_caller(L), n);
+    return leave(P, L, direct ? li_d_caller(L) : li_api_caller(L), n);
   }
   if (P->on && (lua_Unsigned)id <= c->n)
-    return enter(P, L, direct ? li_d_caller(L) : api_caller(L), c->gid[id - 1]);
+    return enter(P, L, direct ? li_d_caller(L) : li_api_caller(L), c->gid[id - 1]);
   return 0;
 }
 
@@ -943,14 +937,19 @@ int li_probe_kind(const char *name) {
   return -1;
 }
 
+/* The options that shape what probes do: only before the first start (the
+** calibration measures the probe chunks get) and before any chunk is
+** loaded or coroutine seen.  0 and a message when it is too late. */
+static int before_probes(li_prof *P, const char *option) {
+  if (P->nfn == 0 && !P->calibrated && P->main.next == NULL) return 1;
+  snprintf(P->errmsg, sizeof P->errmsg, "%s: set it before luainstr_open (or "
+           "the first start) and before any chunk is loaded", option);
+  return 0;
+}
+
 int li_prof_set_extraspace(li_prof *P, int on) {
   li_stack *S;
-  if (P->nfn > 0 || P->calibrated || P->main.next != NULL) {
-    snprintf(P->errmsg, sizeof P->errmsg, "%s",
-             "extraspace: set it before luainstr_open (or the first start) "
-             "and before any chunk is loaded");
-    return LUAINSTR_EORDER;
-  }
+  if (!before_probes(P, "extraspace")) return LUAINSTR_EORDER;
   /* Only the main thread's can hold our pointer yet (no coroutine has a
   ** stack): give it back as it was, NULL. */
   memcpy(&S, lua_getextraspace(P->mainL), sizeof S);
@@ -964,12 +963,7 @@ int li_prof_set_extraspace(li_prof *P, int on) {
 }
 
 int li_prof_set_probe(li_prof *P, int kind) {
-  if (P->nfn > 0 || P->calibrated) {
-    snprintf(P->errmsg, sizeof P->errmsg, "%s",
-             "probe: set it before luainstr_open (or the first start) and "
-             "before any chunk is loaded");
-    return LUAINSTR_EORDER;
-  }
+  if (!before_probes(P, "probe")) return LUAINSTR_EORDER;
   if (kind != LI_PROBE_API && !P->direct_ok) {
     snprintf(P->errmsg, sizeof P->errmsg, "probe: %s needs Lua's structures, "
              "and %s", kind == LI_PROBE_FAST ? "fast" : "direct", P->direct_why);
@@ -1088,7 +1082,7 @@ static void calibrate(li_prof *P, lua_State *L) {
   c->gid[0] = 0;
   c->gid[1] = 1;
   lua_pushvalue(L, top + 1);
-  lua_pushcclosure(L, probe_for(P), 2);  /* top+2 */
+  lua_pushcclosure(L, probe_for(P), 2);                /* top+2 */
   if (luaL_loadbufferx(L, calibration_chunk, sizeof calibration_chunk - 1,
                        "=luainstr calibration", "t") != LUA_OK)
     goto done;                                         /* top+3 */

@@ -70,14 +70,14 @@ const char *li_clock_name(const li_clock *c);
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
-static inline uint64_t li_clock_ticks(const li_clock *c) {
-  if (c->tsc) return (uint64_t)__rdtsc();
-  return c->host != NULL ? (uint64_t)c->host(c->host_ud) << c->shift
-                         : li_clock_mono_ns();
-}
 /* The clock read with no call (the probe's fast path): when c->tsc. */
 #define LI_CLOCK_INLINE(c) ((c)->tsc)
 #define li_clock_inline_ticks() ((uint64_t)__rdtsc())
+static inline uint64_t li_clock_ticks(const li_clock *c) {
+  if (c->tsc) return li_clock_inline_ticks();
+  return c->host != NULL ? (uint64_t)c->host(c->host_ud) << c->shift
+                         : li_clock_mono_ns();
+}
 #else
 static inline uint64_t li_clock_ticks(const li_clock *c) {
   return c->host != NULL ? (uint64_t)c->host(c->host_ud) << c->shift
