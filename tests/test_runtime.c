@@ -393,7 +393,14 @@ static void tight_pair(const li_clock *c, uint64_t *ns, uint64_t *ticks) {
 /* The tick length is known after the short calibration a short run gets
 ** (start-up pays for it; its cost is measured by instructions in
 ** tests/luaprof/run_tests.sh, not by a timer here), and known well: within
-** 1e-5 of the length measured over 200 ms. */
+** 1e-4 of the length measured over 200 ms.  On an idle machine the error is
+** some 1e-6; under CI's parallel load it reached 1.0e-5 (stop 16's CI
+** failed there), the reference itself being no better (a preempted vCPU
+** between the reads of a pair, NTP slewing CLOCK_MONOTONIC).  1e-4 is 1 us
+** in a 10 ms run, and ten times finer than what single pairs read over the
+** same 1 ms give (1.3e-3 on average, 3e-2 at worst, in 40 tries on the
+** test machine under load; narrowest of 5: 3e-6, 6e-6 at worst), so it
+** fails when the calibration loses its narrowest-pair reads. */
 Test(clock, short_calibration_is_exact) {
   li_clock c;
   uint64_t ns0, tk0, ns1, tk1;
@@ -406,7 +413,7 @@ Test(clock, short_calibration_is_exact) {
   tight_pair(&c, &ns1, &tk1);
   double ref = (double)(ns1 - ns0) / (double)(tk1 - tk0);
   double err = c.ns_per_tick / ref - 1;
-  cr_expect(err < 1e-5 && err > -1e-5, "ns per tick %.9f, over 200 ms %.9f (error %.1e)",
+  cr_expect(err < 1e-4 && err > -1e-4, "ns per tick %.9f, over 200 ms %.9f (error %.1e)",
             c.ns_per_tick, ref, err);
 }
 
