@@ -118,7 +118,7 @@ static int resume(lua_State *L, lua_State *co, int coidx, int narg) {
       C->root = R != NULL && R->n > 0 ? R->f[R->n - 1].node : (R ? R->root : 0);
     pairs0 = P->entries;
     /* the coroutine runs now: memory mode charges its top frame */
-    if (C != NULL) { P->curL = co; P->cur = C; }
+    if (C != NULL) li_set_cur(P, co, C);
     t0 = li_clock_ticks(&P->clock);
     if (R != NULL) {            /* (a frame mark meanwhile charges its part) */
       R->resuming = 1;
@@ -135,7 +135,7 @@ static int resume(lua_State *L, lua_State *co, int coidx, int narg) {
   if (P != NULL && P->on && R != NULL && t0 != 0) {
     uint64_t t1 = li_clock_ticks(&P->clock);
     /* back in L: its stack is current again (the list may have changed) */
-    P->curL = NULL;
+    li_set_cur(P, NULL, P->cur);
     R = li_stack_of(P, L);
     li_prof_charge(P, R, t1 - t0, P->entries - pairs0);
     /* only a coroutine that died closes its frames: a resume refused

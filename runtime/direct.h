@@ -5,7 +5,8 @@
 ** On every call the probe needs its closure's first upvalue (its chunk's
 ** map), its argument count and first argument, and the CallInfo of its
 ** caller (the identity of the activation).  Through the C API that is
-** lua_touserdata(lua_upvalueindex(1)), lua_gettop, lua_tointegerx and
+** lua_touserdata(lua_upvalueindex(1)) (and lua_rawlen, to know it is a
+** chunk map), lua_gettop, lua_tointegerx and
 ** lua_getstack: about 150 of the 380 instructions a probe pair added to a
 ** call (bench/README.md, issue 13).  With Lua's own headers they are a few
 ** loads.  No -dev package ships those headers (lstate.h): the build takes
@@ -22,8 +23,12 @@
 
 /* The four facts through the C API (the probe's `api` variant). */
 static inline int li_api_nargs(lua_State *L) { return lua_gettop(L); }
-static inline void *li_api_upvalue1(lua_State *L) {
-  return lua_touserdata(L, lua_upvalueindex(1));
+/* The memory of the full userdata of at least minlen bytes in upvalue 1,
+** or NULL (debug.setupvalue may have put anything there). */
+static inline void *li_api_udata1(lua_State *L, size_t minlen) {
+  void *u = lua_touserdata(L, lua_upvalueindex(1));
+  /* a light userdata's raw length is 0 */
+  return u != NULL && lua_rawlen(L, lua_upvalueindex(1)) >= minlen ? u : NULL;
 }
 static inline int li_api_arg1_int(lua_State *L, lua_Integer *v) {
   int isint;
@@ -49,12 +54,16 @@ static inline int li_d_nargs(lua_State *L) {
   return (int)((L)->top - (li_d_func(L) + 1));
 }
 
-/* The memory of the full userdata with no user values in upvalue 1 of the
-** running C closure (the probe's chunk map: lua_newuserdatauv(L, size, 0),
-** so its memory starts at a fixed offset). */
-static inline void *li_d_upvalue1(lua_State *L) {
+/* The memory of the full userdata in upvalue 1 of the running C closure
+** if it is one of at least minlen bytes, else NULL.  The probe's chunk map
+** has no user values (lua_newuserdatauv(L, size, 0)), so its memory starts
+** at a fixed offset; one with user values is read inside them (its block
+** holds both), which the caller's magic number then rejects. */
+static inline void *li_d_udata1(lua_State *L, size_t minlen) {
   const CClosure *cl = clCvalue(s2v(li_d_func(L)));
-  return (char *)uvalue(&cl->upvalue[0]) + udatamemoffset(0);
+  const TValue *o = &cl->upvalue[0];
+  if (!ttisfulluserdata(o) || uvalue(o)->len < minlen) return NULL;
+  return (char *)uvalue(o) + udatamemoffset(0);
 }
 
 /* Argument 1 of the running C function if it is an integer (1), else 0. */
@@ -78,7 +87,7 @@ static inline const void *li_d_caller(lua_State *L) {
 ** direct variants are then never chosen). */
 #define LI_HAVE_DIRECT 0
 #define li_d_nargs li_api_nargs
-#define li_d_upvalue1 li_api_upvalue1
+#define li_d_udata1 li_api_udata1
 #define li_d_arg1_int li_api_arg1_int
 #define li_d_caller li_api_caller
 

@@ -41,12 +41,33 @@ const char li_prof_key;
 typedef char li_node_is_128_bytes[sizeof(li_node) == 128 ? 1 : -1];
 typedef char li_frame_is_64_bytes[sizeof(li_frame) == 64 ? 1 : -1];
 
-/* What the probe of one chunk knows. */
+/* What the probe of one chunk knows: its upvalue 1.  debug.setupvalue
+** can put any value there; the probe reads a map only if it is a full
+** userdata of at least this size holding LI_CHUNK_MAGIC (Lua code cannot
+** write a userdata's bytes), and else measures nothing. */
 typedef struct li_chunk {
   li_prof *P;           /* the profiler */
   uint32_t n;           /* functions in the chunk */
+  uint32_t magic;       /* LI_CHUNK_MAGIC */
   uint32_t gid[1];      /* gid[id-1]: li_fn index of local id */
 } li_chunk;
+
+#define LI_CHUNK_MAGIC 0x6c69c3a5u
+
+/* A chunk map of n functions for P on top of L (gid to fill). */
+static li_chunk *chunk_new(lua_State *L, li_prof *P, uint32_t n) {
+  li_chunk *c = lua_newuserdatauv(L, sizeof *c + (size_t)n * sizeof c->gid[0], 0);
+  c->P = P;
+  c->n = n;
+  c->magic = LI_CHUNK_MAGIC;
+  return c;
+}
+
+/* The chunk map of the running probe, or NULL when upvalue 1 is not one. */
+static LI_INLINE li_chunk *chunk_of(lua_State *L, int direct) {
+  li_chunk *c = direct ? li_d_udata1(L, sizeof *c) : li_api_udata1(L, sizeof *c);
+  return c != NULL && c->magic == LI_CHUNK_MAGIC ? c : NULL;
+}
 
 
 /* ======================================================================
@@ -358,7 +379,7 @@ static int stack_gc(lua_State *L) {
     li_stack_close(P, S, 0, t, 0);
     stack_unlink(S);
     xs_del(P, S);
-    if (P->cur == S) { P->cur = NULL; P->curL = NULL; }
+    if (P->cur == S) li_set_cur(P, NULL, NULL);
   }
   free(S->f);
   S->f = NULL;
@@ -404,10 +425,7 @@ static li_stack *stack_lookup(li_prof *P, lua_State *L, int idx, lua_State *T) {
 li_stack *li_stack_switch(li_prof *P, lua_State *L) {
   li_stack *S = xs_get(P, L);
   if (S == NULL) S = stack_lookup(P, L, 0, L);
-  if (S != NULL) {
-    P->curL = L;
-    P->cur = S;
-  }
+  if (S != NULL) li_set_cur(P, L, S);
   return S;
 }
 
@@ -477,6 +495,7 @@ void li_prof_charge(const li_prof *P, li_stack *S, uint64_t ticks, uint64_t pair
 /* P->fast: the probe's fast path may run (probe_fast). */
 static void set_fast(li_prof *P) {
   P->fast = P->on && LI_CLOCK_INLINE(&P->clock) && P->trace_cap == 0;
+  li_set_cur(P, P->curL, P->cur);
 }
 
 /* The frames on top of S that an error unwound without our seeing it (it
@@ -608,11 +627,12 @@ static LI_INLINE int leave(li_prof *P, lua_State *L, const void *ci,
 ** The same code reads the call's facts from Lua's structures (`direct`,
 ** direct.h: chosen only after direct_check) or through the C API. */
 static LI_INLINE int probe_run(lua_State *L, int direct) {
-  li_chunk *c = direct ? li_d_upvalue1(L) : li_api_upvalue1(L);
-  li_prof *P = c->P;
+  li_chunk *c = chunk_of(L, direct);
+  li_prof *P = c != NULL ? c->P : NULL;
   int n = direct ? li_d_nargs(L) : li_api_nargs(L);
   lua_Integer id = 0;
   if (n > 0 && !(direct && li_d_arg1_int(L, &id))) id = lua_tointegerx(L, 1, NULL);
+  if (P == NULL) return n > 0 ? n - 1 : 0;  /* not a map: as probe_nothing */
   if (id <= 0) {                        /* an exit */
     n = n > 0 ? n - 1 : 0;
     if (!P->on) return n;
@@ -645,15 +665,17 @@ static LI_NOINLINE int probe_direct(lua_State *L) {
 ** issue 13).  Its figures are those of the general path: it shares
 ** frame_open and frame_close (tests/probe/compare.sh). */
 static int probe_fast(lua_State *L) {
-  li_chunk *c = li_d_upvalue1(L);
-  li_prof *P = c->P;
+  li_chunk *c = chunk_of(L, 1);
+  li_prof *P;
   int n = li_d_nargs(L);
   lua_Integer id = 0;
   li_stack *S;
   li_frame *top;
   const void *ci;
-  if (n > 0 && !li_d_arg1_int(L, &id)) return probe_direct(L);
-  if (LI_UNLIKELY(!P->fast || L != P->curL)) return probe_direct(L);
+  if (LI_UNLIKELY(c == NULL) || (n > 0 && !li_d_arg1_int(L, &id)))
+    return probe_direct(L);
+  P = c->P;
+  if (LI_UNLIKELY(L != P->fastL)) return probe_direct(L);   /* !fast: NULL */
   S = P->cur;
   ci = li_d_caller(L);
   if (id <= 0) {                        /* an exit */
@@ -809,9 +831,7 @@ static int factory(lua_State *L) {
   /* the whole chunk name, NUL-terminated inside the descriptor */
   if ((chunkname = field(&p, end, &n)) == NULL) goto nothing;
   if (!field_num(&p, end, &nf) || nf == 0 || (size_t)nf > (size_t)(end - p) / 3) goto nothing;
-  c = lua_newuserdatauv(L, sizeof *c + (size_t)nf * sizeof c->gid[0], 0);
-  c->P = P;
-  c->n = nf;
+  c = chunk_new(L, P, nf);
   for (i = 0; i < nf; i++) {
     uint32_t line, lastline;
     const char *name = field(&p, end, &n);
@@ -836,9 +856,7 @@ void li_push_probe(lua_State *L, const char *chunkname,
   lua_rawgetp(L, LUA_REGISTRYINDEX, &li_prof_key);
   P = lua_touserdata(L, -1);
   if (P == NULL || P->closed || nfuncs == 0) goto nothing;
-  c = lua_newuserdatauv(L, sizeof *c + (size_t)nfuncs * sizeof c->gid[0], 0);
-  c->P = P;
-  c->n = nfuncs;
+  c = chunk_new(L, P, nfuncs);
   for (uint32_t i = 0; i < nfuncs; i++) {
     const li_funcdesc *d = &funcs[i];
     c->gid[i] = fn_find(P, chunkname, i + 1, d->name, strlen(d->name),
@@ -889,7 +907,8 @@ static int direct_probe_check(lua_State *L) {
   cl = clCvalue(s2v(li_d_func(L)));
   if (!lua_getstack(L, 0, &ar) || !lua_getinfo(L, "f", &ar)) return 0;
   if ((const void *)cl != lua_topointer(L, -1) || cl->nupvalues != 1 ||
-      !ttisfulluserdata(&cl->upvalue[0]) || li_d_upvalue1(L) != (void *)ok)
+      !ttisfulluserdata(&cl->upvalue[0]) || li_d_udata1(L, sizeof *ok) != (void *)ok ||
+      li_d_udata1(L, sizeof *ok + 1) != NULL)
     return 0;
   *ok = 1;
   return 0;
@@ -1076,9 +1095,7 @@ static void calibrate(li_prof *P, lua_State *L) {
   if (!init_tree(Q) || fn_find(Q, "=calibration", 1, "main", 4, 0, 0) != 0 ||
       fn_find(Q, "=calibration", 2, "f", 1, 1, 1) != 1)
     goto done;
-  c = lua_newuserdatauv(L, sizeof *c + sizeof c->gid[0], 0);
-  c->P = Q;
-  c->n = 2;
+  c = chunk_new(L, Q, 2);
   c->gid[0] = 0;
   c->gid[1] = 1;
   lua_pushvalue(L, top + 1);

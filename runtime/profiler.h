@@ -172,6 +172,8 @@ struct li_prof {
   lua_State *mainL;     /* the main thread */
   lua_State *curL;      /* thread of the last probe */
   li_stack *cur;        /* its stack */
+  lua_State *fastL;     /* curL when fast, else NULL: the fast path's one
+                           test (li_set_cur keeps the three together) */
   char *warnings;       /* rewriter warnings for the report (malloc'd) */
   char **include;       /* glob patterns (malloc'd) */
   uint32_t ninclude;
@@ -209,6 +211,11 @@ struct li_prof {
 ** last probe is checked inline (curL and cur are set and cleared together;
 ** curL alone may be reset), any other one is looked up. */
 li_stack *li_stack_switch(li_prof *P, lua_State *L);
+static inline void li_set_cur(li_prof *P, lua_State *L, li_stack *S) {
+  P->curL = L;
+  P->cur = S;
+  P->fastL = P->fast ? L : NULL;
+}
 static inline li_stack *li_stack_of(li_prof *P, lua_State *L) {
   return L == P->curL ? P->cur : li_stack_switch(P, L);
 }

@@ -660,3 +660,47 @@ Test(runtime, probe_option_refused_late_or_bad) {
   cr_expect_eq(luainstr_set_option(L, "probe", "api"), LUAINSTR_EORDER);
   lua_close(L);
 }
+
+/* debug.setupvalue can put anything in a probe's upvalues.  With anything
+** but its chunk map in upvalue 1 the probe measures nothing and returns
+** the values it is given (it crashed on a string, and read the memory of
+** any userdata as a map); with the map back it measures again.  Its
+** upvalue 2, the profiler, only keeps the profiler alive: nil there and a
+** collection change nothing.  Each variant of the probe. */
+static const char tamper_src[] =
+  "local function f(x) return x + 1 end\n"
+  "local name, probe = debug.getupvalue(f, 1)\n"
+  "assert(name == '__LI', name)\n"
+  "local _, map = debug.getupvalue(probe, 1)\n"
+  "local _, prof = debug.getupvalue(probe, 2)\n"
+  "assert(type(map) == 'userdata' and type(prof) == 'userdata')\n"
+  "local bad = {'oops', 42, 2^53, false, io.stdout, prof, probe, print, {},\n"
+  "             coroutine.create(f)}\n"
+  "for i = 0, #bad do                       -- bad[0]: nil\n"
+  "  debug.setupvalue(probe, 1, bad[i])\n"
+  "  assert(f(1) == 2 and select('#', f(1)) == 1)\n"
+  "  assert(coroutine.wrap(function() return f(2) end)() == 3)\n"
+  "end\n"
+  "debug.setupvalue(probe, 1, map)\n"
+  "for _ = 1, 5 do assert(f(1) == 2) end\n"
+  "debug.setupvalue(probe, 2, nil)\n"
+  "collectgarbage()\n"
+  "for _ = 1, 3 do assert(f(1) == 2) end\n";
+
+Test(runtime, probe_upvalues_replaced) {
+  static const char *kinds[] = {"api", "direct", "fast"};
+  for (int k = 0; k < 3; k++) {
+    lua_State *L = fresh();
+    char *csv;
+    if (k > 0 && strcmp(LI_TEST_PROBE_DEFAULT, "api") == 0) { lua_close(L); continue; }
+    cr_assert_eq(luainstr_set_option(L, "probe", kinds[k]), LUAINSTR_OK, "%s: %s",
+                 kinds[k], luainstr_errmsg(L));
+    cr_assert_eq(luainstr_open(L), LUAINSTR_OK, "%s", luainstr_errmsg(L));
+    run_with(L, luainstr_loadbufferx, tamper_src, "=u");
+    csv = csv_of(L);
+    cr_expect_eq(calls_of(csv, "local f", "u"), 8, "probe %s: %s", kinds[k], csv);
+    cr_expect_eq(calls_of(csv, "main chunk", "u"), 1, "probe %s: %s", kinds[k], csv);
+    free(csv);
+    lua_close(L);
+  }
+}
