@@ -278,7 +278,12 @@ async function knownTest(page) {
     ['tick total (500 calls of 200 us spins)', get('local tick', 'total_ns'), tTick, calls('local tick', 500)],
     ['work total - noop total', (f) => get('local work', 'total_ns')(f) - get('local noop', 'total_ns')(f),
      batchWork - batchNoop, (f) => calls('local work', N)(f) && calls('local noop', N)(f)],
-    ['main chunk total', get('main chunk', 'total_ns'), chunk, calls('main chunk', 1)],
+    // the script's clock counts the probes' cost, which the report takes
+    // out of every figure (summary.overhead_ns, nearly all of it inside the
+    // chunk): 4-6 % of this script at the pair costs Chromium calibrates
+    // (600-1130 ns), over the 5 % allowed when it was compared as it is
+    ['main chunk total (less the probes\' cost)', get('main chunk', 'total_ns'),
+     chunk - S.overhead_ns, calls('main chunk', 1)],
   ];
   for (const kind of ['csv', 'json']) {
     const fns = byName[kind];
