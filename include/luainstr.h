@@ -5,13 +5,13 @@
 ** Turning profiling on in an engine:
 **
 **     #include <lauxlib.h>
-**     #include <luainstr.h>
-**     #define luaL_loadbufferx wrap_luaL_loadbufferx   (after lauxlib.h)
+**     #include <luainstr_wrap.h>    (after lauxlib.h: routes every loader,
+**                                    lua_resume and lua_pcall)
 **     ...
 **     lua_State *L = luaL_newstate(); luaL_openlibs(L);
 **     luainstr_open(L);                                  (attach, start)
-**     luainstr_install_loadbufferx_hook(luainstr_loadbufferx);
-**     ... run the game ...
+**     luainstr_install_hooks();
+**     ... run the game: luaL_dofile, lua_resume, ... as before ...
 **     luainstr_dump(L, "text", "profile.txt");
 **
 ** Ownership: the profiler of a lua_State lives in that state's registry and
@@ -19,8 +19,8 @@
 ** API returns needs freeing.  Every function is safe to call in any order:
 ** a call that makes no sense returns an error code and leaves a message for
 ** luainstr_errmsg(), it never crashes.  Two states in two threads profile
-** independently (each may have its own clock); the only global is the
-** loader pointer of wrap_luaL_loadbufferx().
+** independently (each may have its own clock); the only globals are the
+** function pointers of the wrap_ functions.
 */
 #ifndef LUAINSTR_H
 #define LUAINSTR_H
@@ -52,29 +52,73 @@ enum {
   LUAINSTR_EMEM = 4     /* out of memory */
 };
 
-/* ---- the swappable loader ------------------------------------------------
-** wrap_luaL_loadbufferx() has luaL_loadbufferx's signature and calls through
-** a function pointer that defaults to the real luaL_loadbufferx.  A host
-** routes its loads through it with
-**     #define luaL_loadbufferx wrap_luaL_loadbufferx
-** and turns instrumentation on and off by swapping the pointer.  The pointer
-** is process-wide; swap it before other threads load chunks. */
+/* ---- the swappable entry points --------------------------------------
+** Each wrap_ function has the signature of the Lua function it is named
+** after and calls through a process-wide function pointer that defaults to
+** that Lua function.  A host routes its calls through them by including
+** <luainstr_wrap.h> after <lauxlib.h> (or, for loads only, with the one
+** line  #define luaL_loadbufferx wrap_luaL_loadbufferx ), and turns the
+** profiler's versions on and off by swapping the pointers:
+**     luainstr_install_hooks()    every pointer to its luainstr_ version
+**     luainstr_uninstall_hooks()  every pointer back to Lua's function
+** luainstr_install_loadbufferx_hook(fn) sets the luaL_loadbufferx pointer
+** alone (NULL: Lua's); given luainstr_loadbufferx it installs every hook,
+** as luainstr_install_hooks does.  The pointers are process-wide: swap them
+** before other threads call through them.  Routed through the profiler:
+**   luaL_loadbufferx, luaL_loadfilex, luaL_loadstring, lua_load
+**       (and the macros over them: luaL_loadbuffer, luaL_loadfile,
+**       luaL_dofile, luaL_dostring): text chunks are instrumented;
+**   lua_resume    a coroutine the host resumes nests under the top of the
+**                 resumer's stack (from, or the running thread when from
+**                 is NULL), its suspended time excluded, its allocations
+**                 charged to it, as with coroutine.resume;
+**   lua_pcall     frames an error unwinds are closed where it is caught;
+**                 Lua code the host runs on another thread (not resumed)
+**                 nests as a resumed coroutine would.
+** Each has exactly the results of Lua's function. */
 typedef int (*luainstr_loader)(struct lua_State *L, const char *buff,
                                size_t sz, const char *name, const char *mode);
+/* lua_Reader */
+typedef const char *(*luainstr_reader)(struct lua_State *L, void *ud,
+                                       size_t *sz);
 
 LUAINSTR_API int (wrap_luaL_loadbufferx)(struct lua_State *L, const char *buff,
                                         size_t sz, const char *name,
                                         const char *mode);
+LUAINSTR_API int (wrap_luaL_loadfilex)(struct lua_State *L,
+                                      const char *filename, const char *mode);
+LUAINSTR_API int (wrap_luaL_loadstring)(struct lua_State *L, const char *s);
+LUAINSTR_API int (wrap_lua_load)(struct lua_State *L, luainstr_reader reader,
+                                void *data, const char *chunkname,
+                                const char *mode);
+LUAINSTR_API int (wrap_lua_resume)(struct lua_State *L, struct lua_State *from,
+                                  int narg, int *nres);
+LUAINSTR_API int (wrap_lua_pcall)(struct lua_State *L, int nargs, int nresults,
+                                 int msgh);
+LUAINSTR_API void (luainstr_install_hooks)(void);
+LUAINSTR_API void (luainstr_uninstall_hooks)(void);
 LUAINSTR_API void (luainstr_install_loadbufferx_hook)(luainstr_loader fn);
 LUAINSTR_API void (luainstr_uninstall_loadbufferx_hook)(void);
 
-/* The instrumenting loader: rewrites a text chunk and compiles it with the
-** real luaL_loadbufferx.  Binary chunks, chunks Lua rejects (the user sees
-** Lua's own message) and chunks excluded by the include/exclude patterns go
-** through unchanged.  Same results as luaL_loadbufferx. */
+/* The instrumenting loaders: each rewrites a text chunk and compiles it
+** with the real luaL_loadbufferx.  Binary chunks, chunks Lua rejects (the
+** user sees Lua's own message) and chunks excluded by the include/exclude
+** patterns load unchanged.  Same results as Lua's function.
+** luainstr_load calls the reader exactly as lua_load does (Lua compiles
+** the original through it, and the text is compiled again instrumented:
+** a reader-loaded chunk costs two compiles). */
 LUAINSTR_API int (luainstr_loadbufferx)(struct lua_State *L, const char *buff,
                                        size_t sz, const char *name,
                                        const char *mode);
+LUAINSTR_API int (luainstr_loadfilex)(struct lua_State *L,
+                                     const char *filename, const char *mode);
+LUAINSTR_API int (luainstr_loadstring)(struct lua_State *L, const char *s);
+LUAINSTR_API int (luainstr_load)(struct lua_State *L, luainstr_reader reader,
+                                void *data, const char *chunkname,
+                                const char *mode);
+/* lua_resume with the profiler told (see above); Lua's results. */
+LUAINSTR_API int (luainstr_resume)(struct lua_State *L, struct lua_State *from,
+                                  int narg, int *nres);
 
 /* ---- the profiler of a state ---------------------------------------------
 ** luainstr_open() attaches a profiler to L (once; later calls just start
@@ -201,7 +245,10 @@ LUAINSTR_API int (luainstr_dump)(struct lua_State *L, const char *format,
 /* lua_pcall, and when it catches an error, the frames the error unwound
 ** are closed there (as exits by an error).  Without it they are closed
 ** when the next probe of that thread notices, which is exact for calls made
-** from the host at the base of a thread and approximate otherwise. */
+** from the host at the base of a thread and approximate otherwise.  Run
+** on a thread other than the running one (a thread the host made to run a
+** script in), its calls nest under the running thread's top frame, as a
+** resumed coroutine's do.  (wrap_lua_pcall's profiler version.) */
 LUAINSTR_API int (luainstr_pcall)(struct lua_State *L, int nargs,
                                  int nresults, int msgh);
 

@@ -116,7 +116,11 @@ typedef struct li_profile {
                            (0: unknown); one call's time below it (min,
                            max) is not meaningful, sums over many are */
   uint32_t open_frames; /* frames still open at the snapshot (counted so far) */
-  const char *warnings; /* rewriter warnings, "line\n" each, or NULL */
+  const char *warnings; /* rewriter warnings and what the profiler noticed
+                           of the host (chunks it never saw, threads run
+                           behind its back), "line\n" each, or NULL */
+  char *warnings_own;   /* warnings when the snapshot made them (malloc'd,
+                           freed with it), else NULL */
   int tracing;          /* trace mode was on */
   const li_pevent *events;  /* the trace, in time order (NULL: none) */
   uint64_t nevents;

@@ -99,54 +99,87 @@ static int li_xpcall(lua_State *L) {
 ** Coroutines
 ** ====================================================================== */
 
-/* Resume co with narg values from L's top.  Returns the count of results
-** moved to L, or -1 with the error value on L's top. */
-static int resume(lua_State *L, lua_State *co, int coidx, int narg) {
-  li_prof *P = prof_of(L);
-  li_stack *R = NULL, *C = NULL;
-  uint64_t t0 = 0, pairs0 = 0;
-  int status, nres;
-  if (!lua_checkstack(co, narg)) {
-    lua_pushliteral(L, "too many arguments to resume");
-    return -1;
+/* A resume's bookkeeping: while co runs, its resumer's top frame waits,
+** and the time is its children's.  Shared by coroutine.resume/wrap and
+** the host's lua_resume and lua_pcall on another thread. */
+typedef struct resume_ctx {
+  li_prof *P;           /* the profiler, collecting when the resume began */
+  li_stack *R;          /* the resumer's stack (NULL: none) */
+  uint64_t t0;          /* when co began to run (0: not measured) */
+  uint64_t pairs0;      /* entries counted then */
+} resume_ctx;
+
+/* co is about to run, resumed by thread L, where co's thread object is at
+** index coidx. */
+static void resume_begin(resume_ctx *c, li_prof *P, lua_State *L,
+                         lua_State *co, int coidx) {
+  li_stack *R, *C;
+  c->P = NULL;
+  c->R = NULL;
+  c->t0 = c->pairs0 = 0;
+  if (P == NULL || !P->on) return;
+  c->P = P;
+  R = c->R = li_stack_of(P, L);
+  C = li_stack_of_thread(P, L, coidx);
+  /* a coroutine that starts afresh hangs under its resumer's frame */
+  if (C != NULL && C != R && C->n == 0)
+    C->root = R != NULL && R->n > 0 ? R->f[R->n - 1].node : (R ? R->root : 0);
+  c->pairs0 = P->entries;
+  /* the coroutine runs now: memory mode charges its top frame */
+  if (C != NULL) li_set_cur(P, co, C);
+  c->t0 = li_clock_ticks(&P->clock);
+  if (R != NULL) {            /* (a frame mark meanwhile charges its part) */
+    R->resuming = 1;
+    R->res_t0 = c->t0;
+    R->res_pairs0 = c->pairs0;
   }
-  if (P != NULL && P->on) {
-    R = li_stack_of(P, L);
-    C = li_stack_of_thread(P, L, coidx);
-    /* a coroutine that starts afresh hangs under its resumer's frame */
-    if (C != NULL && C != R && C->n == 0)
-      C->root = R != NULL && R->n > 0 ? R->f[R->n - 1].node : (R ? R->root : 0);
-    pairs0 = P->entries;
-    /* the coroutine runs now: memory mode charges its top frame */
-    if (C != NULL) li_set_cur(P, co, C);
-    t0 = li_clock_ticks(&P->clock);
-    if (R != NULL) {            /* (a frame mark meanwhile charges its part) */
-      R->resuming = 1;
-      R->res_t0 = t0;
-      R->res_pairs0 = pairs0;
-    }
-  }
-  lua_xmove(L, co, narg);
-  status = lua_resume(co, L, narg, &nres);
+}
+
+/* co ran and came back to L with `status`: its time to the resumer's top
+** frame; L's stack current again.  died: co ran to an error that killed
+** it (its frames close as exits by an error). */
+static void resume_end(resume_ctx *c, lua_State *L, int coidx, int died) {
+  li_prof *P = c->P;
+  li_stack *R = c->R;
+  uint64_t t0 = c->t0, pairs0 = c->pairs0;
   if (R != NULL) {              /* (R lives as long as L, which runs) */
     if (R->resuming) { t0 = R->res_t0; pairs0 = R->res_pairs0; }
     R->resuming = 0;              /* from the last frame mark, if any */
   }
-  if (P != NULL && P->on && R != NULL && t0 != 0) {
+  if (P != NULL && !P->closed && P->on && R != NULL && t0 != 0) {
     uint64_t t1 = li_clock_ticks(&P->clock);
     /* back in L: its stack is current again (the list may have changed) */
     li_set_cur(P, NULL, P->cur);
     R = li_stack_of(P, L);
     li_prof_charge(P, R, t1 - t0, P->entries - pairs0);
-    /* only a coroutine that died closes its frames: a resume refused
-    ** (the running coroutine, a normal one, a dead one) ran nothing and
-    ** leaves co's status as it was */
-    if (status != LUA_OK && status != LUA_YIELD &&
-        lua_status(co) != LUA_OK && lua_status(co) != LUA_YIELD) {
-      C = li_stack_of_thread(P, L, coidx);
+    if (died) {
+      li_stack *C = li_stack_of_thread(P, L, coidx);
       if (C != NULL) li_stack_close(P, C, 0, t1, 1);
     }
   }
+}
+
+/* Only a coroutine that died closes its frames: a resume refused (the
+** running coroutine, a normal one, a dead one) ran nothing and leaves
+** co's status as it was. */
+static int died(lua_State *co, int status) {
+  return status != LUA_OK && status != LUA_YIELD &&
+         lua_status(co) != LUA_OK && lua_status(co) != LUA_YIELD;
+}
+
+/* Resume co with narg values from L's top.  Returns the count of results
+** moved to L, or -1 with the error value on L's top. */
+static int resume(lua_State *L, lua_State *co, int coidx, int narg) {
+  resume_ctx c;
+  int status, nres;
+  if (!lua_checkstack(co, narg)) {
+    lua_pushliteral(L, "too many arguments to resume");
+    return -1;
+  }
+  resume_begin(&c, prof_of(L), L, co, coidx);
+  lua_xmove(L, co, narg);
+  status = lua_resume(co, L, narg, &nres);
+  resume_end(&c, L, coidx, died(co, status));
   if (status == LUA_OK || status == LUA_YIELD) {
     if (!lua_checkstack(L, nres + 1)) {
       lua_pop(co, nres);
@@ -220,7 +253,9 @@ static int yield_done(lua_State *L, int status, lua_KContext ctx) {
   li_prof *P = (li_prof *)ctx;
   (void)status;
   if (P != NULL && !P->closed) {
-    li_stack *S = li_stack_of(P, L);
+    li_stack *S;
+    if (L != P->curL && P->curL != NULL) P->unseen++;  /* plain lua_resume */
+    S = li_stack_of(P, L);
     if (S != NULL && S->suspended) {
       uint64_t t = li_clock_ticks(&P->clock);
       S->excl += t - S->susp_since;
@@ -280,6 +315,81 @@ static int li_close(lua_State *L) {
   lua_pushboolean(L, 0);
   lua_xmove(co, L, 1);
   return 2;
+}
+
+
+/* ======================================================================
+** The host's lua_resume and lua_pcall (luainstr_wrap.h)
+** ====================================================================== */
+
+/* Push thread T onto W's stack (its index), or 0 when either stack is
+** full: T is pushed on itself and moved, so no slot of T changes. */
+static int push_thread_on(lua_State *W, lua_State *T) {
+  if (!lua_checkstack(W, 2) || !lua_checkstack(T, 1)) return 0;
+  lua_pushthread(T);
+  lua_xmove(T, W, 1);
+  return lua_gettop(W);
+}
+
+/* Take back what push_thread_on pushed (the host's code may have used W's
+** stack meanwhile, balanced: the slot is where it was). */
+static void pop_thread_on(lua_State *W, int idx, lua_State *T) {
+  if (idx > 0 && lua_gettop(W) >= idx && lua_tothread(W, idx) == T)
+    lua_remove(W, idx);
+}
+
+/* The collecting profiler of the state of L, found through L's stack. */
+static li_prof *host_prof(lua_State *L) {
+  li_prof *P;
+  if (!lua_checkstack(L, 1)) return NULL;
+  P = prof_of(L);
+  return P != NULL && P->on ? P : NULL;
+}
+
+int li_host_resume(lua_State *co, lua_State *from, int narg, int *nres) {
+  li_prof *P = host_prof(from != NULL ? from : co);
+  lua_State *W;
+  resume_ctx c;
+  int idx, status;
+  if (P == NULL) return lua_resume(co, from, narg, nres);
+  /* the resumer: the thread the host names, or the one running now */
+  W = from != NULL ? from : li_running_thread(P);
+  if (W == co || (idx = push_thread_on(W, co)) == 0)
+    return lua_resume(co, from, narg, nres);   /* refused, or no room */
+  resume_begin(&c, P, W, co, idx);
+  status = lua_resume(co, from, narg, nres);
+  resume_end(&c, W, idx, died(co, status));
+  pop_thread_on(W, idx, co);
+  return status;
+}
+
+/* lua_pcall on L, with the frames an error unwound closed where it is
+** caught; on a thread other than the running one, L's calls run as a
+** resumed coroutine's would, under the running thread's top frame. */
+int li_host_pcall(lua_State *L, int nargs, int nresults, int msgh) {
+  li_prof *P = host_prof(L);
+  lua_State *W = P != NULL ? li_running_thread(P) : NULL;
+  li_stack *S;
+  resume_ctx c;
+  uint32_t depth = 0;
+  int idx = 0, status;
+  if (P == NULL) return lua_pcall(L, nargs, nresults, msgh);
+  /* (the thread object goes to W's stack before L's calls are counted) */
+  if (W != L && (idx = push_thread_on(W, L)) != 0)
+    resume_begin(&c, P, W, L, idx);
+  S = li_stack_of(P, L);
+  if (S != NULL) depth = S->n;
+  status = lua_pcall(L, nargs, nresults, msgh);
+  if (status != LUA_OK && P->on && !P->closed) {
+    S = li_stack_of(P, L);
+    if (S != NULL && S->n > depth)
+      li_stack_close(P, S, depth, li_clock_ticks(&P->clock), 1);
+  }
+  if (idx != 0) {
+    resume_end(&c, W, idx, 0);
+    pop_thread_on(W, idx, L);
+  }
+  return status;
 }
 
 

@@ -20,31 +20,6 @@
 
 
 /* ======================================================================
-** The swappable loader (the one process-wide variable)
-** ====================================================================== */
-
-static luainstr_loader current_loader = luaL_loadbufferx;
-
-int (wrap_luaL_loadbufferx)(lua_State *L, const char *buff, size_t sz,
-                            const char *name, const char *mode) {
-  return current_loader(L, buff, sz, name, mode);
-}
-
-void (luainstr_install_loadbufferx_hook)(luainstr_loader fn) {
-  current_loader = fn != NULL ? fn : luaL_loadbufferx;
-}
-
-void (luainstr_uninstall_loadbufferx_hook)(void) {
-  current_loader = luaL_loadbufferx;
-}
-
-int (luainstr_loadbufferx)(lua_State *L, const char *buff, size_t sz,
-                           const char *name, const char *mode) {
-  return li_load(L, buff, sz, name, mode);
-}
-
-
-/* ======================================================================
 ** The C API
 ** ====================================================================== */
 
@@ -322,20 +297,8 @@ static int dump(li_prof *P, const char *format, const char *path,
 int (luainstr_dump)(lua_State *L, const char *format, const char *path) {
   li_prof *P = li_prof_get(L);
   if (P == NULL) return LUAINSTR_EORDER;
+  li_loader_scan(L, P);
   return dump(P, format, path, NULL, NULL);
-}
-
-int (luainstr_pcall)(lua_State *L, int nargs, int nresults, int msgh) {
-  li_prof *P = li_prof_get(L);
-  li_stack *S = P != NULL && P->on ? li_stack_of(P, L) : NULL;
-  uint32_t depth = S != NULL ? S->n : 0;
-  int status = lua_pcall(L, nargs, nresults, msgh);
-  if (status != LUA_OK && P != NULL && P->on) {
-    S = li_stack_of(P, L);
-    if (S != NULL && S->n > depth)
-      li_stack_close(P, S, depth, li_clock_ticks(&P->clock), 1);
-  }
-  return status;
 }
 
 /* The stack of the running thread L for the C API, which must not raise:
@@ -516,6 +479,7 @@ static int l_dump(lua_State *L) {
   int r;
   if (P == NULL) return closing(L);
   box = push_box(L);
+  li_loader_scan(L, P);
   r = dump(P, format, NULL, box, &n);
   if (r != LUAINSTR_OK) return result(L, P, r);
   lua_pushlstring(L, *box, n);
@@ -530,6 +494,7 @@ static int l_dump_to(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
   const char *format = check_format(L, 2);
   if (P == NULL) return closing(L);
+  li_loader_scan(L, P);
   return result(L, P, dump(P, format, path, NULL, NULL));
 }
 

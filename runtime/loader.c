@@ -4,6 +4,8 @@
 ** replacements) ends here, and here ends in li_instrument_load(), the one
 ** rewrite-and-compile path.
 */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <lua.h>
@@ -11,7 +13,7 @@
 
 #include "bytecode.h"
 #include "instrument.h"
-#include "runtime.h"
+#include "profiler.h"
 
 /* A string.dump()ed instrumented function keeps its probe's upvalue but
 ** not its value (load() leaves it nil, or the environment when it is the
@@ -127,3 +129,118 @@ int li_load_filebytes(lua_State *L, const char *buff, size_t sz,
   (void)binary;                    /* li_load tells binary chunks apart */
   return li_load(L, buff + skip, sz - skip, name, mode);
 }
+
+
+/*
+** {======================================================
+** Chunks compiled without the loader
+** =======================================================
+*/
+
+/* The scan's state: the chunk names the loader instrumented (sorted), the
+** functions seen (a set of addresses), and what it found. */
+typedef struct scan {
+  li_prof *P;
+  const char **names;   /* chunk names of P's functions, sorted */
+  uint32_t nnames;
+  const void **seen;    /* open addressing; NULL empty */
+  uint32_t cap;         /* a power of two */
+  uint32_t nseen;
+  uint32_t budget;      /* table entries still to visit */
+} scan;
+
+#define SCAN_ENTRIES 200000u   /* a dump never walks more than this */
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* 1 if p was seen before (else it is now). */
+static int seen_before(scan *s, const void *p) {
+  uint32_t k;
+  if (s->nseen * 2 >= s->cap) {
+    uint32_t cap = s->cap ? s->cap * 2 : 256;
+    const void **t = calloc(cap, sizeof *t);
+    if (t == NULL) return 1;           /* no memory: count nothing more */
+    for (uint32_t i = 0; i < s->cap; i++)
+      if (s->seen[i] != NULL) {
+        for (k = (uint32_t)((uintptr_t)s->seen[i] >> 4) & (cap - 1); t[k];
+             k = (k + 1) & (cap - 1)) {}
+        t[k] = s->seen[i];
+      }
+    free(s->seen);
+    s->seen = t;
+    s->cap = cap;
+  }
+  for (k = (uint32_t)((uintptr_t)p >> 4) & (s->cap - 1); s->seen[k];
+       k = (k + 1) & (s->cap - 1))
+    if (s->seen[k] == p) return 1;
+  s->seen[k] = p;
+  s->nseen++;
+  return 0;
+}
+
+/* The function on top of L (popped): a Lua function from a chunk the
+** loader did not instrument and was not told to leave? */
+static void scan_function(lua_State *L, scan *s) {
+  lua_Debug ar;
+  const char *src;
+  if (seen_before(s, lua_topointer(L, -1)) || !lua_getinfo(L, ">S", &ar)) {
+    lua_pop(L, 1);
+    return;
+  }
+  src = ar.source;
+  if (strcmp(ar.what, "C") == 0 || src == NULL ||
+      bsearch(&src, s->names, s->nnames, sizeof *s->names, cmp_str) != NULL ||
+      !li_prof_wants(s->P, src))
+    return;
+  if (s->P->outside++ == 0)
+    snprintf(s->P->outside_chunk, sizeof s->P->outside_chunk, "%s",
+             src[0] == '@' || src[0] == '=' ? src + 1 : src);
+}
+
+/* The functions of the table at idx, and of the tables it holds down to
+** `depth` more levels; raw access (lua_next). */
+static void scan_table(lua_State *L, scan *s, int idx, int depth) {
+  if (!lua_checkstack(L, 4)) return;
+  idx = lua_absindex(L, idx);
+  lua_pushnil(L);
+  while (s->budget > 0 && lua_next(L, idx)) {
+    s->budget--;
+    if (lua_type(L, -1) == LUA_TFUNCTION) {
+      lua_pushvalue(L, -1);
+      scan_function(L, s);
+    } else if (depth > 0 && lua_type(L, -1) == LUA_TTABLE &&
+               !seen_before(s, lua_topointer(L, -1))) {
+      scan_table(L, s, -1, depth - 1);
+    }
+    lua_pop(L, 1);
+  }
+  if (s->budget == 0) lua_settop(L, idx);   /* (the key left by lua_next) */
+}
+
+void li_loader_scan(lua_State *L, li_prof *P) {
+  scan s;
+  int top = lua_gettop(L);
+  P->outside = 0;
+  P->outside_chunk[0] = '\0';
+  if (P->nfn == 0 || !lua_checkstack(L, 4)) return;
+  memset(&s, 0, sizeof s);
+  s.P = P;
+  s.budget = SCAN_ENTRIES;
+  if ((s.names = malloc(P->nfn * sizeof *s.names)) == NULL) return;
+  for (uint32_t i = 0; i < P->nfn; i++)
+    if (!P->fn[i].zone) s.names[s.nnames++] = P->fn[i].chunkname;
+  qsort(s.names, s.nnames, sizeof *s.names, cmp_str);
+  lua_pushglobaltable(L);
+  seen_before(&s, lua_topointer(L, -1));
+  scan_table(L, &s, -1, 1);
+  lua_settop(L, top);
+  if (lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE) == LUA_TTABLE)
+    scan_table(L, &s, -1, 1);
+  lua_settop(L, top);
+  free(s.names);
+  free(s.seen);
+}
+
+/* }====================================================== */

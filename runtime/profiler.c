@@ -429,6 +429,15 @@ li_stack *li_stack_switch(li_prof *P, lua_State *L) {
   return S;
 }
 
+lua_State *li_running_thread(li_prof *P) {
+  lua_Debug ar;
+  lua_State *T = P->curL;
+  if (T != NULL && T != P->mainL && P->cur != NULL && !P->cur->suspended &&
+      lua_status(T) == LUA_OK && lua_getstack(T, 0, &ar))
+    return T;
+  return P->mainL;
+}
+
 li_stack *li_stack_of_thread(li_prof *P, lua_State *L, int idx) {
   lua_State *T = lua_tothread(L, idx);
   li_stack *S;
@@ -566,11 +575,24 @@ static LI_INLINE void push_frame(li_prof *P, li_stack *S, const void *ci,
   li_trace(P, S, 'B', func, fr->start);
 }
 
+/* A probe in a thread other than the last probe's.  coroutine.resume,
+** yield and the host's wrapped lua_resume and lua_pcall keep curL in step
+** with the thread that runs, and a collected thread's stack clears it: a
+** switch they did not make was made by the host behind their back. */
+static LI_NOINLINE li_stack *probe_switch(li_prof *P, lua_State *L) {
+  if (P->curL != NULL) P->unseen++;
+  return li_stack_switch(P, L);
+}
+
+static LI_INLINE li_stack *probe_stack(li_prof *P, lua_State *L) {
+  return L == P->curL ? P->cur : probe_switch(P, L);
+}
+
 /* Entry of function `func` in thread L, called from the activation whose
 ** CallInfo is ci. */
 static LI_INLINE int enter(li_prof *P, lua_State *L, const void *ci,
                            uint32_t func) {
-  li_stack *S = li_stack_of(P, L);
+  li_stack *S = probe_stack(P, L);
   if (LI_UNLIKELY(S == NULL)) return 0;
   if (S->n > 0) {
     if (LI_UNLIKELY(S->f[S->n - 1].ci == ci || ci == S->base_ci))
@@ -611,7 +633,7 @@ static LI_NOINLINE void leave_deep(li_prof *P, li_stack *S, const void *ci,
 static LI_INLINE int leave(li_prof *P, lua_State *L, const void *ci,
                            int nret) {
   uint64_t t = li_clock_ticks(&P->clock);
-  li_stack *S = li_stack_of(P, L);
+  li_stack *S = probe_stack(P, L);
   if (LI_UNLIKELY(S == NULL)) return nret;
   P->exits++;
   if (LI_LIKELY(S->n > 0 && S->f[S->n - 1].ci == ci)) close_top(P, S, t, 0);
@@ -1409,6 +1431,7 @@ void li_prof_clear(li_prof *P) {
   init_tree(P);
   li_mem_clear(P);
   P->entries = P->exits = 0;
+  P->unseen = 0;
   P->ntrace = P->trace_dropped = 0;
   P->trace_t0 = li_clock_ticks(&P->clock);
   P->wall = 0;

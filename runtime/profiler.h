@@ -174,6 +174,15 @@ struct li_prof {
   li_stack *cur;        /* its stack */
   lua_State *fastL;     /* curL when fast, else NULL: the fast path's one
                            test (li_set_cur keeps the three together) */
+  uint64_t outside;     /* functions a dump found reachable from chunks
+                           compiled without the loader (li_loader_scan)... */
+  char outside_chunk[96];   /* ...one of those chunks, by name */
+  uint64_t unseen;      /* switches of thread nobody told the profiler of:
+                           a probe (or a resumed yield) in a thread other
+                           than curL, curL known; a coroutine resumed or
+                           a function called on another thread from C
+                           without luainstr_wrap.h (its time may count
+                           twice: the report says so) */
   char *warnings;       /* rewriter warnings for the report (malloc'd) */
   char **include;       /* glob patterns (malloc'd) */
   uint32_t ninclude;
@@ -219,6 +228,12 @@ static inline void li_set_cur(li_prof *P, lua_State *L, li_stack *S) {
 static inline li_stack *li_stack_of(li_prof *P, lua_State *L) {
   return L == P->curL ? P->cur : li_stack_switch(P, L);
 }
+
+/* The thread the host is most likely running in when it calls the C API
+** with no thread to name (lua_resume's `from` NULL): the thread of the
+** last probe while it is running (neither suspended nor finished), else
+** the main thread. */
+lua_State *li_running_thread(li_prof *P);
 
 /* The stack of the thread at index idx of L (created if it has none);
 ** the current stack does not change. */
@@ -362,6 +377,13 @@ extern const char li_prof_key;
 
 void li_install_boundaries(lua_State *L);
 void li_restore_boundaries(lua_State *L);
+
+/* The host's lua_resume and lua_pcall with the profiler told: a coroutine
+** the host resumes (or a thread it calls a function on that is not the
+** running one) nests under the top of the resumer's stack, as with
+** coroutine.resume (luainstr_resume, luainstr_pcall). */
+int li_host_resume(lua_State *co, lua_State *from, int narg, int *nres);
+int li_host_pcall(lua_State *L, int nargs, int nresults, int msgh);
 
 /* snapshot.c: build the profile model; free it. */
 int li_snapshot(li_prof *P, li_profile *out);

@@ -106,6 +106,13 @@ void li_loaded_binary(lua_State *L, const char *buff, size_t sz);
 int li_load_filebytes(lua_State *L, const char *buff, size_t sz,
                       const char *name, const char *mode);
 
+/* Before a dump: count the Lua functions reachable from the globals and
+** package.loaded (and the tables they hold) whose chunk was compiled but
+** never through the loader (luaL_dofile and lua_load from C code without
+** luainstr_wrap.h), for the report's note.  Raw access only: no
+** metamethod runs; nothing is allocated in the Lua heap. */
+void li_loader_scan(lua_State *L, li_prof *P);
+
 /* ---- loaders.c ---------------------------------------------------------- */
 
 /* luaL_loadfilex, instrumented: same results and messages. */

@@ -116,6 +116,49 @@ static uint64_t to_ns(int64_t ticks, double k) {
   return ticks > 0 ? (uint64_t)((double)ticks * k + 0.5) : 0;
 }
 
+/* The header a host includes so that its loads and resumes reach the
+** profiler: every note below names it. */
+#define WRAP_HOW "include luainstr_wrap.h after lauxlib.h where the host " \
+  "loads chunks and resumes coroutines, and call luainstr_install_hooks()"
+
+/* out->warnings: the rewriter's, then what the profiler noticed of the
+** host.  0, or -1 when memory ran out. */
+static int notes(const li_prof *P, li_profile *out) {
+  char buf[3][600];
+  int n = 0;
+  size_t len = P->warnings != NULL ? strlen(P->warnings) : 0;
+  char *w;
+  if (P->nfn == 0)
+    snprintf(buf[n++], sizeof buf[0], "no function of user code was "
+             "instrumented: chunks that C code loads with luaL_dofile, "
+             "luaL_loadfile, luaL_dostring, luaL_loadstring or lua_load "
+             "reach the profiler only through its wrappers: " WRAP_HOW "\n");
+  else if (P->outside > 0)
+    snprintf(buf[n++], sizeof buf[0], "%llu function%s reachable from the "
+             "globals and package.loaded come from chunks compiled without "
+             "the profiler's loader (such as %s), not measured: " WRAP_HOW "\n",
+             (unsigned long long)P->outside, P->outside == 1 ? " is" : "s are",
+             P->outside_chunk);
+  if (P->unseen > 0)
+    snprintf(buf[n++], sizeof buf[0], "Lua code ran %llu time%s on a thread "
+             "the profiler was not told of (a coroutine resumed with "
+             "lua_resume, or a function called on another thread with "
+             "lua_pcall, from C code that does not include luainstr_wrap.h): "
+             "its time may also be counted in the self time of whatever was "
+             "on top of the resumer's stack; " WRAP_HOW "\n",
+             (unsigned long long)P->unseen, P->unseen == 1 ? "" : "s");
+  out->warnings = P->warnings;
+  out->warnings_own = NULL;
+  if (n == 0) return 0;
+  for (int i = 0; i < n; i++) len += strlen(buf[i]);
+  if ((w = malloc(len + 1)) == NULL) return -1;
+  w[0] = '\0';
+  if (P->warnings != NULL) strcpy(w, P->warnings);
+  for (int i = 0; i < n; i++) strcat(w, buf[i]);
+  out->warnings = out->warnings_own = w;
+  return 0;
+}
+
 int li_snapshot(li_prof *P, li_profile *out) {
   tally *fn, *nd;
   uint64_t now;
@@ -199,7 +242,7 @@ int li_snapshot(li_prof *P, li_profile *out) {
   out->clock = li_clock_name(&P->clock);
   out->probe = li_probe_names[P->probe];
   out->clock_resolution_ns = (double)P->clock.resolution * k;
-  out->warnings = P->warnings;
+  if (notes(P, out) != 0) goto nomem;
   out->tracing = P->trace_cap > 0;
   out->trace_capacity = P->trace_cap;
   out->events_dropped = P->trace_dropped;
@@ -225,6 +268,9 @@ nomem:
 
 void li_snapshot_free(li_profile *p) {
   li_frames_snapshot_free(p);
+  free(p->warnings_own);
+  p->warnings_own = NULL;
+  p->warnings = NULL;
   free((void *)p->events);
   p->events = NULL;
   p->nevents = 0;

@@ -1,0 +1,415 @@
+/*
+** test_resume.c -- Criterion tests of coroutines the host resumes from C
+** (lua_resume) and of Lua code it runs on another thread (lua_pcall),
+** routed through luainstr_wrap.h, with known answers in virtual time.
+**
+** Time is virtual (as in test_frames.c): spin(ns) advances it by ns and
+** each read of the clock costs READ_NS of it.  Every case is also run with
+** Lua's own lua_resume (what a host that does not include the header
+** calls): the figures are then wrong, and the report must say so.
+*/
+#define _POSIX_C_SOURCE 200809L
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lua.h>
+#include <lauxlib.h>
+#include <lualib.h>
+
+#include "luainstr.h"
+#include "profiler.h"
+
+/* Lua's own functions, taken before luainstr_wrap.h renames the calls. */
+static int plain_resume(lua_State *co, lua_State *from, int narg, int *nres) {
+  return lua_resume(co, from, narg, nres);
+}
+
+#include "luainstr_wrap.h"
+
+/* ---- a state on virtual time ---------------------------------------------- */
+
+#define READ_NS 25ull
+#define MS 1000000ull
+static unsigned long long vtime;
+static int use_plain;     /* resume with Lua's lua_resume (no header) */
+
+static unsigned long long vclock(void *ud) {
+  (void)ud;
+  vtime += READ_NS;
+  return vtime;
+}
+
+static int l_spin(lua_State *L) {
+  vtime += (unsigned long long)luaL_checkinteger(L, 1);
+  return 0;
+}
+
+/* The host's resume, as an engine's scheduler calls it. */
+static int host_resume(lua_State *co, lua_State *from, int narg, int *nres) {
+  return use_plain ? plain_resume(co, from, narg, nres)
+                   : lua_resume(co, from, narg, nres);
+}
+
+/* cresume(co [, from_nil]): a C function that resumes co from C (from =
+** the calling thread, or NULL when from_nil) and returns lua_resume's
+** status; a yielded or returned value stays in co. */
+static int l_cresume(lua_State *L) {
+  lua_State *co = lua_tothread(L, 1);
+  int nres = 0, status;
+  luaL_argexpected(L, co != NULL, 1, "thread");
+  status = host_resume(co, lua_toboolean(L, 2) ? NULL : L, 0, &nres);
+  lua_pop(co, nres > 0 && status <= LUA_YIELD ? nres : 0);
+  if (status > LUA_YIELD) lua_pop(co, 1);        /* the error value */
+  lua_pushinteger(L, status);
+  return 1;
+}
+
+static lua_State *state(int memory) {
+  lua_State *L = luaL_newstate();
+  cr_assert_not_null(L);
+  luaL_openlibs(L);
+  vtime = 1000000;
+  cr_assert_eq(luainstr_set_clock(L, "virtual", vclock, NULL, 1.0), LUAINSTR_OK);
+  if (memory)
+    cr_assert_eq(luainstr_set_option(L, "memory", "on"), LUAINSTR_OK, "%s",
+                 luainstr_errmsg(L));
+  cr_assert_eq(luainstr_open(L), LUAINSTR_OK, "%s", luainstr_errmsg(L));
+  luainstr_install_hooks();
+  lua_register(L, "spin", l_spin);
+  lua_register(L, "cresume", l_cresume);
+  return L;
+}
+
+/* Run src, loaded as an engine loads a script (luaL_loadstring, routed). */
+static void run(lua_State *L, const char *src) {
+  cr_assert_eq(luaL_loadbuffer(L, src, strlen(src), "=t"), LUA_OK, "%s",
+               lua_tostring(L, -1));
+  cr_assert_eq(lua_pcall(L, 0, 0, 0), LUA_OK, "%s", lua_tostring(L, -1));
+}
+
+/* A new coroutine (kept in the registry) running global function fname. */
+static lua_State *coroutine_of(lua_State *L, const char *fname) {
+  lua_State *co = lua_newthread(L);
+  luaL_ref(L, LUA_REGISTRYINDEX);
+  lua_getglobal(co, fname);
+  return co;
+}
+
+static int resume0(lua_State *co, lua_State *from) {
+  int nres = 0, status = host_resume(co, from, 0, &nres);
+  if (status <= LUA_YIELD) lua_pop(co, nres);
+  return status;
+}
+
+static void snap(lua_State *L, li_profile *p) {
+  cr_assert_eq(li_snapshot(li_prof_get(L), p), 0);
+}
+
+static uint32_t func_id(const li_profile *p, const char *name) {
+  for (uint32_t i = 0; i < p->nfuncs; i++)
+    if (strcmp(p->funcs[i].name, name) == 0) return i;
+  cr_assert_fail("no function '%s' in the profile", name);
+  return UINT32_MAX;
+}
+
+static const li_pfunc *func(const li_profile *p, const char *name) {
+  return &p->funcs[func_id(p, name)];
+}
+
+/* The one node of function `name`; its parent's function name in *parent
+** ("" for the root). */
+static const li_pnode *node(const li_profile *p, const char *name,
+                            const char **parent) {
+  uint32_t f = func_id(p, name), found = UINT32_MAX;
+  for (uint32_t i = 1; i < p->nnodes; i++)
+    if (p->nodes[i].func == f) {
+      cr_assert_eq(found, UINT32_MAX, "'%s' has two nodes", name);
+      found = i;
+    }
+  cr_assert_neq(found, UINT32_MAX, "'%s' has no node", name);
+  if (parent != NULL) {
+    uint32_t up = p->nodes[found].parent;
+    *parent = up == 0 ? "" : p->funcs[p->nodes[up].func].name;
+  }
+  return &p->nodes[found];
+}
+
+/* Sum of every node's self time: the time measured, counted once. */
+static uint64_t self_sum(const li_profile *p) {
+  uint64_t s = 0;
+  for (uint32_t i = 1; i < p->nnodes; i++) s += p->nodes[i].self_ns;
+  return s;
+}
+
+static double ms(uint64_t ns) { return (double)ns / 1e6; }
+
+/* Within 2 % or 0.05 ms of the truth (virtual time: only the clock reads
+** of the probes themselves are not spins). */
+static int near(uint64_t got, double truth_ms) {
+  double g = ms(got);
+  return fabs(g - truth_ms) <= 0.05 + 0.02 * truth_ms;
+}
+
+#define NEAR(got, truth, what) \
+  cr_assert(near((got), (truth)), "%s: %.3f ms, not %.3f", (what), ms(got), (double)(truth))
+
+static const char script[] =
+  "function work() spin(10000000); coroutine.yield(); spin(5000000) end\n"
+  "function bad() spin(3000000); error('boom') end\n"
+  "function inner() spin(2000000); coroutine.yield(); spin(1000000) end\n"
+  "function outer(co) spin(1000000); cresume(co); spin(1000000) end\n"
+  "function driver(co) spin(1000000); cresume(co); spin(1000000) end\n"
+  "function driver_nil(co) spin(1000000); cresume(co, true); spin(1000000) end\n"
+  "function other(co) spin(4000000); cresume(co) end\n"
+  "function script() spin(6000000) end\n";
+
+/* ---- the cases ------------------------------------------------------------ */
+
+/* A C zone around two resumes of one coroutine, 1 ms of C work between:
+** the coroutine nests under the zone, the zone's self time is the C work,
+** nothing is counted twice. */
+static void zone_case(int plain) {
+  lua_State *L, *co;
+  li_profile p;
+  const char *parent;
+  const li_pnode *w;
+  use_plain = plain;
+  L = state(0);
+  run(L, script);
+  co = coroutine_of(L, "work");
+  cr_assert_eq(luainstr_zone_begin(L, "update"), LUAINSTR_OK);
+  cr_assert_eq(resume0(co, L), LUA_YIELD);
+  vtime += 1 * MS;                               /* the host's own work */
+  cr_assert_eq(resume0(co, L), LUA_OK);
+  cr_assert_eq(luainstr_zone_end(L), LUAINSTR_OK);
+  snap(L, &p);
+  w = node(&p, "work", &parent);
+  if (plain) {
+    /* Lua's lua_resume: the profiler cannot tell, and says so */
+    cr_assert_gt(li_prof_get(L)->unseen, 0);
+    cr_assert_not_null(p.warnings);
+    cr_assert(strstr(p.warnings, "luainstr_wrap.h") != NULL, "%s", p.warnings);
+  } else {
+    cr_assert_str_eq(parent, "zone update");
+    NEAR(w->total_ns, 15, "work total");
+    NEAR(func(&p, "zone update")->self_ns, 1, "zone self");
+    NEAR(func(&p, "zone update")->total_ns, 16, "zone total");
+    NEAR(self_sum(&p), 16, "sum of self times");
+    cr_assert_eq(li_prof_get(L)->unseen, 0);
+    cr_assert(p.warnings == NULL || strstr(p.warnings, "luainstr_wrap.h") == NULL,
+              "%s", p.warnings);
+  }
+  li_snapshot_free(&p);
+  lua_close(L);
+}
+
+Test(resume, zone_around_c_resumes) { zone_case(0); }
+Test(resume, zone_around_plain_resumes_warns) { zone_case(1); }
+
+/* A C function called from Lua resumes a coroutine (from = its thread, or
+** NULL): the coroutine nests under the Lua function that called into C. */
+static void from_lua_case(const char *drv) {
+  lua_State *L, *co;
+  li_profile p;
+  const char *parent;
+  use_plain = 0;
+  L = state(0);
+  run(L, script);
+  co = coroutine_of(L, "work");
+  lua_getglobal(L, drv);
+  lua_pushthread(co);
+  lua_xmove(co, L, 1);
+  cr_assert_eq(lua_pcall(L, 1, 0, 0), LUA_OK, "%s", lua_tostring(L, -1));
+  lua_getglobal(L, drv);                         /* second resume: it ends */
+  lua_pushthread(co);
+  lua_xmove(co, L, 1);
+  cr_assert_eq(lua_pcall(L, 1, 0, 0), LUA_OK, "%s", lua_tostring(L, -1));
+  snap(L, &p);
+  node(&p, "work", &parent);
+  cr_assert_str_eq(parent, drv);
+  NEAR(func(&p, "work")->total_ns, 15, "work total");
+  NEAR(func(&p, drv)->self_ns, 4, "driver self");
+  NEAR(func(&p, drv)->total_ns, 19, "driver total");
+  NEAR(self_sum(&p), 19, "sum of self times");
+  li_snapshot_free(&p);
+  lua_close(L);
+}
+
+Test(resume, c_function_called_from_lua_resumes) { from_lua_case("driver"); }
+Test(resume, c_function_resumes_with_from_null) { from_lua_case("driver_nil"); }
+
+/* Nested: a coroutine resumed from C resumes another one from C. */
+Test(resume, nested_c_resumed_coroutines) {
+  lua_State *L, *co1, *co2;
+  li_profile p;
+  const char *parent;
+  use_plain = 0;
+  L = state(0);
+  run(L, script);
+  co2 = coroutine_of(L, "inner");
+  co1 = coroutine_of(L, "outer");
+  lua_pushthread(co2);
+  lua_xmove(co2, co1, 1);                        /* outer's argument */
+  cr_assert_eq(luainstr_zone_begin(L, "tick"), LUAINSTR_OK);
+  {
+    int nres = 0;
+    cr_assert_eq(host_resume(co1, L, 1, &nres), LUA_OK);
+  }
+  cr_assert_eq(resume0(co2, L), LUA_OK);         /* inner's rest: 1 ms */
+  cr_assert_eq(luainstr_zone_end(L), LUAINSTR_OK);
+  snap(L, &p);
+  node(&p, "outer", &parent);
+  cr_assert_str_eq(parent, "zone tick");
+  node(&p, "inner", &parent);
+  cr_assert_str_eq(parent, "outer");
+  NEAR(func(&p, "inner")->total_ns, 3, "inner total");
+  NEAR(func(&p, "outer")->self_ns, 2, "outer self");
+  NEAR(func(&p, "outer")->total_ns, 4, "outer total");
+  NEAR(func(&p, "zone tick")->total_ns, 5, "tick total");
+  NEAR(self_sum(&p), 5, "sum of self times");
+  li_snapshot_free(&p);
+  lua_close(L);
+}
+
+/* A coroutine that dies by an error: its frames close as exits by an
+** error when lua_resume returns, not later. */
+Test(resume, c_resumed_coroutine_that_errors) {
+  lua_State *L, *co;
+  li_profile p;
+  const char *parent;
+  const li_pnode *b;
+  use_plain = 0;
+  L = state(0);
+  run(L, script);
+  co = coroutine_of(L, "bad");
+  cr_assert_eq(luainstr_zone_begin(L, "z"), LUAINSTR_OK);
+  cr_assert_eq(host_resume(co, L, 0, &(int){0}), LUA_ERRRUN);
+  vtime += 2 * MS;                               /* after: the zone's own */
+  cr_assert_eq(luainstr_zone_end(L), LUAINSTR_OK);
+  snap(L, &p);
+  b = node(&p, "bad", &parent);
+  cr_assert_str_eq(parent, "zone z");
+  cr_assert_eq(b->errors, 1);
+  NEAR(b->total_ns, 3, "bad total");
+  NEAR(func(&p, "zone z")->self_ns, 2, "zone self");
+  NEAR(self_sum(&p), 5, "sum of self times");
+  li_snapshot_free(&p);
+  lua_close(L);
+}
+
+/* One coroutine resumed from two different threads' stacks: each resume's
+** time is charged to the function that resumed it. */
+Test(resume, resumed_from_two_threads) {
+  lua_State *L, *co, *x;
+  li_profile p;
+  use_plain = 0;
+  L = state(0);
+  run(L, script);
+  co = coroutine_of(L, "work");
+  lua_getglobal(L, "driver");                    /* from the main thread */
+  lua_pushthread(co);
+  lua_xmove(co, L, 1);
+  cr_assert_eq(lua_pcall(L, 1, 0, 0), LUA_OK, "%s", lua_tostring(L, -1));
+  x = coroutine_of(L, "other");                  /* from coroutine x */
+  lua_pushthread(co);
+  lua_xmove(co, x, 1);
+  {
+    int nres = 0;
+    cr_assert_eq(host_resume(x, L, 1, &nres), LUA_OK);
+  }
+  snap(L, &p);
+  /* driver: 2 ms of its own and work's first 10 ms; other: 4 + 5 */
+  NEAR(func(&p, "driver")->total_ns, 12, "driver total");
+  NEAR(func(&p, "driver")->self_ns, 2, "driver self");
+  NEAR(func(&p, "other")->total_ns, 9, "other total");
+  NEAR(func(&p, "other")->self_ns, 4, "other self");
+  NEAR(func(&p, "work")->total_ns, 15, "work total");
+  NEAR(self_sum(&p), 21, "sum of self times");
+  li_snapshot_free(&p);
+  lua_close(L);
+}
+
+/* A script the host runs with lua_pcall on a thread of its own, inside a
+** zone: it nests under the zone, as a resumed coroutine would. */
+Test(resume, pcall_on_another_thread) {
+  lua_State *L, *T;
+  li_profile p;
+  const char *parent;
+  use_plain = 0;
+  L = state(0);
+  run(L, script);
+  T = coroutine_of(L, "script");
+  cr_assert_eq(luainstr_zone_begin(L, "scripts"), LUAINSTR_OK);
+  cr_assert_eq(lua_pcall(T, 0, 0, 0), LUA_OK, "%s", lua_tostring(T, -1));
+  vtime += 1 * MS;
+  cr_assert_eq(luainstr_zone_end(L), LUAINSTR_OK);
+  snap(L, &p);
+  node(&p, "script", &parent);
+  cr_assert_str_eq(parent, "zone scripts");
+  NEAR(func(&p, "zone scripts")->self_ns, 1, "zone self");
+  NEAR(self_sum(&p), 7, "sum of self times");
+  cr_assert_eq(li_prof_get(L)->unseen, 0);
+  li_snapshot_free(&p);
+  lua_close(L);
+}
+
+/* Memory mode: what the coroutine allocates is its own; what the host
+** allocates between two resumes is the zone's, not the suspended
+** coroutine's. */
+static const char alloc_script[] =
+  "function gen() local t = {} for i = 1, 1000 do t[i] = {} end\n"
+  "  coroutine.yield(); for i = 1, 1000 do t[i] = {} end end\n";
+
+static void memory_case(int plain) {
+  lua_State *L, *co;
+  li_profile p;
+  use_plain = plain;
+  L = state(1);
+  run(L, alloc_script);
+  co = coroutine_of(L, "gen");
+  cr_assert_eq(luainstr_zone_begin(L, "z"), LUAINSTR_OK);
+  cr_assert_eq(resume0(co, L), LUA_YIELD);
+  for (int i = 0; i < 500; i++) {                /* the host's tables */
+    lua_newtable(L);
+    lua_pop(L, 1);
+  }
+  cr_assert_eq(resume0(co, L), LUA_OK);
+  cr_assert_eq(luainstr_zone_end(L), LUAINSTR_OK);
+  snap(L, &p);
+  if (plain) {
+    cr_assert_gt(li_prof_get(L)->unseen, 0);
+  } else {
+    const li_pfunc *g = func(&p, "gen"), *z = func(&p, "zone z");
+    cr_assert_geq(g->mem.alloc_count, 2000, "gen: %llu", (unsigned long long)g->mem.alloc_count);
+    cr_assert_lt(g->mem.alloc_count, 2100, "gen: %llu", (unsigned long long)g->mem.alloc_count);
+    cr_assert_geq(z->mem.alloc_count, 500, "zone: %llu", (unsigned long long)z->mem.alloc_count);
+    cr_assert_lt(z->mem.alloc_count, 560, "zone: %llu", (unsigned long long)z->mem.alloc_count);
+  }
+  li_snapshot_free(&p);
+  lua_close(L);
+}
+
+Test(resume, memory_of_c_resumed_coroutine) { memory_case(0); }
+Test(resume, memory_with_plain_resume_warns) { memory_case(1); }
+
+/* The wrappers are Lua's functions when the hooks are off. */
+Test(resume, hooks_off_is_lua) {
+  lua_State *L, *co;
+  li_profile p;
+  use_plain = 0;
+  L = state(0);
+  luainstr_uninstall_hooks();
+  run(L, script);      /* loaded with Lua's loader: nothing instrumented */
+  co = coroutine_of(L, "work");
+  cr_assert_eq(resume0(co, L), LUA_YIELD);
+  cr_assert_eq(resume0(co, L), LUA_OK);
+  snap(L, &p);
+  cr_assert_eq(p.nfuncs, 0);
+  li_snapshot_free(&p);
+  lua_close(L);
+  luainstr_install_hooks();
+}
