@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <lua.h>
 #include <lauxlib.h>
@@ -26,6 +27,14 @@
 /* Lua's own functions, taken before luainstr_wrap.h renames the calls. */
 static int plain_resume(lua_State *co, lua_State *from, int narg, int *nres) {
   return lua_resume(co, from, narg, nres);
+}
+
+static int plain_load(lua_State *L, lua_Reader r, void *ud, const char *name) {
+  return lua_load(L, r, ud, name, NULL);
+}
+
+static int plain_loadstring(lua_State *L, const char *s) {
+  return luaL_loadstring(L, s);
 }
 
 #include "luainstr_wrap.h"
@@ -412,4 +421,153 @@ Test(resume, hooks_off_is_lua) {
   li_snapshot_free(&p);
   lua_close(L);
   luainstr_install_hooks();
+}
+
+
+/* ---- every loader routed ------------------------------------------------- */
+
+static const char *tmp_script(const char *body) {
+  static char path[64];
+  FILE *f;
+  snprintf(path, sizeof path, "/tmp/li_resume_%d.lua", (int)getpid());
+  f = fopen(path, "w");
+  cr_assert_not_null(f);
+  fputs(body, f);
+  fclose(f);
+  return path;
+}
+
+/* luaL_dofile and luaL_dostring, the macros engines call, are routed. */
+Test(loaders, dofile_and_dostring_are_instrumented) {
+  lua_State *L;
+  li_profile p;
+  const char *path;
+  use_plain = 0;
+  L = state(0);
+  path = tmp_script("function from_file() spin(1000000) end\n"
+                    "for i = 1, 3 do from_file() end\n");
+  cr_assert_eq(luaL_dofile(L, path), LUA_OK, "%s", lua_tostring(L, -1));
+  remove(path);
+  cr_assert_eq(luaL_dostring(L, "function from_string() spin(2000000) end\n"
+                                "from_string()"), LUA_OK);
+  snap(L, &p);
+  cr_assert_eq(func(&p, "from_file")->calls, 3);
+  NEAR(func(&p, "from_file")->total_ns, 3, "from_file");
+  cr_assert_eq(func(&p, "from_string")->calls, 1);
+  cr_assert(p.warnings == NULL, "%s", p.warnings);
+  li_snapshot_free(&p);
+  lua_close(L);
+}
+
+/* A reader that gives its chunk one byte at a time, counting its calls. */
+typedef struct bytes { const char *s; size_t n, at; int calls; } bytes;
+
+static const char *one_byte(lua_State *L, void *ud, size_t *size) {
+  bytes *b = ud;
+  (void)L;
+  b->calls++;
+  if (b->at >= b->n) { *size = 0; return NULL; }
+  *size = 1;
+  return b->s + b->at++;
+}
+
+typedef struct dumped { char b[4096]; size_t n; } dumped;
+
+static int writer(lua_State *L, const void *p, size_t sz, void *ud) {
+  dumped *d = ud;
+  (void)L;
+  cr_assert_leq(d->n + sz, sizeof d->b);
+  memcpy(d->b + d->n, p, sz);
+  d->n += sz;
+  return 0;
+}
+
+/* lua_load with the host's reader: instrumented, and the reader called
+** exactly as Lua's lua_load calls it (text, a syntax error, binary). */
+Test(loaders, lua_load_with_a_reader) {
+  static const char *const chunks[] = {
+    "function by_reader(n) spin(n) end by_reader(1000000) by_reader(1000000)",
+    "function broken( spin(1) end",
+  };
+  lua_State *L;
+  li_profile p;
+  use_plain = 0;
+  L = state(0);
+  for (int i = 0; i < 2; i++) {
+    bytes a = { chunks[i], strlen(chunks[i]), 0, 0 }, b = a;
+    int sa = lua_load(L, one_byte, &a, "=reader", NULL);
+    int sb = plain_load(L, one_byte, &b, "=reader");
+    cr_assert_eq(sa, sb);
+    cr_assert_eq(a.calls, b.calls, "%d calls, Lua's %d", a.calls, b.calls);
+    if (i == 1)
+      cr_assert_str_eq(lua_tostring(L, -1), lua_tostring(L, -2), "%s | %s",
+                       lua_tostring(L, -1), lua_tostring(L, -2));
+    lua_pop(L, 1);
+    if (sa == LUA_OK) cr_assert_eq(lua_pcall(L, 0, 0, 0), LUA_OK);
+    else lua_pop(L, 1);
+  }
+  {                                   /* a binary chunk passes through */
+    static dumped d;
+    bytes c;
+    cr_assert_eq(plain_loadstring(L, "return 40 + 2"), LUA_OK);
+    d.n = 0;
+    lua_dump(L, writer, &d, 0);
+    lua_pop(L, 1);
+    c.s = d.b;
+    c.n = d.n;
+    c.at = 0;
+    c.calls = 0;
+    cr_assert_eq(lua_load(L, one_byte, &c, "=bin", NULL), LUA_OK);
+    cr_assert_eq(lua_pcall(L, 0, 1, 0), LUA_OK);
+    cr_assert_eq(lua_tointeger(L, -1), 42);
+    lua_pop(L, 1);
+  }
+  snap(L, &p);
+  cr_assert_eq(func(&p, "by_reader")->calls, 2);
+  NEAR(func(&p, "by_reader")->total_ns, 2, "by_reader");
+  li_snapshot_free(&p);
+  lua_close(L);
+}
+
+/* A chunk compiled behind the loader's back is named in the report. */
+Test(loaders, report_names_chunks_outside_the_loader) {
+  lua_State *L;
+  use_plain = 0;
+  L = state(0);
+  cr_assert_eq(plain_loadstring(L, "function hidden() end"), LUA_OK);
+  lua_pcall(L, 0, 0, 0);
+  run(L, "function seen() end seen()");
+  cr_assert_eq(luainstr_dump(L, "text", "/tmp/li_resume_report.txt"), LUAINSTR_OK,
+               "%s", luainstr_errmsg(L));
+  {
+    char buf[8192];
+    FILE *r = fopen("/tmp/li_resume_report.txt", "r");
+    size_t n;
+    cr_assert_not_null(r);
+    n = fread(buf, 1, sizeof buf - 1, r);
+    buf[n] = '\0';
+    fclose(r);
+    remove("/tmp/li_resume_report.txt");
+    cr_assert(strstr(buf, "1 function is reachable") != NULL, "%s", buf);
+    cr_assert(strstr(buf, "function hidden() end") != NULL, "%s", buf);
+    cr_assert(strstr(buf, "luainstr_wrap.h") != NULL, "%s", buf);
+  }
+  lua_close(L);
+}
+
+/* Nothing instrumented at all: the report says why it is empty. */
+Test(loaders, report_says_when_nothing_was_instrumented) {
+  lua_State *L;
+  li_profile p;
+  use_plain = 0;
+  L = state(0);
+  cr_assert_eq(plain_loadstring(L, "local x = 1"), LUA_OK);
+  lua_pcall(L, 0, 0, 0);
+  snap(L, &p);
+  cr_assert_eq(p.nfuncs, 0);
+  cr_assert_not_null(p.warnings);
+  cr_assert(strstr(p.warnings, "no function of user code") != NULL, "%s", p.warnings);
+  cr_assert(strstr(p.warnings, "luainstr_wrap.h") != NULL, "%s", p.warnings);
+  li_snapshot_free(&p);
+  lua_close(L);
 }
