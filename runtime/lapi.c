@@ -209,10 +209,12 @@ static int set_spikes(li_prof *P, const char *name, const char *value) {
 
 int (luainstr_set_option)(lua_State *L, const char *name, const char *value) {
   li_prof *P;
-  /* "probe" and "extraspace" are set before luainstr_open: they attach
-  ** the profiler, as luainstr_set_clock does */
-  if (L != NULL && name != NULL &&
-      (strcmp(name, "probe") == 0 || strcmp(name, "extraspace") == 0)) {
+  /* Any option may come before luainstr_open: it attaches the profiler
+  ** (not started, as luainstr_set_clock does), which keeps the value, and
+  ** luainstr_open starts it as it is.  ("probe", "extraspace" and the
+  ** clock can only be set there, before any chunk is loaded.) */
+  if (L == NULL) return LUAINSTR_EARG;
+  if (name != NULL) {
     int r = protected_step(L, attach_step);
     if (r != LUAINSTR_OK) return r;
   }

@@ -571,3 +571,56 @@ Test(loaders, report_says_when_nothing_was_instrumented) {
   li_snapshot_free(&p);
   lua_close(L);
 }
+
+/* ---- options in any order ------------------------------------------------- */
+
+/* Every option can be set before luainstr_open: kept and applied at open. */
+Test(options, every_option_before_open) {
+  static const char *const opts[][2] = {
+    {"frames", "on"}, {"memory", "on"}, {"trace", "1000"}, {"spike_ms", "1"},
+    {"spike_factor", "3"}, {"spikes", "4"}, {"include", "*"},
+    {"exclude", "nothing*"}, {"probe", "api"}, {"extraspace", "on"},
+  };
+  lua_State *L = luaL_newstate();
+  li_profile p;
+  luaL_openlibs(L);
+  vtime = 1000000;
+  for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
+    cr_assert_eq(luainstr_set_option(L, opts[i][0], opts[i][1]), LUAINSTR_OK,
+                 "%s: %s", opts[i][0], luainstr_errmsg(L));
+  cr_assert_eq(luainstr_set_clock(L, "virtual", vclock, NULL, 1.0), LUAINSTR_OK);
+  cr_assert_eq(luainstr_open(L), LUAINSTR_OK, "%s", luainstr_errmsg(L));
+  luainstr_install_hooks();
+  lua_register(L, "spin", l_spin);
+  run(L, "local p = require 'luainstr'\n"
+         "local function f() local t = {} for i = 1, 100 do t[i] = {} end end\n"
+         "for i = 1, 5 do f(); spin(1000000); p.frame() end\n");
+  snap(L, &p);
+  cr_assert_eq(p.nframes, 5);
+  cr_assert(p.memory);
+  cr_assert_geq(func(&p, "local f")->mem.alloc_count, 500);
+  cr_assert(p.tracing);
+  cr_assert_gt(p.nevents, 0);
+  cr_assert_str_eq(p.probe, "api");
+  cr_assert_eq(p.spike_keep, 4);
+  li_snapshot_free(&p);
+  lua_close(L);
+}
+
+/* What can no longer change says so with LUAINSTR_EORDER and a message. */
+Test(options, too_late_says_why) {
+  lua_State *L;
+  use_plain = 0;
+  L = state(0);
+  run(L, "local x = 1");
+  cr_assert_eq(luainstr_set_option(L, "probe", "api"), LUAINSTR_EORDER);
+  cr_assert(strstr(luainstr_errmsg(L), "probe") != NULL, "%s", luainstr_errmsg(L));
+  cr_assert_eq(luainstr_set_option(L, "extraspace", "off"), LUAINSTR_EORDER);
+  cr_assert_eq(luainstr_set_clock(L, "x", vclock, NULL, 1.0), LUAINSTR_EORDER);
+  cr_assert(strstr(luainstr_errmsg(L), "clock") != NULL, "%s", luainstr_errmsg(L));
+  /* and what can change after open does */
+  cr_assert_eq(luainstr_set_option(L, "frames", "on"), LUAINSTR_OK);
+  cr_assert_eq(luainstr_set_option(L, "memory", "on"), LUAINSTR_OK);
+  cr_assert_eq(luainstr_set_option(L, "trace", "off"), LUAINSTR_OK);
+  lua_close(L);
+}
