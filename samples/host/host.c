@@ -6,22 +6,19 @@
 **     host [SCRIPT]        runs SCRIPT (default game.lua), then writes the
 **                          profile as text to stderr
 **
-** The host's loads go through luaL_loadbufferx as usual; the #define below
-** routes them through wrap_luaL_loadbufferx, whose loader is the
-** instrumenting one while profiling is on.
+** The host's loads go through luaL_loadbufferx and its calls through
+** lua_pcall as usual; luainstr_wrap.h routes them through the wrap_
+** functions, which are the profiler's while its hooks are installed.
 */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include <lua.h>
 #include <lualib.h>
 #include <lauxlib.h>
-#include <luainstr.h>
-
-/* After lauxlib.h: every luaL_loadbufferx (and luaL_loadbuffer) below
-** now calls the swappable loader. */
-#define luaL_loadbufferx wrap_luaL_loadbufferx
+/* After lauxlib.h: every loader, lua_resume and lua_pcall below call the
+** swappable entry points. */
+#include <luainstr_wrap.h>
 
 /* Reads the whole file into a malloc'd buffer; NULL on failure. */
 static char *read_file(const char *path, size_t *size) {
@@ -62,9 +59,8 @@ static int run_script(lua_State *L, const char *path) {
   status = luaL_loadbufferx(L, src, size, lua_tostring(L, -1), "t");
   free(src);
   lua_remove(L, -2);  /* the chunk name */
-  /* luainstr_pcall is lua_pcall that also closes, in the profile, the
-  ** frames an error unwinds. */
-  if (status == LUA_OK) status = luainstr_pcall(L, 0, 0, 0);
+  /* (routed: the profile closes the calls an error unwinds here) */
+  if (status == LUA_OK) status = lua_pcall(L, 0, 0, 0);
   if (status != LUA_OK) {
     fprintf(stderr, "host: %s\n", lua_tostring(L, -1));
     lua_pop(L, 1);
@@ -81,7 +77,7 @@ int main(int argc, char **argv) {
   /* Lua leaves the main thread's extra space (lua_getextraspace)
   ** uninitialised; nothing here uses it, so it is NULL, and the profiler
   ** keeps its stacks there (coroutine switches find them at once). */
-  memset(lua_getextraspace(L), 0, LUA_EXTRASPACE);
+  *(void **)lua_getextraspace(L) = NULL;
   luaL_openlibs(L);
 
   if (luainstr_open(L) != LUAINSTR_OK) {               /* attach, start */
@@ -89,16 +85,15 @@ int main(int argc, char **argv) {
     lua_close(L);
     return 1;
   }
-  luainstr_install_loadbufferx_hook(luainstr_loadbufferx);
+  luainstr_install_hooks();
 
   ok = run_script(L, script);
 
-  luainstr_stop(L);
   if (luainstr_dump(L, "text", NULL) != LUAINSTR_OK) {
     fprintf(stderr, "host: %s\n", luainstr_errmsg(L));
     ok = 0;
   }
-  luainstr_uninstall_loadbufferx_hook();
+  luainstr_uninstall_hooks();
   lua_close(L);
   return ok ? 0 : 1;
 }
