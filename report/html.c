@@ -755,7 +755,7 @@ static const char page_script[] =
   "    ['probe cost subtracted', fmtNs(S.overhead_ns)],\n"
   "    ['probe pair', S.probe_pair_ns.toFixed(1) + ' ns'],\n"
   "    ['clock', disp(S.clock)],\n"
-  "    ['open frames', String(S.open_frames)],\n"
+  "    ['calls still open', String(S.open_calls)],\n"
   "    ['trace events', S.tracing ? S.nevents + ' of ' + S.trace_capacity : 'no trace'],\n"
   "    ['dropped trace events', String(S.events_dropped)],\n"
   "    ['warnings', String(D.warnings.length)]\n"
@@ -787,7 +787,7 @@ static const char page_script[] =
   "  $('hdr').textContent = fmtNs(S.wall_ns) + ' wall, ' + rows.length + ' functions called, ' +\n"
   "    S.probes + ' probes, clock ' + disp(S.clock) +\n"
   "    (FR ? ', ' + FR.frames_marked + ' frames, ' + FR.spikes_seen + ' spikes' : '') +\n"
-  "    (S.open_frames > 0 ? ', ' + S.open_frames + ' frames still open' : '') +\n"
+  "    (S.open_calls > 0 ? ', ' + S.open_calls + (S.open_calls === 1 ? ' call' : ' calls') + ' still open' : '') +\n"
   "    (S.events_dropped > 0 ? ', ' + S.events_dropped + ' trace events dropped' : '');\n"
   "  $('modesw').hidden = !MEM;\n"
   "  $('frsec').hidden = NFR === 0;\n"
@@ -1117,9 +1117,9 @@ static void put_summary(FILE *f, const li_profile *p) {
           ",\"overhead_ns\":%" PRIu64 ",\"probe_pair_ns\":%.3f,\"clock\":",
           p->wall_ns, p->probes, p->overhead_ns, pair);
   li_json_string(f, p->clock != NULL ? p->clock : "unknown");
-  fprintf(f, ",\"open_frames\":%" PRIu32 ",\"tracing\":%d,\"nevents\":%" PRIu64
+  fprintf(f, ",\"open_calls\":%" PRIu32 ",\"tracing\":%d,\"nevents\":%" PRIu64
           ",\"events_dropped\":%" PRIu64 ",\"trace_capacity\":%" PRIu64,
-          p->open_frames, p->tracing != 0, p->nevents, p->events_dropped,
+          p->open_calls, p->tracing != 0, p->nevents, p->events_dropped,
           p->trace_capacity);
   if (p->framing) {
     double factor = isfinite(p->spike_factor) ? p->spike_factor : 0;

@@ -115,7 +115,9 @@ typedef struct li_profile {
   double clock_resolution_ns; /* smallest step the clock showed at start
                            (0: unknown); one call's time below it (min,
                            max) is not meaningful, sums over many are */
-  uint32_t open_frames; /* frames still open at the snapshot (counted so far) */
+  uint32_t open_calls;  /* calls not yet returned at the snapshot (a
+                           suspended coroutine's, or the dump's callers),
+                           counted as if they ended then */
   const char *warnings; /* rewriter warnings, "line\n" each, or NULL */
   int tracing;          /* trace mode was on */
   const li_pevent *events;  /* the trace, in time order (NULL: none) */

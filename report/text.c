@@ -266,9 +266,9 @@ static void put_summary(FILE *f, const li_profile *p, uint32_t called) {
     fputs(", probe through the C API", f);
   else if (p->probe != NULL && strcmp(p->probe, "direct") == 0)
     fputs(", probe without its fast path", f);
-  if (p->open_frames > 0)
-    fprintf(f, ", %" PRIu32 " frame%s still open", p->open_frames,
-            p->open_frames == 1 ? "" : "s");
+  if (p->open_calls > 0)  /* "calls": frames are frame mode's */
+    fprintf(f, ", %" PRIu32 " call%s still open", p->open_calls,
+            p->open_calls == 1 ? "" : "s");
   putc('\n', f);
 }
 

@@ -433,7 +433,7 @@ Test(html, data_numbers) {
   char *data = data_block(out);
   cr_assert_not_null(strstr(data, "\"wall_ns\":2000000000,\"probes\":502030,"
                                   "\"overhead_ns\":987654,\"probe_pair_ns\":3.930,"
-                                  "\"clock\":\"tsc\",\"open_frames\":0"), "%s", data);
+                                  "\"clock\":\"tsc\",\"open_calls\":0"), "%s", data);
   /* root, then main chunk (function 4) under it, M.parse (3) one back */
   cr_assert_not_null(strstr(data, "\"nodes\":[\n-1,0,0,0,0,\n4,1,1,1900000000,100000000,\n"
                                   "3,1,1000,1200000000,800000000,\n"), "%s", data);

@@ -349,7 +349,9 @@ Test(text, durations_have_three_significant_digits) {
   check_duration(UINT64_MAX, "18446744074 s");
 }
 
-Test(text, open_frames_and_no_wall_time) {
+/* Calls not yet returned are "calls still open": "frames" are frame
+** mode's. */
+Test(text, open_calls_and_no_wall_time) {
   li_pfunc f[] = {
     { "a", "a.lua", 0, 1, 2, 1, 0, 300, 300, 300, 300, {0} },
     { "b", "a.lua", 0, 5, 6, 1, 0, 100, 100, 100, 100, {0} },
@@ -357,14 +359,19 @@ Test(text, open_frames_and_no_wall_time) {
   li_profile p = empty_profile();
   p.funcs = f;
   p.nfuncs = 2;
-  p.open_frames = 2;
+  p.open_calls = 2;
   p.clock = NULL;
   size_t len;
   char *out = report(&p, "text", &len);
-  cr_assert_not_null(strstr(out, "clock unknown, 2 frames still open\n"), "%s", out);
+  cr_assert_not_null(strstr(out, "clock unknown, 2 calls still open\n"), "%s", out);
+  cr_assert_null(strstr(out, "frame"), "%s", out);
   /* without a wall time, shares are of the total self time */
   cr_assert_not_null(strstr(out, "75.0%"), "%s", out);
   cr_assert_not_null(strstr(out, "25.0%"), "%s", out);
+  free(out);
+  p.open_calls = 1;
+  out = report(&p, "text", &len);
+  cr_assert_not_null(strstr(out, "clock unknown, 1 call still open\n"), "%s", out);
   free(out);
 }
 
@@ -991,6 +998,22 @@ Test(json, any_bytes_stay_valid_and_safe_in_html) {
   cr_assert_str_eq(at, "bad \xc3\x80\xc2\xaf \xc3\xad\xc2\xa0\xc2\x80 \xc3\xb5 "
                        "\xc3\xa2\xc2\x82");
   free(names);
+}
+
+/* open_calls, and its old name open_frames (deprecated, kept one release)
+** with the same value, as a JSON parser reads them. */
+Test(json, open_calls_and_its_old_name) {
+  li_profile p = known_profile();
+  p.open_calls = 3;
+  char *path = report_file(&p, "json");
+  char cmd[1200];
+  snprintf(cmd, sizeof cmd, "python3 -c 'import json, sys; "
+           "s = json.load(open(sys.argv[1]))[\"summary\"]; "
+           "print(s[\"open_calls\"], s[\"open_frames\"])' '%s'", path);
+  char *out = run_tool(cmd, "python3");
+  cr_assert_str_eq(out, "3 3\n");
+  free(out);
+  remove_report_file(path);
 }
 
 Test(json, trace_events) {
