@@ -14,7 +14,8 @@
 ** load/loadfile/dofile by the replacements luainstr_open installs.
 **
 ** The report is written once, when the program ends (to the -o path as
-** it named a file at start): after the script
+** it named a file at start), unless the command line runs no code (-v
+** alone): after the script
 ** returns or fails (after lua5.4's error message), from os.exit (before a
 ** requested lua_close, which would free the profiler), and from an atexit
 ** handler when C code calls exit().
@@ -118,7 +119,7 @@ static void print_help (FILE *f) {
   "  -e stat   execute string 'stat'\n"
   "  -l mod    require library 'mod' into global 'mod'\n"
   "  -l g=mod  require library 'mod' into global 'g'\n"
-  "  -v        show version information\n"
+  "  -v        show version information (alone: no report)\n"
   "  -E        ignore environment variables\n"
   "  -W        turn warnings on\n"
   "  --        stop handling options\n"
@@ -247,6 +248,7 @@ static int own_options (int argc, char **argv, Options *o) {
 #define has_v      4   /* -v */
 #define has_e      8   /* -e */
 #define has_E      16  /* -E */
+#define has_l      32  /* -l (not lua.c's: says that some code runs) */
 
 /* What main hands to pmain. */
 typedef struct Run {
@@ -420,6 +422,7 @@ static int collectargs (char **argv, int *first) {
         args |= has_e;
         /* FALLTHROUGH */
       case 'l':
+        if (argv[i][1] == 'l') args |= has_l;
         if (argv[i][2] == '\0') {
           i++;
           if (argv[i] == NULL || argv[i][0] == '-')
@@ -536,6 +539,16 @@ static int pmain (lua_State *L) {
   return 1;
 }
 
+/* Does the command line run any code: a script, stdin, -e or -l?  Without
+** (`-v`, with -E or -W) lua5.4 prints its version and ends, and so does
+** luaprof: a profile of nothing is no answer to "which version?".  LUA_INIT
+** still runs then, as in lua5.4, unmeasured by any report. */
+static int runs_code (const Run *r) {
+  return r->script < r->argc ||
+         (r->args & (has_e | has_l)) ||
+         !(r->args & has_v);  /* no -v, no script: stdin */
+}
+
 /* }====================================================== */
 
 
@@ -591,7 +604,9 @@ int main (int argc, char **argv) {
   memset(lua_getextraspace(L), 0, LUA_EXTRASPACE);
   /* The program may change directory before the report is written. */
   out_abs = li_report_abspath(opts.out);
-  li_run_report_setup(L, SELF, opts.format, out_abs != NULL ? out_abs : opts.out);
+  if (runs_code(&run))
+    li_run_report_setup(L, SELF, opts.format,
+                        out_abs != NULL ? out_abs : opts.out);
   lua_pushcfunction(L, pmain);
   lua_pushlightuserdata(L, &run);
   status = lua_pcall(L, 1, 1, 0);

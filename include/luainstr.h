@@ -154,7 +154,7 @@ LUAINSTR_API int (luainstr_set_clock)(struct lua_State *L, const char *name,
                                      double ns_per_tick);
 
 /* Start, stop, pause (disable) and resume (enable) collection; reset clears
-** every figure.  Stop and disable close the open frames at that moment. */
+** every figure.  Stop and disable close the calls still open at that moment. */
 LUAINSTR_API int (luainstr_start)(struct lua_State *L);
 LUAINSTR_API int (luainstr_stop)(struct lua_State *L);
 LUAINSTR_API int (luainstr_enable)(struct lua_State *L);

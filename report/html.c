@@ -172,15 +172,29 @@ static const char page_script[] =
   "    return '\\\\x' + (h.length < 2 ? '0' + h : h);\n"
   "  });\n"
   "}\n"
-  "function fmtUnits(v, units, step, small) {\n"
-  "  var u = 0;\n"
-  "  if (v < small) return Math.round(v) + ' ' + units[0];\n"
-  "  while (v >= step - 0.5 && u < units.length - 1) { v /= step; u++; }\n"
-  "  if (v >= 999.5) return Math.round(v) + ' ' + units[u];\n"
-  "  return (v >= 99.95 ? v.toFixed(0) : v >= 9.995 ? v.toFixed(1) : v.toFixed(2)) + ' ' + units[u];\n"
+  "/* the text report's figures (li_fmt_units in report.c, step for step on\n"
+  "** integers, exact below 2^53): three significant digits, rounded half up;\n"
+  "** ORDER: report.c li_fmt_units */\n"
+  "function fmtUnits(v, units, step) {\n"
+  "  var u = 0, d = 1, w, rem, r;\n"
+  "  v = Math.round(v);\n"
+  "  while (u + 1 < units.length && Math.floor(v / d) >= step) { d *= step; u++; }\n"
+  "  for (;;) {\n"
+  "    if (u === 0) return v + ' ' + units[0];\n"
+  "    w = Math.floor(v / d);\n"
+  "    rem = v - w * d;\n"
+  "    if (w < 10 && (r = w * 100 + Math.floor((rem * 100 + d / 2) / d)) < 1000)\n"
+  "      return Math.floor(r / 100) + '.' + (r % 100 < 10 ? '0' : '') + r % 100 + ' ' + units[u];\n"
+  "    if (w < 100 && (r = w * 10 + Math.floor((rem * 10 + d / 2) / d)) < 1000)\n"
+  "      return Math.floor(r / 10) + '.' + r % 10 + ' ' + units[u];\n"
+  "    r = w + (rem * 2 >= d ? 1 : 0);\n"
+  "    if (r < step || u + 1 === units.length) return r + ' ' + units[u];\n"
+  "    d *= step;\n"
+  "    u++;\n"
+  "  }\n"
   "}\n"
-  "function fmtNs(v) { return fmtUnits(v, ['ns', 'us', 'ms', 's'], 1000, 999.5); }\n"
-  "function fmtBytes(v) { return fmtUnits(v, ['B', 'KiB', 'MiB', 'GiB', 'TiB'], 1024, 1023.5); }\n"
+  "function fmtNs(v) { return fmtUnits(v, ['ns', 'us', 'ms', 's'], 1000); }\n"
+  "function fmtBytes(v) { return fmtUnits(v, ['B', 'KiB', 'MiB', 'GiB', 'TiB'], 1024); }\n"
   "function pct(x, base) { return base > 0 ? (100 * x / base).toFixed(1) + '%' : '-'; }\n"
   "function hash(s) {\n"
   "  var h = 2166136261;\n"
@@ -755,7 +769,7 @@ static const char page_script[] =
   "    ['probe cost subtracted', fmtNs(S.overhead_ns)],\n"
   "    ['probe pair', S.probe_pair_ns.toFixed(1) + ' ns'],\n"
   "    ['clock', disp(S.clock)],\n"
-  "    ['open frames', String(S.open_frames)],\n"
+  "    ['calls still open', String(S.open_calls)],\n"
   "    ['trace events', S.tracing ? S.nevents + ' of ' + S.trace_capacity : 'no trace'],\n"
   "    ['dropped trace events', String(S.events_dropped)],\n"
   "    ['warnings', String(D.warnings.length)]\n"
@@ -787,7 +801,7 @@ static const char page_script[] =
   "  $('hdr').textContent = fmtNs(S.wall_ns) + ' wall, ' + rows.length + ' functions called, ' +\n"
   "    S.probes + ' probes, clock ' + disp(S.clock) +\n"
   "    (FR ? ', ' + FR.frames_marked + ' frames, ' + FR.spikes_seen + ' spikes' : '') +\n"
-  "    (S.open_frames > 0 ? ', ' + S.open_frames + ' frames still open' : '') +\n"
+  "    (S.open_calls > 0 ? ', ' + S.open_calls + (S.open_calls === 1 ? ' call' : ' calls') + ' still open' : '') +\n"
   "    (S.events_dropped > 0 ? ', ' + S.events_dropped + ' trace events dropped' : '');\n"
   "  $('modesw').hidden = !MEM;\n"
   "  $('frsec').hidden = NFR === 0;\n"
@@ -961,6 +975,11 @@ static const char page_script[] =
   "  sortBy('name');\n"
   "  out.push('sorted-by-name: ' + document.querySelector('#rows tr td').textContent);\n"
   "  sortBy('self');\n"
+  "  out.push('first-cells: ' + Array.prototype.map.call(document.querySelectorAll('#rows tr:first-child td'),\n"
+  "    function (td) { return td.textContent; }).join('|'));\n"
+  "  out.push('header: ' + $('hdr').textContent);\n"
+  "  out.push('summary: ' + Array.prototype.map.call(document.querySelectorAll('#sum dt'),\n"
+  "    function (dt) { return dt.textContent + '=' + dt.nextSibling.textContent; }).join('|'));\n"
   "  out.push('title: ' + document.title);\n"
   "  out.push('scripts: ' + document.scripts.length);\n"
   "  out.push('foreign-elements: ' + document.querySelectorAll('img,iframe,object,embed,svg,link,form,video,audio,style ~ style').length);\n"
@@ -1117,9 +1136,9 @@ static void put_summary(FILE *f, const li_profile *p) {
           ",\"overhead_ns\":%" PRIu64 ",\"probe_pair_ns\":%.3f,\"clock\":",
           p->wall_ns, p->probes, p->overhead_ns, pair);
   li_json_string(f, p->clock != NULL ? p->clock : "unknown");
-  fprintf(f, ",\"open_frames\":%" PRIu32 ",\"tracing\":%d,\"nevents\":%" PRIu64
+  fprintf(f, ",\"open_calls\":%" PRIu32 ",\"tracing\":%d,\"nevents\":%" PRIu64
           ",\"events_dropped\":%" PRIu64 ",\"trace_capacity\":%" PRIu64,
-          p->open_frames, p->tracing != 0, p->nevents, p->events_dropped,
+          p->open_calls, p->tracing != 0, p->nevents, p->events_dropped,
           p->trace_capacity);
   if (p->framing) {
     double factor = isfinite(p->spike_factor) ? p->spike_factor : 0;

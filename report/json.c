@@ -81,10 +81,12 @@ static void put_summary(FILE *f, const li_profile *p) {
     fputs(", \"probe\": ", f);
     li_json_string(f, p->probe);
   }
-  fprintf(f, ", \"open_frames\": %" PRIu32 ", \"tracing\": %s, \"events\": %"
+  /* open_frames: open_calls's old name, kept one release (deprecated) */
+  fprintf(f, ", \"open_calls\": %" PRIu32 ", \"open_frames\": %" PRIu32
+          ", \"tracing\": %s, \"events\": %"
           PRIu64 ", \"events_dropped\": %" PRIu64 ", \"trace_capacity\": %"
           PRIu64 ",\n",
-          p->open_frames, boolean(p->tracing),
+          p->open_calls, p->open_calls, boolean(p->tracing),
           p->events != NULL ? p->nevents : 0, p->events_dropped,
           p->trace_capacity);
   fprintf(f, "              \"framing\": %s, \"frames_marked\": %" PRIu64

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "report.h"
+#include "writers.h"
 #include "writers.h"
 
 /* ---- the formats -------------------------------------------------------- */
@@ -62,6 +64,54 @@ int li_report_write(const li_profile *p, const char *format, FILE *f) {
   }
   if (e->write(p, f) != 0) return -1;
   return ferror(f) ? -1 : 0;
+}
+
+/* ---- figures for people ------------------------------------------------- */
+
+/* Integer arithmetic on the exact value, rounded half up at each step, so
+** that a value never shows as "1000 us" (it is "1.00 ms") and the page's
+** JavaScript, doing the same steps, gives the same string.  ORDER: html.c
+** fmtUnits. */
+void li_fmt_units(char *buf, size_t len, uint64_t v, const char *const *unit,
+                  int nunit, uint64_t step) {
+  uint64_t d = 1, w, rem, r;   /* d: the size of unit[u] in unit[0]s */
+  int u = 0;
+  while (u + 1 < nunit && v / d >= step) { d *= step; u++; }
+  for (;;) {
+    if (u == 0) {
+      snprintf(buf, len, "%" PRIu64 " %s", v, unit[0]);
+      return;
+    }
+    w = v / d;
+    rem = v % d;   /* below d (at most step^(nunit-1)): no overflow below */
+    if (w < 10 && (r = w * 100 + (rem * 100 + d / 2) / d) < 1000) {
+      snprintf(buf, len, "%" PRIu64 ".%02" PRIu64 " %s", r / 100, r % 100,
+               unit[u]);
+      return;
+    }
+    if (w < 100 && (r = w * 10 + (rem * 10 + d / 2) / d) < 1000) {
+      snprintf(buf, len, "%" PRIu64 ".%" PRIu64 " %s", r / 10, r % 10,
+               unit[u]);
+      return;
+    }
+    r = w + (rem * 2 >= d);
+    if (r < step || u + 1 == nunit) {
+      snprintf(buf, len, "%" PRIu64 " %s", r, unit[u]);
+      return;
+    }
+    d *= step;   /* 999.5 us is 1.00 ms, 1023.5 KiB 1.00 MiB */
+    u++;
+  }
+}
+
+void li_fmt_ns(char *buf, size_t len, uint64_t ns) {
+  static const char *const unit[] = { "ns", "us", "ms", "s" };
+  li_fmt_units(buf, len, ns, unit, 4, 1000);
+}
+
+void li_fmt_bytes(char *buf, size_t len, uint64_t bytes) {
+  static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+  li_fmt_units(buf, len, bytes, unit, 5, 1024);
 }
 
 /* ---- the order every table shares -------------------------------------- */

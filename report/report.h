@@ -115,7 +115,9 @@ typedef struct li_profile {
   double clock_resolution_ns; /* smallest step the clock showed at start
                            (0: unknown); one call's time below it (min,
                            max) is not meaningful, sums over many are */
-  uint32_t open_frames; /* frames still open at the snapshot (counted so far) */
+  uint32_t open_calls;  /* calls not yet returned at the snapshot (a
+                           suspended coroutine's, or the dump's callers),
+                           counted as if they ended then */
   const char *warnings; /* rewriter warnings and what the profiler noticed
                            of the host (chunks it never saw, threads run
                            behind its back), "line\n" each, or NULL */

@@ -23,49 +23,13 @@
 
 /* ---- numbers ------------------------------------------------------------ */
 
-/* v with three significant digits and the unit of unit[] (each 1000 times
-** the one before) that fits it: "999 ns", "1.50 us", "12.3 ms", "123 s";
-** above 999 of the last unit, whole ones of it.  Integer arithmetic, so a
-** value never rounds to "1000 us". */
-static void fmt_scaled(char *buf, uint64_t v, const char *const unit[4]) {
-  uint64_t scale = 1, r = v;
-  int digits = 1, decimals, u;
-  if (v < 1000) {
-    snprintf(buf, CELL, "%" PRIu64 " %s", v, unit[0]);
-    return;
-  }
-  for (uint64_t t = v; t >= 10; t /= 10) digits++;
-  if (digits > 12) {                        /* 1000 of the last unit and more */
-    snprintf(buf, CELL, "%" PRIu64 " %s",
-             v / 1000000000u + (v % 1000000000u >= 500000000u), unit[3]);
-    return;
-  }
-  for (int i = 3; i < digits; i++) scale *= 10;
-  r = v / scale + (v % scale >= scale / 2);   /* round half up */
-  if (r == 1000) r = 100, digits++;           /* 9995 -> "10.0 us" */
-  if (digits > 12) {
-    snprintf(buf, CELL, "1000 %s", unit[3]);
-    return;
-  }
-  u = (digits - 1) / 3;
-  decimals = 3 - (digits - 3 * u);
-  if (decimals == 0)
-    snprintf(buf, CELL, "%" PRIu64 " %s", r, unit[u]);
-  else if (decimals == 1)
-    snprintf(buf, CELL, "%" PRIu64 ".%" PRIu64 " %s", r / 10, r % 10, unit[u]);
-  else
-    snprintf(buf, CELL, "%" PRIu64 ".%02" PRIu64 " %s", r / 100, r % 100, unit[u]);
-}
-
+/* Times and bytes as the html report shows them (writers.h). */
 static void fmt_ns(char *buf, uint64_t v) {
-  static const char *const unit[] = { "ns", "us", "ms", "s" };
-  fmt_scaled(buf, v, unit);
+  li_fmt_ns(buf, CELL, v);
 }
 
-/* Bytes in powers of 1000, as the times are: "1.50 kB", "12.3 MB". */
 static void fmt_bytes(char *buf, uint64_t v) {
-  static const char *const unit[] = { "B", "kB", "MB", "GB" };
-  fmt_scaled(buf, v, unit);
+  li_fmt_bytes(buf, CELL, v);
 }
 
 static void fmt_u64(char *buf, uint64_t v) {
@@ -266,9 +230,9 @@ static void put_summary(FILE *f, const li_profile *p, uint32_t called) {
     fputs(", probe through the C API", f);
   else if (p->probe != NULL && strcmp(p->probe, "direct") == 0)
     fputs(", probe without its fast path", f);
-  if (p->open_frames > 0)
-    fprintf(f, ", %" PRIu32 " frame%s still open", p->open_frames,
-            p->open_frames == 1 ? "" : "s");
+  if (p->open_calls > 0)  /* "calls": frames are frame mode's */
+    fprintf(f, ", %" PRIu32 " call%s still open", p->open_calls,
+            p->open_calls == 1 ? "" : "s");
   putc('\n', f);
 }
 

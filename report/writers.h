@@ -43,6 +43,19 @@
 LI_REPORT_FORMATS(LI_WRITER_PROTO)
 #undef LI_WRITER_PROTO
 
+/* Figures for people, one convention in every report a person reads (text
+** and html; csv and json write integers of ns and of bytes): times in
+** ns, us, ms, s (powers of 1000), bytes in B, KiB, MiB, GiB, TiB (powers
+** of 1024, as allocators count), three significant digits: "999 ns",
+** "1.50 us", "12.3 ms", "123 s", "1023 B", "1.50 KiB"; whole ones from
+** 1000 of a unit up to the next unit, and above the last ("1235 s").
+** li_fmt_units: v in the largest of nunit units (each step times the one
+** before) it reaches; the result is cut to fit len (32 always suffices). */
+void li_fmt_units(char *buf, size_t len, uint64_t v, const char *const *unit,
+                  int nunit, uint64_t step);
+void li_fmt_ns(char *buf, size_t len, uint64_t ns);
+void li_fmt_bytes(char *buf, size_t len, uint64_t bytes);
+
 /* The functions with calls > 0, in report order: self time descending,
 ** then total time descending, then name, source and line ascending.  A
 ** malloc'd array of pointers into p->funcs (the caller frees it; NULL with

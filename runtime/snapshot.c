@@ -1,6 +1,6 @@
 /*
 ** snapshot.c -- the profile model (report/report.h) from a profiler.
-** Frames still open (a dump from inside the program, suspended coroutines
+** Calls still open (a dump from inside the program, suspended coroutines
 ** that were never finished) count as if they ended now, or where their
 ** coroutine was suspended; the profiler itself is not changed.
 */
@@ -194,7 +194,7 @@ int li_snapshot(li_prof *P, li_profile *out) {
   for (const li_stack *S = &P->main; S != NULL; S = S->next) {
     if (!close_virtually(P, S, S->suspended ? S->susp_since : now, nd))
       goto nomem;
-    out->open_frames += S->n;
+    out->open_calls += S->n;
   }
   if (!sum_functions(P, nd, fn)) goto nomem;
   for (i = 0; i < P->nfn; i++) {

@@ -525,7 +525,7 @@ Test(zones, close_values_and_errors) {
     cr_assert_eq(func(&p, "local bad")->errors, 1);
     /* the stack is whole again: after() hangs under the main chunk */
     cr_assert_eq(node_of(&p, "local after", "main chunk")->calls, 1);
-    cr_assert_eq(p.open_frames, 0);
+    cr_assert_eq(p.open_calls, 0);
   }
   li_snapshot_free(&p);
   lua_close(L);
@@ -595,7 +595,7 @@ Test(zones, unbalanced_end) {
   cr_assert_eq(func(&p, "zone left open")->errors, 0);
   cr_assert(rel((double)func(&p, "zone left open")->total_ns, 1 * MS) < TOL);
   cr_assert_eq(node_of(&p, "local after", "main chunk")->calls, 1);
-  cr_assert_eq(p.open_frames, 0);
+  cr_assert_eq(p.open_calls, 0);
   li_snapshot_free(&p);
   lua_close(L);
 }

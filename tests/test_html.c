@@ -13,6 +13,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,8 +21,10 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "report.h"
+#include "writers.h"
 #include "known_profile.h"
 
 /* ---- profiles ------------------------------------------------------------ */
@@ -433,7 +436,7 @@ Test(html, data_numbers) {
   char *data = data_block(out);
   cr_assert_not_null(strstr(data, "\"wall_ns\":2000000000,\"probes\":502030,"
                                   "\"overhead_ns\":987654,\"probe_pair_ns\":3.930,"
-                                  "\"clock\":\"tsc\",\"open_frames\":0"), "%s", data);
+                                  "\"clock\":\"tsc\",\"open_calls\":0"), "%s", data);
   /* root, then main chunk (function 4) under it, M.parse (3) one back */
   cr_assert_not_null(strstr(data, "\"nodes\":[\n-1,0,0,0,0,\n4,1,1,1900000000,100000000,\n"
                                   "3,1,1000,1200000000,800000000,\n"), "%s", data);
@@ -547,6 +550,83 @@ Test(html, frames_out_of_range) {
   free(fr);
 }
 
+/* ---- figures: the page's are the text report's -------------------------- */
+
+/* The page's own fmtUnits, fmtNs and fmtBytes, cut from the page. */
+static char *page_formatters(void) {
+  li_profile p = nasty_profile();
+  size_t len;
+  char *out = html(&p, &len);
+  const char *a = strstr(out, "function fmtUnits(");
+  const char *b = a != NULL ? strstr(a, "function fmtBytes(") : NULL;
+  const char *e = b != NULL ? strstr(b, "}\n") : NULL;
+  cr_assert(a != NULL && e != NULL, "no fmtUnits ... fmtBytes in the page");
+  char *js = strndup(a, (size_t)(e + 2 - a));
+  free(out);
+  return js;
+}
+
+/* Values on both sides of every unit and rounding step of both steps
+** (1000 and 1024), then some of every size below 2^53 (where a JavaScript
+** number holds an integer exactly). */
+static size_t figure_values(uint64_t *v, size_t cap) {
+  static const uint64_t edges[] = {
+    0, 1, 9, 10, 99, 100, 999, 1000, 1001, 1004, 1005, 1006, 1023, 1024,
+    1025, 1029, 1030, 1535, 1536, 9994, 9995, 9996, 10234, 10235, 99949,
+    99950, 102348, 102349, 999499, 999500, 1047552, 1048063, 1048064,
+    1048575, 1048576, 1073217536, 1073741823, 1073741824, 999499999,
+    999500000, 999499999999, 999500000000, 1234567000000,
+    1125899906842623, 1125899906842624, 9007199254740991,
+  };
+  size_t n = 0;
+  for (size_t i = 0; i < sizeof edges / sizeof edges[0] && n < cap; i++)
+    v[n++] = edges[i];
+  uint64_t x = 88172645463325252u;   /* xorshift64: the same values each run */
+  while (n < cap) {
+    x ^= x << 13;  x ^= x >> 7;  x ^= x << 17;
+    v[n++] = (x >> 11) >> (x % 53);  /* below 2^53, of every magnitude */
+  }
+  return n;
+}
+
+/* A byte count or a time reads the same in the text report and in the
+** page: the page's fmtNs and fmtBytes, run by node, against li_fmt_ns and
+** li_fmt_bytes (the text report's). */
+Test(html, figures_read_as_in_the_text_report) {
+  if (system("node --version >/dev/null 2>&1") != 0)
+    cr_skip_test("node not installed (scripts/js.sh installs it)");
+  uint64_t v[400];
+  size_t n = figure_values(v, 400);
+  char *js = page_formatters();
+  char script[] = "/tmp/li_fmt_XXXXXX";
+  int fd = mkstemp(script);
+  cr_assert_geq(fd, 0);
+  FILE *f = fdopen(fd, "w");
+  fprintf(f, "%s\nvar V = [", js);
+  for (size_t i = 0; i < n; i++)
+    fprintf(f, "%s%" PRIu64, i > 0 ? "," : "", v[i]);
+  fputs("];\nV.forEach(function (v) { console.log(fmtNs(v) + '|' + fmtBytes(v)); });\n", f);
+  fclose(f);
+  free(js);
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "node %s", script);
+  FILE *pipe = popen(cmd, "r");
+  cr_assert_not_null(pipe);
+  char line[256], want[256], ns[32], bytes[32];
+  size_t i = 0;
+  while (fgets(line, sizeof line, pipe) != NULL && i < n) {
+    li_fmt_ns(ns, sizeof ns, v[i]);
+    li_fmt_bytes(bytes, sizeof bytes, v[i]);
+    snprintf(want, sizeof want, "%s|%s\n", ns, bytes);
+    cr_expect_str_eq(line, want, "value %" PRIu64 ": page %s text %s", v[i], line, want);
+    i++;
+  }
+  int status = pclose(pipe);
+  unlink(script);
+  cr_assert_eq(status, 0, "node failed");
+  cr_assert_eq(i, n, "node printed %zu lines of %zu", i, n);
+}
+
 /* ---- pages for the browser test ------------------------------------------- */
 
 static void write_page(const li_profile *p, const char *file) {
@@ -568,8 +648,14 @@ Test(html_files, large, .timeout = 60) {
   free_large(&p);
 }
 
+/* with its text report beside it (frames.txt), whose figures the browser
+** test compares with the page's; two calls still open */
 Test(html_files, frames, .timeout = 60) {
   li_profile p = frames_profile();
+  char path[4096], err[512] = "";
+  p.open_calls = 2;
   write_page(&p, "frames.html");
+  snprintf(path, sizeof path, "%s/frames.txt", getenv("LI_HTML_DIR"));
+  cr_assert_eq(li_report_to_path(&p, "text", path, err, sizeof err), 0, "%s", err);
   free((void *)p.frames);
 }

@@ -186,7 +186,7 @@ static void build(built *b, fz_bytes *in) {
   b->p.probes = figure(in);
   b->p.overhead_ns = figure(in);
   b->p.probe_pair_ns = (double)fz_upto(in, 100000000) / 1000.0;
-  b->p.open_frames = (uint32_t)figure(in);
+  b->p.open_calls = (uint32_t)figure(in);
   if (fz_upto(in, 2) == 2) b->p.clock = keep(b, fz_string(in, 32));
   else b->p.clock = clocks[fz_upto(in, 1)];
   if (fz_upto(in, 1)) b->p.warnings = keep(b, fz_string(in, 200));

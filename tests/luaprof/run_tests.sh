@@ -165,6 +165,35 @@ same() {
   end_test
 }
 
+# only NAME INPUT [ENV=VAL...] -- ARGS...: ARGS run no code (lua5.4 -v):
+# under luaprof, with `-o REPORT` and without, they give lua5.4's stdout,
+# stderr and status byte for byte, and no report is written.
+only() {
+  local tname=$1 input=$2; shift 2
+  local envs=()
+  while [ "$1" != -- ]; do envs+=("$1"); shift; done
+  shift
+  skip "$tname" && return
+  begin "$tname"
+  local o=$tmp/out/$tname how s
+  mkdir -p "$o"
+  run "$w" "$input" "$o/ref" env ${envs[@]+"${envs[@]}"} "$interp" "$@"
+  run "$w" "$input" "$o/prof" env ${envs[@]+"${envs[@]}"} "$prof" "$@"
+  run "$w" "$input" "$o/prof_o" env ${envs[@]+"${envs[@]}"} "$prof" -o "$o/report" "$@"
+  for how in prof prof_o; do
+    cmp -s "$o/ref.status" "$o/$how.status" ||
+      why+=("$how: status $(cat "$o/ref.status") vs $(cat "$o/$how.status")")
+    for s in stdout stderr; do
+      if ! cmp -s "$o/ref.$s" "$o/$how.$s"; then
+        why+=("$how: $s differs")
+        diff -u --label lua5.4 --label luaprof -a "$o/ref.$s" "$o/$how.$s" | head -20 | sed 's/^/    /'
+      fi
+    done
+  done
+  [ -e "$o/report" ] && why+=("a report was written")
+  end_test
+}
+
 # ---- programs must see what lua5.4 gives them -------------------------------
 n=/dev/null
 same loaders          $n -- loaders.lua
@@ -208,7 +237,16 @@ same exit_false       $n -- exit_false.lua
 same exit_close       $n -- exit_close.lua
 same exit_e           $n -- -e "os.exit(5)"
 same exit_bad_arg     $n -- -e "os.exit('x')"
-same version          $n -- -v
+# -v runs no code: the version line only, as lua5.4 prints it; with code
+# to run, the version line and then the program and its report.
+only version          $n -- -v
+only version_E_W      $n -- -E -W -v
+only version_init     $n LUA_INIT='print("init")' -- -v
+same version_e        $n -- -v -e "print(1)"
+same version_script   $n -- -v args.lua a
+same version_stdin    "$w/stdin.lua" -- -v - x
+same version_l        $n -- -v -l mod_ok
+same version_l_stdin  "$w/stdin.lua" -- -l mod_ok
 
 # ---- the report --------------------------------------------------------------
 
@@ -295,6 +333,19 @@ for case in "args.lua:1" "exit3.lua:3" "fails.lua:1"; do
   [ -e "$w/no_such_dir" ] && why+=("something was created")
   end_test
 done
+
+# -v alone with an unwritable -o: nothing is written, so nothing fails
+# (lua5.4 -v's output and status).
+if ! skip version_output_unwritable; then
+  begin version_output_unwritable
+  o=$tmp/out/version_output_unwritable; mkdir -p "$o"
+  run "$w" $n "$o/prof" "$prof" -o "$w/no_such_dir/report.txt" -v
+  run "$w" $n "$o/ref" "$interp" -v
+  cmp -s "$o/ref.status" "$o/prof.status" || why+=("status $(cat "$o/prof.status")")
+  cmp -s "$o/ref.stdout" "$o/prof.stdout" || why+=("stdout differs")
+  cmp -s "$o/ref.stderr" "$o/prof.stderr" || why+=("stderr differs")
+  end_test
+fi
 
 # A directory as -o: no partial file left in the directory.
 if ! skip output_is_dir; then

@@ -271,6 +271,33 @@ else
   want zone-rows 3
   has_names "$fp" zone-names "zone physics" "zone render"
   has_names "$fp" row-names "zone &lt;img src=x onerror=\"document.title='pwned'\"&gt;$(printf '\xc3\xbf')"
+  # calls not yet returned are "calls", not "frames" (frame mode's)
+  [[ $(field "$fp" header) == *", 2 calls still open"* ]] ||
+    fail "frames: header '$(field "$fp" header)' lacks ', 2 calls still open'"
+  has_names "$fp" summary "calls still open=2"
+  # one convention for figures: the page shows a time or a byte count as
+  # the text report of the same profile (frames.txt) does
+  tx=$tmp/frames.txt
+  if [[ ! -s $tx ]]; then fail "frames: no text report beside the page"; else
+    wall=$(sed -n '1s/^luainstr profile: \(.*\) wall, .*/\1/p' "$tx")
+    [[ -n $wall && $(field "$fp" header) == "$wall wall, "* ]] ||
+      fail "frames: text says '$wall wall', page header '$(field "$fp" header)'"
+    cost=$(sed -n '1s/.* probes, \(.*\) probe cost subtracted.*/\1/p' "$tx")
+    has_names "$fp" summary "probe cost subtracted=$cost"
+    out=$(sed -n 's/.*; outside user code \(.*\) in \([0-9]*\) allocations, .*/\1 in \2 allocations/p' "$tx")
+    has_names "$fp" summary "outside user code=$out"
+    map=$(sed -n 's/^block map: \([0-9]*\) blocks tracked in \(.*\); .*/\1 (map \2)/p' "$tx")
+    has_names "$fp" summary "blocks tracked=$map"
+    # the first row by self time: self, total, min, max
+    row=$(awk '/^ *self% / { getline; print; exit }' "$tx" | sed 's/^ *//; s/   */|/g')
+    IFS='|' read -r t_pct t_self t_total t_calls t_min t_max _ <<<"$row"
+    IFS='|' read -r _ _ h_calls h_total h_self h_pct h_min h_max _ <<<"$(field "$fp" first-cells)"
+    [[ "$t_self|$t_total|$t_calls|$t_min|$t_max|$t_pct" == "$h_self|$h_total|$h_calls|$h_min|$h_max|$h_pct" ]] ||
+      fail "frames: first row: text '$t_self|$t_total|$t_calls|$t_min|$t_max|$t_pct'," \
+        "page '$h_self|$h_total|$h_calls|$h_min|$h_max|$h_pct'"
+    # memory: a byte count in KiB/MiB in both
+    grep -q 'MiB allocated by user code' "$tx" || fail "frames: text memory line: $(grep '^memory:' "$tx")"
+  fi
   awk -v s="$secs" 'BEGIN { exit !(s < 30) }' || fail "frames: $secs s in the browser"
   echo "ok: frames profile: $(field "$fp" fc-frames) frames in $bars bars (drawn in $(field "$fp" fc-ms) ms)," \
     "spike view, whole run, bytes, zones; browser ${secs} s"
