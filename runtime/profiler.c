@@ -1075,9 +1075,24 @@ static uint32_t cal_calls(li_prof *P, lua_State *L, int loop, int pr) {
   }
 }
 
+/* The scratch profiler's end.  Its probe is an ordinary Lua value while
+** the rounds run, and a call hook can take it (debug.getinfo, then the
+** loop's upvalue P) and keep it: the probe must be dead before Q's data
+** goes, closed, off and its map no map, so that a later call measures
+** nothing and passes its values through, as the probe of a closed
+** profiler does (tests/runtime/calibration_probe.lua). */
+static void cal_end(li_prof *Q, li_chunk *c) {
+  if (c != NULL) c->magic = 0;
+  Q->closed = 1;
+  Q->on = 0;
+  set_fast(Q);
+  li_set_cur(Q, NULL, NULL);
+  prof_free_data(Q);
+}
+
 static void calibrate(li_prof *P, lua_State *L) {
   li_prof *Q;           /* scratch profiler: the real probe, own figures */
-  li_chunk *c;
+  li_chunk *c = NULL;
   uint64_t pair[CAL_MAX_ROUNDS], inside[CAL_MAX_ROUNDS];
   uint32_t calls;
   int top = lua_gettop(L), r, w = 2 * CAL_WINDOW;
@@ -1126,7 +1141,7 @@ static void calibrate(li_prof *P, lua_State *L) {
 done:
   P->calibrated = 1;    /* once, whatever happened (an error raised above
                            leaves it for the next start) */
-  prof_free_data(Q);
+  cal_end(Q, c);
   lua_settop(L, top);
 }
 
