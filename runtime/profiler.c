@@ -422,10 +422,38 @@ static li_stack *stack_lookup(li_prof *P, lua_State *L, int idx, lua_State *T) {
   return S;
 }
 
+/* The thread of the last probe (curL) is trusted by its address alone: the
+** probe's fast path compares nothing else.  A coroutine collected while it
+** is curL would leave its address there, and one made at that address
+** before the dead one's stack is finalized (stack_gc runs after the sweep
+** that freed the thread: a finalizer, or any allocation between, can make
+** it) would run on the dead one's stack, under its frames.  So a coroutine
+** becomes curL here only held by the profiler (key &pin_key of its thread
+** table), until another one takes its place: at most one thread is kept
+** alive longer.  A resume sets curL to the coroutine it holds, and back to
+** the resumer when it returns; the main thread lives as long as P.  0 when
+** it cannot be held (no stack space): then it does not become curL
+** (tests/test_runtime.c, thread_at_a_collected_threads_address_*). */
+static const char pin_key;
+
+static int xs_pin(li_prof *P, lua_State *L) {
+  int top = lua_gettop(L), ok;
+  if (L == P->mainL) return 1;
+  if (!lua_checkstack(L, 3)) return 0;
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &li_prof_key);
+  ok = lua_touserdata(L, -1) == P && lua_getiuservalue(L, -1, 1) == LUA_TTABLE;
+  if (ok) {
+    lua_pushthread(L);
+    lua_rawsetp(L, -2, &pin_key);   /* (a light key: weak keys keep it) */
+  }
+  lua_settop(L, top);
+  return ok;
+}
+
 li_stack *li_stack_switch(li_prof *P, lua_State *L) {
   li_stack *S = xs_get(P, L);
   if (S == NULL) S = stack_lookup(P, L, 0, L);
-  if (S != NULL) li_set_cur(P, L, S);
+  if (S != NULL && xs_pin(P, L)) li_set_cur(P, L, S);
   return S;
 }
 
@@ -1097,9 +1125,24 @@ static uint32_t cal_calls(li_prof *P, lua_State *L, int loop, int pr) {
   }
 }
 
+/* The scratch profiler's end.  Its probe is an ordinary Lua value while
+** the rounds run, and a call hook can take it (debug.getinfo, then the
+** loop's upvalue P) and keep it: the probe must be dead before Q's data
+** goes, closed, off and its map no map, so that a later call measures
+** nothing and passes its values through, as the probe of a closed
+** profiler does (tests/runtime/calibration_probe.lua). */
+static void cal_end(li_prof *Q, li_chunk *c) {
+  if (c != NULL) c->magic = 0;
+  Q->closed = 1;
+  Q->on = 0;
+  set_fast(Q);
+  li_set_cur(Q, NULL, NULL);
+  prof_free_data(Q);
+}
+
 static void calibrate(li_prof *P, lua_State *L) {
   li_prof *Q;           /* scratch profiler: the real probe, own figures */
-  li_chunk *c;
+  li_chunk *c = NULL;
   uint64_t pair[CAL_MAX_ROUNDS], inside[CAL_MAX_ROUNDS];
   uint32_t calls;
   int top = lua_gettop(L), r, w = 2 * CAL_WINDOW;
@@ -1148,7 +1191,7 @@ static void calibrate(li_prof *P, lua_State *L) {
 done:
   P->calibrated = 1;    /* once, whatever happened (an error raised above
                            leaves it for the next start) */
-  prof_free_data(Q);
+  cal_end(Q, c);
   lua_settop(L, top);
 }
 
@@ -1376,6 +1419,10 @@ static void set_on(li_prof *P) {
     P->wall += t - P->wall_since;
     li_frames_pause(P, t);
   }
+  /* curL is trusted only while collecting: a coroutine that ran when the
+  ** profiler went off may be gone (xs_pin), so the next probe finds its
+  ** thread again */
+  if (on != P->on) li_set_cur(P, NULL, NULL);
   P->on = on;
   set_fast(P);
 }

@@ -52,9 +52,22 @@ if [[ $(dpkg-query -W -f='${Status}' dpkg-dev 2>/dev/null || true) != "install o
 fi
 [[ $need_update -eq 1 ]] && "${apt[@]}" update -qq
 
+# Fetched into a scratch folder the user _apt may write, then moved into
+# the cache: run as root, apt downloads as _apt, and into a folder _apt
+# cannot write it says "Download is performed unsandboxed as root".
 mkdir -p "$cache"
 echo "lua-source.sh: apt-get source lua5.4 into $cache" >&2
-(cd "$cache" && apt-get source -qq lua5.4 >/dev/null)
+fetch=$(mktemp -d "${TMPDIR:-/tmp}/lua-source.XXXXXX")
+trap 'rm -rf -- "$fetch"' EXIT
+if [[ $(id -u) -eq 0 ]] && id -u _apt >/dev/null 2>&1; then
+  chown _apt "$fetch"
+fi
+chmod 755 "$fetch"
+(cd "$fetch" && apt-get source -qq lua5.4 >/dev/null)
+for f in "$fetch"/*; do
+  rm -rf -- "${cache:?}/$(basename "$f")"
+  mv -- "$f" "$cache"/
+done
 src=$(ls -d "$cache"/lua5.4-5.4.*/src | head -n1)
 [[ -f $src/lstate.h ]] || { echo "lua-source.sh: no lstate.h in $src" >&2; exit 1; }
 echo "$src"

@@ -703,3 +703,146 @@ Test(runtime, probe_upvalues_replaced) {
     lua_close(L);
   }
 }
+
+/* ---- a thread made where a collected one was (issue 18) ----------------- */
+
+/* An allocator that hands a new thread the block of the thread freed last,
+** so that a coroutine is made at the address of one just collected, as
+** malloc often does, but every time.  Lua tells a new object's type in
+** osize (LUA_TTHREAD); the blocks of live threads are remembered to know
+** a thread's block when it is freed. */
+typedef struct reuse_alloc {
+  void *live[64];       /* blocks of the coroutines alive */
+  int nlive;
+  void *kept;           /* the block of the thread freed last, not freed */
+  size_t kept_size;
+  int reused;           /* new threads given a kept block */
+} reuse_alloc;
+
+static void *reuse_allocf(void *ud, void *ptr, size_t osize, size_t nsize) {
+  reuse_alloc *a = ud;
+  if (nsize == 0) {
+    for (int i = 0; ptr != NULL && i < a->nlive; i++)
+      if (a->live[i] == ptr) {
+        a->live[i] = a->live[--a->nlive];
+        free(a->kept);
+        a->kept = ptr;
+        a->kept_size = osize;
+        return NULL;
+      }
+    free(ptr);
+    return NULL;
+  }
+  if (ptr == NULL && osize == LUA_TTHREAD && a->nlive < 64) {
+    void *p = a->kept != NULL && a->kept_size == nsize ? a->kept : malloc(nsize);
+    if (p == a->kept) { a->kept = NULL; a->reused++; }
+    if (p != NULL) a->live[a->nlive++] = p;
+    return p;
+  }
+  return realloc(ptr, nsize);
+}
+
+/* The coroutines below run their body through the host's lua_resume, not
+** through coroutine.resume, so nothing but their probes sees them: the
+** profiler's "thread of the last probe" is the last coroutine that ran. */
+static const char reuse_src[] =
+  "local function c() end\n"
+  "local function a() for _ = 1, 3 do c() end end\n"
+  "local function b() for _ = 1, 3 do c(); coroutine.yield() end end\n"
+  "function A() a() end\n"
+  "function Ay() a(); coroutine.yield() end\n"
+  "function B() b() end\n"
+  "function As() a(); require('luainstr').stop() end\n";
+
+static lua_State *reuse_T2;
+
+/* __gc of an object made after the first coroutine's stack: it runs in the
+** same collection, before that stack's finalizer, after the coroutine's
+** block was freed.  A host starts a new coroutine there. */
+static int spawn_b(lua_State *L) {
+  int nres;
+  luainstr_start(L);            /* (stopped by As; else LUAINSTR_EORDER) */
+  reuse_T2 = lua_newthread(L);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &reuse_T2);       /* keep it */
+  lua_getglobal(reuse_T2, "B");
+  cr_assert_eq(lua_resume(reuse_T2, L, 0, &nres), LUA_YIELD);
+  return 0;
+}
+
+/* The first coroutine runs `body` (A: to its end; Ay: it stays suspended
+** and is dropped), is collected, and a second one made at its address runs
+** B: every call of B, b and c must hang under B's own root, not under the
+** dead coroutine's frames nor on its stack. */
+static void reuse_case(const char *body) {
+  reuse_alloc a = {0};
+  lua_State *L = lua_newstate(reuse_allocf, &a), *T1;
+  li_profile prof;
+  int nres;
+  cr_assert_not_null(L);
+  luaL_openlibs(L);
+  cr_assert_eq(luainstr_open(L), LUAINSTR_OK, "%s", luainstr_errmsg(L));
+  run_with(L, luainstr_loadbufferx, reuse_src, "=reuse");
+  T1 = lua_newthread(L);
+  lua_getglobal(T1, body);
+  if (strcmp(body, "As") == 0) {  /* through coroutine.resume */
+    lua_getglobal(L, "coroutine");
+    lua_getfield(L, -1, "resume");
+    lua_pushvalue(L, -3);
+    cr_assert_eq(lua_pcall(L, 1, 1, 0), LUA_OK);
+    cr_assert(lua_toboolean(L, -1));
+    lua_pop(L, 2);
+  } else {
+    nres = lua_resume(T1, L, 0, &nres);
+    cr_assert_eq(nres, body[1] ? LUA_YIELD : LUA_OK);
+  }
+  lua_pop(L, 1);                                       /* T1 unreachable */
+  lua_newtable(L);                                     /* its finalizer next */
+  lua_newtable(L);
+  lua_pushcfunction(L, spawn_b);
+  lua_setfield(L, -2, "__gc");
+  lua_setmetatable(L, -2);
+  lua_pop(L, 1);
+  lua_gc(L, LUA_GCCOLLECT);
+  /* the block went to the new coroutine (the profiler held none), or the
+  ** profiler held the old coroutine (its block kept, not reused) */
+  cr_assert_eq(a.reused, (void *)reuse_T2 == (void *)T1);
+  cr_assert_eq(lua_resume(reuse_T2, L, 0, &nres), LUA_YIELD);
+  lua_gc(L, LUA_GCCOLLECT);
+  cr_assert_eq(lua_resume(reuse_T2, L, 0, &nres), LUA_YIELD);
+  cr_assert_eq(lua_resume(reuse_T2, L, 0, &nres), LUA_OK);
+  cr_assert_eq(li_snapshot(li_prof_get(L), &prof), 0);
+  uint32_t B = node_of(&prof, "B"), b = node_of(&prof, "local b");
+  uint32_t cb = UINT32_MAX, n_c = 0;
+  for (uint32_t i = 1; i < prof.nnodes; i++) {
+    if (strcmp(prof.funcs[prof.nodes[i].func].name, "local c") != 0) continue;
+    n_c++;
+    if (prof.nodes[i].parent == b) cb = i;
+  }
+  cr_assert_eq(prof.nodes[B].parent, 0, "B hangs under %s",
+               prof.funcs[prof.nodes[prof.nodes[B].parent].func].name);
+  cr_assert_eq(prof.nodes[B].calls, 1);
+  cr_assert_eq(prof.nodes[b].parent, B);
+  cr_assert_eq(prof.nodes[b].calls, 1);
+  cr_assert_eq(prof.nodes[b].errors, 0);
+  cr_assert_neq(cb, UINT32_MAX, "no node of c under b");
+  cr_assert_eq(prof.nodes[cb].calls, 3);
+  cr_assert_eq(n_c, 2, "c in %u contexts (under a and under b only)", n_c);
+  li_snapshot_free(&prof);
+  lua_close(L);
+  free(a.kept);
+}
+
+Test(runtime, thread_at_a_collected_threads_address_finished) {
+  reuse_case("A");
+}
+
+Test(runtime, thread_at_a_collected_threads_address_suspended) {
+  reuse_case("Ay");
+}
+
+/* The coroutine stops the profiler as it ends (a resume then leaves the
+** profiler's "thread of the last probe" alone); a host starts it again in
+** the finalizer that makes the new coroutine. */
+Test(runtime, thread_at_a_collected_threads_address_stopped) {
+  reuse_case("As");
+}

@@ -39,9 +39,9 @@ real_init "busted_specs.sh ($3)" "$1" "$2"
 suite=$3
 lib=$4
 
+need_suite "$suite"
 need_tool busted
 busted=$(command -v busted)
-src=$suites/$suite
 [ -d "$src/spec" ] || { echo "$prog: FAIL: no $src/spec" >&2; exit 1; }
 run=$tmp/run/$suite
 out=$tmp/out

@@ -10,8 +10,8 @@
 # run_timeout, tmp (scratch directory, removed at exit unless LI_KEEP=1).
 
 # real_init PROG LUAPROF SUITES: check the arguments, clean the environment,
-# make the scratch directory.  The suites folder missing is a failure, not
-# a skip: CI must not go green without running them.
+# make the scratch directory.  (A runner that reads SUITES checks it with
+# need_suite.)
 real_init() {
   prog=$1
   prof=$2
@@ -21,13 +21,6 @@ real_init() {
     echo "$prog: FAIL: no luaprof binary at $prof" >&2
     exit 1
   fi
-  if [ ! -d "$suites" ]; then
-    echo "$prog: FAIL: the real-world suites are not at '$suites'" >&2
-    echo "$prog: configure with -DLI_REAL_SUITES=/path/to/real-suites" \
-         "(the folder holding penlight-1.13.1/ and luassert-1.9.0/)" >&2
-    exit 1
-  fi
-  suites=$(cd "$suites" && pwd)
   need_tool lua5.4
   # The installed libraries are what runs, so Lua's default search paths
   # stay; only what could make the two sides differ goes.
@@ -45,6 +38,26 @@ real_init() {
     trap 'rm -rf -- "$tmp"' EXIT
   fi
   trap 'exit 130' INT TERM
+}
+
+# need_suite SUB: the folder SUITES/SUB (a project's release sources, not in
+# this repository) must be there; missing, the test skips (exit 77), or
+# fails when CI is set.  Sets src to its absolute path.
+need_suite() {
+  local sub=$1 proj
+  case $sub in
+    penlight-*) proj="penlight ${sub#penlight-} (github.com/lunarmodules/Penlight, tag ${sub#penlight-})" ;;
+    luassert-*) proj="luassert ${sub#luassert-} (github.com/lunarmodules/luassert, tag v${sub#luassert-})" ;;
+    *) proj=$sub ;;
+  esac
+  if [ ! -d "$suites/$sub" ]; then
+    . "$here/../shared_missing.sh"
+    shared_missing "$prog" "the sources of $sub are not at '$suites/$sub'" \
+      "They are the release sources of $proj, or its LuaRocks" \
+      "source rock, unpacked as $sub/ in ../shared/real-suites beside the project" \
+      "(where CI keeps them), or in the folder given by -DLI_REAL_SUITES=/path."
+  fi
+  src=$(cd "$suites/$sub" && pwd)
 }
 
 # need_tool CMD: fail clearly when a Debian package is missing.

@@ -22,7 +22,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd) || exit 2
 . "$here/common.sh"
 real_init penlight_tests.sh "$1" "$2"
 
-src=$suites/penlight-1.13.1
+need_suite penlight-1.13.1
 [ -d "$src/tests" ] || { echo "$prog: FAIL: no $src/tests" >&2; exit 1; }
 run=$tmp/run/penlight-1.13.1
 only=${LI_ONLY:-*}
