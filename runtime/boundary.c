@@ -193,6 +193,18 @@ static int resume(lua_State *L, lua_State *co, int coidx, int narg) {
   return -1;
 }
 
+/* lua_resetthread(co) from L, co's thread object at coidx: the __close
+** handlers of its pending variables run in co, so they nest under L's top
+** frame as a resume's calls do, and L's stack is current again after. */
+static int reset_thread(lua_State *L, lua_State *co, int coidx) {
+  resume_ctx c;
+  int st;
+  resume_begin(&c, prof_of(L), L, co, coidx);
+  st = lua_resetthread(co);
+  resume_end(&c, L, coidx, 1);   /* (a handler's error leaves its frames) */
+  return st;
+}
+
 static lua_State *check_co(lua_State *L) {
   lua_State *co = lua_tothread(L, 1);
   luaL_argexpected(L, co, 1, "thread");
@@ -223,7 +235,7 @@ static int wrapped(lua_State *L) {
   if (r < 0) {
     int st = lua_status(co);
     if (st != LUA_OK && st != LUA_YIELD) {   /* died: close its tbc vars */
-      st = lua_resetthread(co);
+      st = reset_thread(L, co, lua_upvalueindex(1));
       lua_xmove(co, L, 1);
     }
     if (st != LUA_ERRMEM && lua_type(L, -1) == LUA_TSTRING) {
@@ -307,7 +319,7 @@ static int li_close(lua_State *L) {
       li_stack_close(P, C, 0, C->suspended ? C->susp_since
                                            : li_clock_ticks(&P->clock), 0);
   }
-  st = lua_resetthread(co);
+  st = reset_thread(L, co, 1);
   if (st == LUA_OK) {
     lua_pushboolean(L, 1);
     return 1;

@@ -83,6 +83,7 @@ int li_load(lua_State *L, const char *buff, size_t sz, const char *name,
   j.r = NULL;
   j.buff = buff;
   j.sz = sz;
+  if (P != NULL) P->loads++;
   if (sz > 0 && buff[0] == LUA_SIGNATURE[0]) {       /* binary */
     status = luaL_loadbufferx(L, buff, sz, name, mode);
     if (status == LUA_OK) status = attach_probe(L, &j);

@@ -174,6 +174,7 @@ struct li_prof {
   li_stack *cur;        /* its stack */
   lua_State *fastL;     /* curL when fast, else NULL: the fast path's one
                            test (li_set_cur keeps the three together) */
+  uint64_t loads;       /* chunks that went through the loader (li_load) */
   uint64_t outside;     /* functions a dump found reachable from chunks
                            compiled without the loader (li_loader_scan)... */
   char outside_chunk[96];   /* ...one of those chunks, by name */

@@ -128,9 +128,9 @@ static int notes(const li_prof *P, li_profile *out) {
   int n = 0;
   size_t len = P->warnings != NULL ? strlen(P->warnings) : 0;
   char *w;
-  if (P->nfn == 0)
-    snprintf(buf[n++], sizeof buf[0], "no function of user code was "
-             "instrumented: chunks that C code loads with luaL_dofile, "
+  if (P->loads == 0)
+    snprintf(buf[n++], sizeof buf[0], "no chunk went through the "
+             "profiler's loader: chunks that C code loads with luaL_dofile, "
              "luaL_loadfile, luaL_dostring, luaL_loadstring or lua_load "
              "reach the profiler only through its wrappers: " WRAP_HOW "\n");
   else if (P->outside > 0)
