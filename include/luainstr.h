@@ -122,10 +122,15 @@ LUAINSTR_API int (luainstr_reset)(struct lua_State *L);
 **               only matching chunks are instrumented (may repeat)
 **   "exclude"   glob: matching chunks are not instrumented (may repeat)
 **   "clear_patterns"  value ignored: forget include/exclude patterns
-**   "trace"     "on" (1,000,000 events, 24 MB), "off", or a number of
-**               events: record every call's start and end (and coroutine
-**               yields and resumes) for the `chrome` format; when the
-**               buffer is full later events are dropped and counted
+**   "trace"     "on" (1,000,000 events of 24 bytes: 24 MB), "off", or a
+**               number of events: record every call's start and end (and
+**               coroutine yields and resumes) for the `chrome` format.
+**               What a full buffer keeps: "first [N]" its first events
+**               (later ones are dropped and counted), "recent [N]" (or
+**               "recent:N") the most recent ones, a flight recorder (a
+**               ring: the oldest are overwritten and counted); "on" or a
+**               bare N: the recent ones if frame mode is on when the
+**               buffer first fills, else the first ones
 **   "frames"    "on" (a ring buffer of 36,000 frame summaries: 10 minutes
 **               at 60 fps, 1.7 MB), "off", or a number of frames: frame
 **               marking (luainstr_frame, p.frame); off by default

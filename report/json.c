@@ -83,10 +83,10 @@ static void put_summary(FILE *f, const li_profile *p) {
   }
   fprintf(f, ", \"open_frames\": %" PRIu32 ", \"tracing\": %s, \"events\": %"
           PRIu64 ", \"events_dropped\": %" PRIu64 ", \"trace_capacity\": %"
-          PRIu64 ",\n",
+          PRIu64 ", \"trace_recent\": %s,\n",
           p->open_frames, boolean(p->tracing),
           p->events != NULL ? p->nevents : 0, p->events_dropped,
-          p->trace_capacity);
+          p->trace_capacity, boolean(p->trace_recent));
   fprintf(f, "              \"framing\": %s, \"frames_marked\": %" PRIu64
           ", \"frame_capacity\": %" PRIu64 ", \"spike_factor\": ",
           boolean(p->framing), p->frames_marked, p->frame_capacity);

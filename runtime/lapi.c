@@ -176,6 +176,30 @@ static int parse_count(const char *value, uint64_t max, uint64_t *out) {
   return 1;
 }
 
+/* "trace": off, or [first | recent] [N]: a buffer of N events (default
+** LI_TRACE_DEFAULT) that keeps, once full, its first events, its most
+** recent ones, or (neither word, "on") the recent ones in frame mode. */
+static int set_trace(li_prof *P, const char *value) {
+  uint64_t cap = LI_TRACE_DEFAULT;
+  int keep = LI_KEEP_AUTO;
+  const char *v = value != NULL ? value : "on";
+  if (strcmp(v, "off") == 0) cap = 0;
+  else if (strcmp(v, "on") != 0) {
+    if (strncmp(v, "first", 5) == 0) keep = LI_KEEP_FIRST, v += 5;
+    else if (strncmp(v, "recent", 6) == 0) keep = LI_KEEP_RECENT, v += 6;
+    if (keep != LI_KEEP_AUTO && (*v == ' ' || *v == ':')) v++;
+    else if (keep != LI_KEEP_AUTO && *v != '\0') v = "?";
+    if ((keep == LI_KEEP_AUTO || *v != '\0') &&
+        (!parse_count(v, LI_TRACE_MAX, &cap) || (cap == 0 && keep)))
+      return fail(P, LUAINSTR_EARG, "option 'trace' takes on, off, first, "
+                  "recent, a number of events (at most 100000000; 0: off), "
+                  "or first N or recent N, not '%s'", value);
+  }
+  if (!li_prof_set_trace(P, cap, keep))
+    return fail(P, LUAINSTR_EMEM, "not enough memory for the trace%s", "");
+  return LUAINSTR_OK;
+}
+
 /* "frames": on (LI_FRAMES_DEFAULT), off, or a ring size in frames. */
 static int set_frames(lua_State *L, li_prof *P, const char *value) {
   uint64_t cap = LI_FRAMES_DEFAULT;
@@ -250,22 +274,7 @@ int (luainstr_set_option)(lua_State *L, const char *name, const char *value) {
       return fail(P, LUAINSTR_EMEM, "not enough memory%s", "");
     return LUAINSTR_OK;
   }
-  if (strcmp(name, "trace") == 0) {
-    /* "on" (a buffer of LI_TRACE_DEFAULT events), "off", or a size */
-    uint64_t cap = LI_TRACE_DEFAULT;
-    if (value != NULL && strcmp(value, "off") == 0) cap = 0;
-    else if (value != NULL && strcmp(value, "on") != 0) {
-      char *end;
-      unsigned long long v = strtoull(value, &end, 10);
-      if (end == value || *end != '\0' || value[0] == '-' || v > LI_TRACE_MAX)
-        return fail(P, LUAINSTR_EARG, "option 'trace' takes on, off or a "
-                    "number of events (at most 100000000), not '%s'", value);
-      cap = (uint64_t)v;
-    }
-    if (!li_prof_set_trace(P, cap))
-      return fail(P, LUAINSTR_EMEM, "not enough memory for the trace%s", "");
-    return LUAINSTR_OK;
-  }
+  if (strcmp(name, "trace") == 0) return set_trace(P, value);
   if (strcmp(name, "clear_patterns") == 0) {
     li_prof_clear_patterns(P);
     return LUAINSTR_OK;
@@ -533,14 +542,16 @@ static int l_dump_to(lua_State *L) {
   return result(L, P, dump(P, format, path, NULL, NULL));
 }
 
-/* p.trace([events | false]) -> true: trace mode on with a buffer of that
-** many events (default 1,000,000), or off */
+/* p.trace([events | false | "first N" | "recent N"]) -> true: trace mode
+** on with a buffer of that many events (default 1,000,000), or off; a
+** string is the option's value */
 static int l_trace(lua_State *L) {
   li_prof *P = lprof(L);
   char buf[32];
   const char *v = "on";
   if (P == NULL) return closing(L);
   if (lua_isboolean(L, 1)) v = lua_toboolean(L, 1) ? "on" : "off";
+  else if (lua_type(L, 1) == LUA_TSTRING) v = lua_tostring(L, 1);
   else if (!lua_isnoneornil(L, 1)) {
     lua_Integer n = luaL_checkinteger(L, 1);
     luaL_argcheck(L, n >= 0 && n <= (lua_Integer)LI_TRACE_MAX, 1,
