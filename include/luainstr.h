@@ -196,6 +196,18 @@ LUAINSTR_API int (luainstr_frame)(struct lua_State *L);
 LUAINSTR_API int (luainstr_zone_begin)(struct lua_State *L, const char *name);
 LUAINSTR_API int (luainstr_zone_end)(struct lua_State *L);
 
+/* An idle span: the host's sleep or vsync wait, between idle_begin and
+** idle_end (Lua: p.idle_begin(), p.idle_end()).  It is the zone "idle"
+** (the function that waits is not charged for it as self time; the tree
+** shows where it waits), and in frame mode each frame's idle time is kept
+** apart from its busy time, which is what the spike rule reads, so a
+** spike inside the frame budget is found.  One at a time (LUAINSTR_EORDER
+** for a second begin, or an end with none open), begun and ended in one
+** function as a zone is; outside frame mode only the zone is recorded;
+** while the profiler does not collect, nothing (LUAINSTR_OK). */
+LUAINSTR_API int (luainstr_idle_begin)(struct lua_State *L);
+LUAINSTR_API int (luainstr_idle_end)(struct lua_State *L);
+
 /* Write the profile in a format ("text", "csv", "folded", "folded-calls",
 ** "callgrind", "chrome", "html", "json", "folded-alloc") to path, or to
 ** stderr when path is NULL.  A regular file is replaced atomically (never left half

@@ -72,7 +72,15 @@ typedef struct li_pframe {
   uint64_t alloc_bytes; /* memory mode: bytes allocated in it */
   uint32_t spike;       /* index in li_profile.spikes + 1 when its call tree
                            was kept (a spike), else 0 */
+  uint64_t idle_ns;     /* of its duration, in idle spans (luainstr_idle_begin:
+                           the host's sleep, vsync); the rest is its busy
+                           time (li_frame_busy), what the spike rule reads */
 } li_pframe;
+
+/* A frame's busy time: its duration less its idle spans. */
+static inline uint64_t li_frame_busy(const li_pframe *fr) {
+  return fr->duration_ns > fr->idle_ns ? fr->duration_ns - fr->idle_ns : 0;
+}
 
 /* A spike frame's own call tree: what ran in it, in the shape of the whole
 ** run's tree (nodes[0] is the root, parents before children, func indexes

@@ -409,6 +409,38 @@ int (luainstr_zone_end)(lua_State *L) {
   return LUAINSTR_OK;
 }
 
+static int idle_end(li_prof *P) {
+  int r = li_idle_end(P);
+  return r == LUAINSTR_EORDER && !P->on ? LUAINSTR_OK : r;
+}
+
+/* Idle spans: the C API (the stack of a coroutine may have to be made). */
+static int idle_api(lua_State *L, int begin) {
+  li_prof *P = L != NULL ? li_prof_get(L) : NULL;
+  li_stack *S;
+  int r;
+  if (P == NULL) return LUAINSTR_EORDER;
+  /* not collecting: nothing, but a span begun before a stop still ends */
+  if (!begin) r = idle_end(P);
+  else if (!P->on) r = LUAINSTR_OK;
+  else if ((S = api_stack(P, L)) == NULL) r = LUAINSTR_EMEM;
+  else r = li_idle_begin(P, L, S);
+  if (r == LUAINSTR_EORDER)
+    return fail(P, r, begin ? "idle_begin: an idle span is open already%s"
+                            : "idle_end: no idle span is open%s", "");
+  if (r == LUAINSTR_EMEM)
+    return fail(P, r, "idle_begin: not enough memory%s", "");
+  return r;
+}
+
+int (luainstr_idle_begin)(lua_State *L) {
+  return idle_api(L, 1);
+}
+
+int (luainstr_idle_end)(lua_State *L) {
+  return idle_api(L, 0);
+}
+
 const char *(luainstr_errmsg)(lua_State *L) {
   li_prof *P;
   /* the header promises NULL for no state; li_prof_get(NULL) would crash */
@@ -679,6 +711,34 @@ static int l_zone(lua_State *L) {
   return 1;
 }
 
+/* p.idle_begin(), p.idle_end() -> true, or nil and a message (one is
+** open already / none is): an idle span, the host's wait */
+static int l_idle(lua_State *L, int begin) {
+  li_prof *P = li_prof_get(L);
+  li_stack *S;
+  int r = LUAINSTR_OK;
+  if (P != NULL) {
+    if (!begin) r = idle_end(P);
+    else if (!P->on) r = LUAINSTR_OK;
+    else if ((S = li_stack_of(P, L)) == NULL) r = LUAINSTR_EMEM;
+    else r = li_idle_begin(P, L, S);
+    if (r == LUAINSTR_EORDER)
+      fail(P, r, begin ? "idle_begin: an idle span is open already%s"
+                       : "idle_end: no idle span is open%s", "");
+    else if (r == LUAINSTR_EMEM)
+      fail(P, r, "idle_begin: not enough memory%s", "");
+  }
+  return P != NULL ? result(L, P, r) : (lua_pushboolean(L, 1), 1);
+}
+
+static int l_idle_begin(lua_State *L) {
+  return l_idle(L, 1);
+}
+
+static int l_idle_end(lua_State *L) {
+  return l_idle(L, 0);
+}
+
 /* p.running() -> is it collecting? */
 static int l_running(lua_State *L) {
   li_prof *P = lprof(L);
@@ -711,6 +771,8 @@ static const luaL_Reg module_funcs[] = {
   {"zone_begin", l_zone_begin},
   {"zone_end", l_zone_end},
   {"zone", l_zone},
+  {"idle_begin", l_idle_begin},
+  {"idle_end", l_idle_end},
   {NULL, NULL}
 };
 

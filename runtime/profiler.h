@@ -197,6 +197,7 @@ struct li_prof {
     uint32_t func;      /* checked by content, so a name reused at an   */
   } zcache[16];         /* address is never taken for another */
   li_frames *frames;    /* frame mode (NULL: off) */
+  uint64_t idle_serial; /* the open idle span's zone (frames.c), 0: none */
   double spike_factor;  /* a spike: longer than this x the running median */
   uint64_t spike_min_ns;    /* and than this */
   uint32_t spike_keep;  /* trees of the slowest spikes kept */
@@ -322,6 +323,11 @@ void li_frames_wake(li_prof *P, li_stack *S);
 /* Forget every frame (reset); free everything (state closing). */
 void li_frames_clear(li_prof *P);
 void li_frames_free(li_prof *P);
+/* Idle spans (the zone "idle", its time kept apart in frames): begin one
+** in the running thread L (S its stack), end the open one; status codes
+** (LUAINSTR_EORDER: one is open already / none is). */
+int li_idle_begin(li_prof *P, lua_State *L, li_stack *S);
+int li_idle_end(li_prof *P);
 /* Its part of the model (frames, spikes): 0 or -1 (no memory). */
 int li_frames_snapshot(const li_prof *P, li_profile *out, double ns_per_tick);
 void li_frames_snapshot_free(li_profile *out);

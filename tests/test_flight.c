@@ -201,3 +201,115 @@ Test(trace, bad_values) {
   cr_assert_eq(sizeof(li_pevent), 24, "the size the header states");
   lua_close(L);
 }
+
+/* ---- idle spans ------------------------------------------------------------ */
+
+#define MS 1000000.0
+
+static double rel(double got, double truth) {
+  return fabs(got - truth) / truth;
+}
+
+static const li_pfunc *func(const li_profile *p, const char *name) {
+  for (uint32_t i = 0; i < p->nfuncs; i++)
+    if (strcmp(p->funcs[i].name, name) == 0) return &p->funcs[i];
+  cr_assert_fail("no function '%s' in the profile", name);
+  return NULL;
+}
+
+/* 100 frames of 0.5 ms of work and 16 ms of waiting for vsync; frames
+** 10, 50 and 90 work 3 ms more: 19.5 ms frames among 16.5 ms ones, under
+** twice the median frame, but six times the median busy time. */
+static const char vsync[] =
+  "local p = require 'luainstr'\n"
+  "local function work() spin(500000) end\n"
+  "local function hitch() spin(3000000) end\n"
+  "local function wait()\n"
+  "  assert(p.idle_begin()); spin(16000000); assert(p.idle_end())\n"
+  "end\n"
+  "for i = 1, 100 do\n"
+  "  work()\n"
+  "  if i == 10 or i == 50 or i == 90 then hitch() end\n"
+  "  wait()\n"
+  "  p.frame()\n"
+  "end\n";
+
+Test(idle, spikes_read_busy_time) {
+  lua_State *L = state("frames", "on", NULL);
+  li_profile p;
+  run(L, vsync);
+  snap(L, &p);
+  cr_assert_eq(p.nframes, 100);
+  cr_assert_eq(p.spikes_seen, 3, "%llu spikes", (unsigned long long)p.spikes_seen);
+  cr_assert_eq(p.nspikes, 3);
+  for (uint64_t i = 0; i < p.nframes; i++) {
+    const li_pframe *f = &p.frames[i];
+    int spike = f->index == 10 || f->index == 50 || f->index == 90;
+    double busy = spike ? 3.5 * MS : 0.5 * MS;
+    cr_assert_eq(f->spike != 0, spike, "frame %llu", (unsigned long long)f->index);
+    cr_assert(rel((double)li_frame_busy(f), busy) < 0.05, "frame %llu: busy %llu ns",
+              (unsigned long long)f->index, (unsigned long long)li_frame_busy(f));
+    cr_assert(rel((double)f->idle_ns, 16 * MS) < 0.05, "frame %llu: idle %llu ns",
+              (unsigned long long)f->index, (unsigned long long)f->idle_ns);
+  }
+  /* the wait is the zone "idle", not wait's own time */
+  cr_assert(rel((double)func(&p, "zone idle")->self_ns, 1600 * MS) < 0.05);
+  cr_assert_eq(func(&p, "zone idle")->calls, 100);
+  cr_assert_lt(func(&p, "local wait")->self_ns, (uint64_t)(1 * MS),
+               "wait charged %llu ns", (unsigned long long)func(&p, "local wait")->self_ns);
+  li_snapshot_free(&p);
+  lua_close(L);
+}
+
+/* From C, around the host's own wait, outside any Lua call; a span open
+** at a mark is split there; nesting and ends without a begin refused. */
+Test(idle, from_c_and_across_marks) {
+  lua_State *L = state("frames", "on", NULL);
+  li_profile p;
+  run(L, "function update() spin(1000000) end");
+  for (int i = 0; i < 20; i++) {
+    lua_getglobal(L, "update");
+    cr_assert_eq(lua_pcall(L, 0, 0, 0), LUA_OK);
+    cr_assert_eq(luainstr_idle_begin(L), LUAINSTR_OK);
+    cr_assert_eq(luainstr_idle_begin(L), LUAINSTR_EORDER);
+    vtime += 5000000;
+    if (i == 10) {                 /* a mark inside the wait: 5 + 5 ms */
+      cr_assert_eq(luainstr_frame(L), LUAINSTR_OK);
+      vtime += 5000000;
+    }
+    cr_assert_eq(luainstr_idle_end(L), LUAINSTR_OK);
+    if (i != 10) cr_assert_eq(luainstr_frame(L), LUAINSTR_OK);
+  }
+  cr_assert_eq(luainstr_idle_end(L), LUAINSTR_EORDER);
+  cr_assert_not_null(strstr(luainstr_errmsg(L), "no idle span"));
+  snap(L, &p);
+  cr_assert_eq(p.nframes, 20);
+  for (uint64_t i = 1; i < p.nframes; i++) {
+    const li_pframe *f = &p.frames[i];
+    double idle = f->index == 12 ? 10 * MS : 5 * MS;  /* 5 ms of 11's */
+    cr_assert(rel((double)f->idle_ns, idle) < 0.05, "frame %llu: idle %llu",
+              (unsigned long long)f->index, (unsigned long long)f->idle_ns);
+    cr_assert(rel((double)li_frame_busy(f), 1 * MS) < 0.05, "frame %llu: busy %llu",
+              (unsigned long long)f->index, (unsigned long long)li_frame_busy(f));
+  }
+  cr_assert_eq(p.spikes_seen, 0);
+  li_snapshot_free(&p);
+  lua_close(L);
+}
+
+/* Outside frame mode an idle span is the zone only; not collecting, it is
+** nothing. */
+Test(idle, without_frames) {
+  lua_State *L = state(NULL);
+  li_profile p;
+  run(L, "local p = require 'luainstr'\n"
+         "for i = 1, 4 do assert(p.idle_begin()); spin(2000000); assert(p.idle_end()) end\n"
+         "assert(p.idle_end() == nil)\n"
+         "p.stop(); assert(p.idle_begin()); assert(p.idle_end()); p.start()\n");
+  snap(L, &p);
+  cr_assert(rel((double)func(&p, "zone idle")->self_ns, 8 * MS) < 0.05);
+  cr_assert_eq(func(&p, "zone idle")->calls, 4);
+  cr_assert_eq(p.nframes, 0);
+  li_snapshot_free(&p);
+  lua_close(L);
+}
