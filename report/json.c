@@ -153,10 +153,11 @@ static void put_frames(FILE *f, const li_profile *p) {
   for (uint64_t i = 0; i < n; i++) {
     const li_pframe *fr = &p->frames[i];
     fprintf(f, "%s\n    {\"index\": %" PRIu64 ", \"start_ns\": %" PRIu64
-            ", \"duration_ns\": %" PRIu64 ", \"calls\": %" PRIu64
+            ", \"duration_ns\": %" PRIu64 ", \"busy_ns\": %" PRIu64
+            ", \"idle_ns\": %" PRIu64 ", \"calls\": %" PRIu64
             ", \"alloc_bytes\": %" PRIu64 ", \"spike\": %s}", i ? "," : "",
-            fr->index, fr->start_ns, fr->duration_ns, fr->calls,
-            fr->alloc_bytes, boolean(fr->spike != 0));
+            fr->index, fr->start_ns, fr->duration_ns, li_frame_busy(fr),
+            fr->idle_ns, fr->calls, fr->alloc_bytes, boolean(fr->spike != 0));
   }
   fputs(n ? "\n  ],\n" : "],\n", f);
 }

@@ -313,3 +313,33 @@ Test(idle, without_frames) {
   li_snapshot_free(&p);
   lua_close(L);
 }
+
+/* The text summary gives busy figures, json each frame's busy and idle. */
+Test(idle, in_the_reports) {
+  lua_State *L = state("frames", "on", NULL);
+  li_profile p;
+  char *out = NULL;
+  size_t n = 0;
+  run(L, vsync);
+  snap(L, &p);
+  cr_assert_eq(li_report_to_string(&p, "text", &out, &n), 0);
+  cr_assert_not_null(strstr(out, "\n  busy (less idle spans): mean 59"), "%s", out);
+  cr_assert_not_null(strstr(out, ", p50 50"), "%s", out);   /* 500 us busy */
+  cr_assert_not_null(strstr(out, "; idle: mean 16.0 ms\n"), "%s", out);
+  free(out);
+  cr_assert_eq(li_report_to_string(&p, "json", &out, &n), 0);
+  cr_assert_not_null(strstr(out, "{\"index\": 10, "), "%s", out);
+  {
+    const char *f10 = strstr(out, "{\"index\": 10, ");
+    unsigned long long busy = 0, idle = 0;
+    const char *b = strstr(f10, "\"busy_ns\": "), *i = strstr(f10, "\"idle_ns\": ");
+    cr_assert(b != NULL && i != NULL);
+    sscanf(b + 11, "%llu", &busy);
+    sscanf(i + 11, "%llu", &idle);
+    cr_assert(rel((double)busy, 3.5 * MS) < 0.05, "%llu", busy);
+    cr_assert(rel((double)idle, 16 * MS) < 0.05, "%llu", idle);
+  }
+  free(out);
+  li_snapshot_free(&p);
+  lua_close(L);
+}
