@@ -49,7 +49,10 @@ enum {
   LUAINSTR_EORDER = 1,  /* wrong order (stop when not running, no profiler) */
   LUAINSTR_EARG = 2,    /* bad argument (unknown format or option) */
   LUAINSTR_EIO = 3,     /* the report could not be written */
-  LUAINSTR_EMEM = 4     /* out of memory */
+  LUAINSTR_EMEM = 4,    /* out of memory */
+  LUAINSTR_EEMPTY = 5   /* luainstr_dump: written (and valid), but it holds
+                           nothing: e.g. chrome without trace mode, frames
+                           or zones; the message says what to turn on */
 };
 
 /* ---- the swappable loader ------------------------------------------------
@@ -134,9 +137,10 @@ LUAINSTR_API int (luainstr_reset)(struct lua_State *L);
 **   "frames"    "on" (a ring buffer of 36,000 frame summaries: 10 minutes
 **               at 60 fps, 1.7 MB), "off", or a number of frames: frame
 **               marking (luainstr_frame, p.frame); off by default
-**   "spike_factor"  a frame is a spike when it lasts longer than this
-**               many times the median of the 63 frames before it (and
-**               than "spike_ms"); default "2"
+**   "spike_factor"  a frame is a spike when it is busy (its duration
+**               less its idle spans, luainstr_idle_begin) longer than this
+**               many times the median busy time of the 63 frames before it
+**               (and than "spike_ms"); default "2"
 **   "spike_ms"  ... and longer than this many milliseconds (default "0")
 **   "spikes"    call trees kept: those of the slowest spikes (default
 **               "16", at most 1024); a slower spike replaces the fastest
@@ -211,7 +215,11 @@ LUAINSTR_API int (luainstr_idle_end)(struct lua_State *L);
 /* Write the profile in a format ("text", "csv", "folded", "folded-calls",
 ** "callgrind", "chrome", "html", "json", "folded-alloc") to path, or to
 ** stderr when path is NULL.  A regular file is replaced atomically (never left half
-** written); anything else (/dev/stderr, a pipe) is written to directly. */
+** written); anything else (/dev/stderr, a pipe) is written to directly.
+** LUAINSTR_EEMPTY: the report was written but holds nothing (a `chrome`
+** trace without trace events or frames: it is still a valid, empty
+** trace); luainstr_errmsg says what to turn on.  From Lua, p.dump and
+** p.dump_to then return their usual value and that message second. */
 LUAINSTR_API int (luainstr_dump)(struct lua_State *L, const char *format,
                                 const char *path);
 

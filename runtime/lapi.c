@@ -298,6 +298,22 @@ int (luainstr_set_option)(lua_State *L, const char *name, const char *value) {
   return fail(P, LUAINSTR_EARG, "unknown option '%s'", name);
 }
 
+/* A report that holds nothing (written all the same: a valid, empty
+** document) is said so, with what to turn on.  Only a chrome trace can
+** be: every other format has at least the run's summary. */
+static int empty_report(li_prof *P, const li_profile *prof, const char *format) {
+  if (strcmp(format, "chrome") != 0 || prof->nevents > 0 || prof->nframes > 0)
+    return LUAINSTR_OK;
+  if (prof->tracing)
+    return fail(P, LUAINSTR_EEMPTY, "the chrome trace holds nothing: trace "
+                "mode recorded no event (no instrumented function ran since "
+                "it was turned on, or its chunks were excluded)%s", "");
+  return fail(P, LUAINSTR_EEMPTY, "the chrome trace holds nothing: trace "
+              "mode was off (turn it on before the run: option 'trace', "
+              "p.trace(), luaprof --trace) and no frames were marked "
+              "(option 'frames' with luainstr_frame or p.frame())%s", "");
+}
+
 /* Snapshot P and hand it to the writer: path (NULL: stderr) or string. */
 static int dump(li_prof *P, const char *format, const char *path,
                 char **str, size_t *len) {
@@ -324,6 +340,7 @@ static int dump(li_prof *P, const char *format, const char *path,
   } else if (li_report_to_path(&prof, format, path, err, sizeof err) != 0) {
     r = fail(P, LUAINSTR_EIO, "%s", err);
   }
+  if (r == LUAINSTR_OK) r = empty_report(P, &prof, format);
   li_snapshot_free(&prof);
   return r;
 }
@@ -548,7 +565,15 @@ static char **push_box(lua_State *L) {
   return box;
 }
 
-/* p.dump([format]) -> the report as a string */
+/* The second value of p.dump and p.dump_to for a report that holds
+** nothing: the message. */
+static int empty_note(lua_State *L, li_prof *P) {
+  lua_pushfstring(L, "luainstr: %s", P->errmsg);
+  return 2;
+}
+
+/* p.dump([format]) -> the report as a string (and a message when it holds
+** nothing, LUAINSTR_EEMPTY) */
 static int l_dump(lua_State *L) {
   li_prof *P = lprof(L);
   const char *format = check_format(L, 1);
@@ -558,20 +583,26 @@ static int l_dump(lua_State *L) {
   if (P == NULL) return closing(L);
   box = push_box(L);
   r = dump(P, format, NULL, box, &n);
-  if (r != LUAINSTR_OK) return result(L, P, r);
+  if (r != LUAINSTR_OK && r != LUAINSTR_EEMPTY) return result(L, P, r);
   lua_pushlstring(L, *box, n);
   free(*box);
   *box = NULL;
-  return 1;
+  return r == LUAINSTR_EEMPTY ? empty_note(L, P) : 1;
 }
 
-/* p.dump_to(path [, format]) -> true, or nil and a message */
+/* p.dump_to(path [, format]) -> true, or nil and a message; true and a
+** message when the report holds nothing (written all the same) */
 static int l_dump_to(lua_State *L) {
   li_prof *P = lprof(L);
   const char *path = luaL_checkstring(L, 1);
   const char *format = check_format(L, 2);
+  int r;
   if (P == NULL) return closing(L);
-  return result(L, P, dump(P, format, path, NULL, NULL));
+  r = dump(P, format, path, NULL, NULL);
+  if (r != LUAINSTR_EEMPTY) return result(L, P, r);
+  lua_pushboolean(L, 1);
+  empty_note(L, P);
+  return 2;
 }
 
 /* p.trace([events | false | "first N" | "recent N"]) -> true: trace mode

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <lauxlib.h>
 #include <lualib.h>
@@ -342,4 +343,101 @@ Test(idle, in_the_reports) {
   free(out);
   li_snapshot_free(&p);
   lua_close(L);
+}
+
+/* ---- a report that holds nothing ------------------------------------------- */
+
+static int file_check(const char *path, const char *check) {
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd,
+           "python3 -c 'import json,sys\n"
+           "d = json.load(open(sys.argv[1]))\n"
+           "ev = d[\"traceEvents\"]\n"
+           "%s' %s", check, path);
+  return system(cmd);
+}
+
+/* chrome without trace mode or frames: written, valid, and said so. */
+Test(empty, chrome_without_trace_or_frames) {
+  lua_State *L = state(NULL);
+  char path[] = "/tmp/li-empty-XXXXXX";
+  int fd = mkstemp(path);
+  close(fd);
+  run(L, "local function f() spin(1000) end f()");
+  cr_assert_eq(luainstr_dump(L, "chrome", path), LUAINSTR_EEMPTY);
+  cr_assert_not_null(strstr(luainstr_errmsg(L), "trace mode was off"), "%s",
+                     luainstr_errmsg(L));
+  cr_assert_not_null(strstr(luainstr_errmsg(L), "'trace'"));
+  cr_assert_eq(file_check(path, "assert ev == [] and d[\"otherData\"][\"tracing\"] is False\n"), 0);
+  /* other formats have the summary at least */
+  cr_assert_eq(luainstr_dump(L, "json", path), LUAINSTR_OK);
+  /* the Lua API: the usual value, and the message second */
+  run(L, "local p = require 'luainstr'\n"
+         "local s, msg = p.dump('chrome')\n"
+         "assert(s:find('traceEvents', 1, true) and msg:find('holds nothing', 1, true))\n");
+  {
+    static const char chrome[] = "return require('luainstr').dump_to(..., 'chrome')";
+    static const char text[] = "return require('luainstr').dump_to(..., 'text')";
+    lua_settop(L, 0);
+    cr_assert_eq(luainstr_loadbufferx(L, chrome, strlen(chrome), "=d", "t"), LUA_OK);
+    lua_pushstring(L, path);
+    cr_assert_eq(lua_pcall(L, 1, LUA_MULTRET, 0), LUA_OK, "%s", lua_tostring(L, -1));
+    cr_assert_eq(lua_gettop(L), 2);
+    cr_assert_eq(lua_toboolean(L, 1), 1);
+    cr_assert_not_null(strstr(lua_tostring(L, 2), "holds nothing"));
+    lua_settop(L, 0);
+    cr_assert_eq(luainstr_loadbufferx(L, text, strlen(text), "=d", "t"), LUA_OK);
+    lua_pushstring(L, path);
+    cr_assert_eq(lua_pcall(L, 1, LUA_MULTRET, 0), LUA_OK);
+    cr_assert_eq(lua_gettop(L), 1, "text: just true");
+  }
+  remove(path);
+  lua_close(L);
+}
+
+/* Frames alone, or trace events, are something: OK. */
+Test(empty, frames_or_events_are_something) {
+  lua_State *L = state("frames", "on", NULL);
+  run(L, "local p = require 'luainstr'\n"
+         "for i = 1, 3 do spin(1000000); p.frame() end\n");
+  cr_assert_eq(luainstr_dump(L, "chrome", "/dev/null"), LUAINSTR_OK, "%s",
+               luainstr_errmsg(L));
+  lua_close(L);
+  L = state("trace", "on", NULL);
+  cr_assert_eq(luainstr_dump(L, "chrome", "/dev/null"), LUAINSTR_EEMPTY);
+  cr_assert_not_null(strstr(luainstr_errmsg(L), "recorded no event"));
+  run(L, "local function f() spin(1000) end f()");
+  cr_assert_eq(luainstr_dump(L, "chrome", "/dev/null"), LUAINSTR_OK);
+  lua_close(L);
+}
+
+/* luaprof warns on stderr and exits 0 (the report is written). */
+Test(empty, luaprof_warns) {
+  char dir[] = "/tmp/li-empty-XXXXXX", cmd[1024], *err;
+  FILE *f;
+  long len;
+  cr_assert_not_null(mkdtemp(dir));
+  snprintf(cmd, sizeof cmd, "%s/s.lua", dir);
+  f = fopen(cmd, "w");
+  fputs("local function f() return 1 end f()\n", f);
+  fclose(f);
+  snprintf(cmd, sizeof cmd, "cd %s && %s/luaprof -f chrome --exclude '*' -o t.json s.lua "
+           "2>err.txt", dir, LI_BIN_DIR);
+  cr_assert_eq(system(cmd), 0, "luaprof failed");
+  snprintf(cmd, sizeof cmd, "%s/err.txt", dir);
+  f = fopen(cmd, "r");
+  cr_assert_not_null(f);
+  fseek(f, 0, SEEK_END);
+  len = ftell(f);
+  rewind(f);
+  err = calloc(1, (size_t)len + 1);
+  cr_assert_eq(fread(err, 1, (size_t)len, f), (size_t)len);
+  fclose(f);
+  cr_assert_not_null(strstr(err, "luaprof: warning: the chrome trace holds nothing"), "%s", err);
+  cr_assert_eq(strchr(err, '\n'), err + len - 1, "one line: %s", err);
+  free(err);
+  snprintf(cmd, sizeof cmd, "%s/t.json", dir);
+  cr_assert_eq(file_check(cmd, "assert ev == []\n"), 0);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  cr_assert_eq(system(cmd), 0);
 }
