@@ -49,7 +49,10 @@ enum {
   LUAINSTR_EORDER = 1,  /* wrong order (stop when not running, no profiler) */
   LUAINSTR_EARG = 2,    /* bad argument (unknown format or option) */
   LUAINSTR_EIO = 3,     /* the report could not be written */
-  LUAINSTR_EMEM = 4     /* out of memory */
+  LUAINSTR_EMEM = 4,    /* out of memory */
+  LUAINSTR_EEMPTY = 5   /* luainstr_dump: written (and valid), but it holds
+                           nothing: e.g. chrome without trace mode, frames
+                           or zones; the message says what to turn on */
 };
 
 /* ---- the swappable entry points --------------------------------------
@@ -166,16 +169,22 @@ LUAINSTR_API int (luainstr_reset)(struct lua_State *L);
 **               only matching chunks are instrumented (may repeat)
 **   "exclude"   glob: matching chunks are not instrumented (may repeat)
 **   "clear_patterns"  value ignored: forget include/exclude patterns
-**   "trace"     "on" (1,000,000 events, 24 MB), "off", or a number of
-**               events: record every call's start and end (and coroutine
-**               yields and resumes) for the `chrome` format; when the
-**               buffer is full later events are dropped and counted
+**   "trace"     "on" (1,000,000 events of 24 bytes: 24 MB), "off", or a
+**               number of events: record every call's start and end (and
+**               coroutine yields and resumes) for the `chrome` format.
+**               What a full buffer keeps: "first [N]" its first events
+**               (later ones are dropped and counted), "recent [N]" (or
+**               "recent:N") the most recent ones, a flight recorder (a
+**               ring: the oldest are overwritten and counted); "on" or a
+**               bare N: the recent ones if frame mode is on when the
+**               buffer first fills, else the first ones
 **   "frames"    "on" (a ring buffer of 36,000 frame summaries: 10 minutes
 **               at 60 fps, 1.7 MB), "off", or a number of frames: frame
 **               marking (luainstr_frame, p.frame); off by default
-**   "spike_factor"  a frame is a spike when it lasts longer than this
-**               many times the median of the 63 frames before it (and
-**               than "spike_ms"); default "2"
+**   "spike_factor"  a frame is a spike when it is busy (its duration
+**               less its idle spans, luainstr_idle_begin) longer than this
+**               many times the median busy time of the 63 frames before it
+**               (and than "spike_ms"); default "2"
 **   "spike_ms"  ... and longer than this many milliseconds (default "0")
 **   "spikes"    call trees kept: those of the slowest spikes (default
 **               "16", at most 1024); a slower spike replaces the fastest
@@ -235,10 +244,26 @@ LUAINSTR_API int (luainstr_frame)(struct lua_State *L);
 LUAINSTR_API int (luainstr_zone_begin)(struct lua_State *L, const char *name);
 LUAINSTR_API int (luainstr_zone_end)(struct lua_State *L);
 
+/* An idle span: the host's sleep or vsync wait, between idle_begin and
+** idle_end (Lua: p.idle_begin(), p.idle_end()).  It is the zone "idle"
+** (the function that waits is not charged for it as self time; the tree
+** shows where it waits), and in frame mode each frame's idle time is kept
+** apart from its busy time, which is what the spike rule reads, so a
+** spike inside the frame budget is found.  One at a time (LUAINSTR_EORDER
+** for a second begin, or an end with none open), begun and ended in one
+** function as a zone is; outside frame mode only the zone is recorded;
+** while the profiler does not collect, nothing (LUAINSTR_OK). */
+LUAINSTR_API int (luainstr_idle_begin)(struct lua_State *L);
+LUAINSTR_API int (luainstr_idle_end)(struct lua_State *L);
+
 /* Write the profile in a format ("text", "csv", "folded", "folded-calls",
 ** "callgrind", "chrome", "html", "json", "folded-alloc") to path, or to
 ** stderr when path is NULL.  A regular file is replaced atomically (never left half
-** written); anything else (/dev/stderr, a pipe) is written to directly. */
+** written); anything else (/dev/stderr, a pipe) is written to directly.
+** LUAINSTR_EEMPTY: the report was written but holds nothing (a `chrome`
+** trace without trace events or frames: it is still a valid, empty
+** trace); luainstr_errmsg says what to turn on.  From Lua, p.dump and
+** p.dump_to then return their usual value and that message second. */
 LUAINSTR_API int (luainstr_dump)(struct lua_State *L, const char *format,
                                 const char *path);
 

@@ -156,7 +156,7 @@ static const char page_script[] =
   "** html.c writes per function, node, function and node memory, frame */\n"
   "var D = JSON.parse(document.getElementById('li-data').textContent);\n"
   "var S = D.summary, NAMES = D.names, SRCS = D.sources, FA = D.funcs;\n"
-  "var FW = 9, NW = 5, FMW = 8, NMW = 6, FRW = 6, PAGE = 500, ROW = 18, MINW = 0.5, MAXPX = 30000;\n"
+  "var FW = 9, NW = 5, FMW = 8, NMW = 6, FRW = 7, PAGE = 500, ROW = 18, MINW = 0.5, MAXPX = 30000;\n"
   "var NF = NAMES.length, FM = D.fmem || null, MEM = FM !== null;\n"
   "var FRA = D.frames || [], SPK = D.spikes || [], NFR = Math.floor(FRA.length / FRW);\n"
   "var FR = S.framing || null;\n"
@@ -602,21 +602,26 @@ static const char page_script[] =
   "** pixels, so 36,000 frames stay cheap to draw ---- */\n"
   "var frc = $('frc'), fctx = frc.getContext('2d'), FH = 130, FTOP = 16;\n"
   "var fdur = new Float64Array(NFR), falloc = new Float64Array(NFR), fspike = new Int32Array(NFR);\n"
+  "/* fidle: a frame's time in idle spans (the host's wait); the rest is busy,\n"
+  "** what the spike rule and its median read */\n"
+  "var fidle = new Float64Array(NFR), fbusy = new Float64Array(NFR), anyIdle = false;\n"
   "var median = 0, threshold = 0;\n"
-  "var FC = { n: 0, bw: 1, frames: 0, bars: 0, spikeBars: 0, spikes: [], top: 0 };\n"
+  "var FC = { n: 0, bw: 1, frames: 0, bars: 0, spikeBars: 0, idleBars: 0, spikes: [], top: 0 };\n"
   "var colPick = [], colSpike = [];   /* per bar: the frame drawn, the spike it holds (-1) */\n"
   "for (i = 0; i < NFR; i++) {\n"
   "  fdur[i] = FRA[i * FRW + 2]; falloc[i] = FRA[i * FRW + 4];\n"
+  "  fidle[i] = Math.min(FRA[i * FRW + 6], fdur[i]); fbusy[i] = fdur[i] - fidle[i];\n"
+  "  if (fidle[i] > 0) anyIdle = true;\n"
   "  j = FRA[i * FRW + 5];\n"
   "  fspike[i] = j >= 1 && j <= SPK.length ? j - 1 : -1;\n"
   "}\n"
   "if (NFR > 0) {\n"
-  "  var sorted = Array.prototype.slice.call(fdur).sort(function (a, c) { return a - c; });\n"
+  "  var sorted = Array.prototype.slice.call(fbusy).sort(function (a, c) { return a - c; });\n"
   "  median = sorted[Math.floor(sorted.length / 2)];\n"
   "  threshold = FR ? Math.max(FR.spike_factor * median, FR.spike_min_ns) : 0;\n"
   "}\n"
   "function fval(k) { return mode === 'bytes' ? falloc[k] : fdur[k]; }\n"
-  "function overThreshold(k) { return threshold > 0 && fdur[k] > threshold; }\n"
+  "function overThreshold(k) { return threshold > 0 && fbusy[k] > threshold; }\n"
   "\n"
   "function drawFrames() {\n"
   "  if (NFR === 0) return 0;\n"
@@ -631,7 +636,7 @@ static const char page_script[] =
   "  if (mode === 'time' && threshold > top * 0.9) top = threshold / 0.9;\n"
   "  if (top <= 0) top = 1;\n"
   "  var scale = (FH - FTOP - 1) / top;\n"
-  "  FC = { n: n, bw: bw, frames: 0, bars: 0, spikeBars: 0, spikes: [], top: top, w: Wf };\n"
+  "  FC = { n: n, bw: bw, frames: 0, bars: 0, spikeBars: 0, idleBars: 0, spikes: [], top: top, w: Wf, scale: scale };\n"
   "  for (q = 0; q < n; q++) {\n"
   "    var a = Math.floor(q * NFR / n), b = Math.max(a + 1, Math.floor((q + 1) * NFR / n));\n"
   "    var pick = a, sp = -1;\n"
@@ -650,7 +655,14 @@ static const char page_script[] =
   "      fctx.fillRect(x, 0, Math.max(w, 2), 4);      /* a mark above it, even when narrow */\n"
   "    } else fctx.fillStyle = mode === 'time' && overThreshold(pick) ? '#f08c3c' :\n"
   "      mode === 'bytes' ? '#5f9e6e' : '#7f97ab';\n"
-  "    fctx.fillRect(x, FH - h, sp >= 0 ? Math.max(w, 2) : w, h);\n"
+  "    /* in time: the busy part in the bar's colour, the idle part above it, pale */\n"
+  "    var hi = mode === 'time' && fidle[pick] > 0 ? Math.min(h - 1, fidle[pick] * scale) : 0;\n"
+  "    fctx.fillRect(x, FH - h + hi, sp >= 0 ? Math.max(w, 2) : w, h - hi);\n"
+  "    if (hi > 0) {\n"
+  "      fctx.fillStyle = '#cfd9e2';\n"
+  "      fctx.fillRect(x, FH - h, sp >= 0 ? Math.max(w, 2) : w, hi);\n"
+  "      FC.idleBars++;\n"
+  "    }\n"
   "    FC.bars++;\n"
   "  }\n"
   "  fctx.font = '11px system-ui, \"DejaVu Sans\", sans-serif';\n"
@@ -664,7 +676,7 @@ static const char page_script[] =
   "    fctx.fillText(text, 6, y - 1);\n"
   "  };\n"
   "  if (mode === 'time') {\n"
-  "    lineAt(median, '#39424e', 'median ' + fmtNs(median));\n"
+  "    lineAt(median, '#39424e', (anyIdle ? 'median busy ' : 'median ') + fmtNs(median));\n"
   "    if (threshold > 0) lineAt(threshold, '#b3122c', 'spike threshold ~' + fmtNs(threshold) +\n"
   "      ' (' + FR.spike_factor + ' x median' + (FR.spike_min_ns > 0 ? ', at least ' + fmtNs(FR.spike_min_ns) : '') + ')');\n"
   "  } else {\n"
@@ -678,6 +690,7 @@ static const char page_script[] =
   "  $('frhint').textContent = 'One bar per frame (' + NFR + (FR && FR.frames_marked > NFR ?\n"
   "    ', the last ones the ring kept' : '') + (NFR > n ? '; each bar shows the slowest of ' +\n"
   "    (NFR / n).toFixed(1) + ' frames' : '') + '); height is its duration, or its allocated bytes when weighing by bytes. ' +\n"
+  "    (anyIdle ? 'Pale top: its idle spans (the host\\'s wait); the spike rule and the median read the busy part below. ' : '') +\n"
   "    'Red: a spike whose call tree was kept (click it for that frame\\'s flame graph and table, ' +\n"
   "    'click elsewhere or Whole run to go back); orange: over the threshold without a tree. ' +\n"
   "    'Other frames keep no call tree: hover for their duration and calls.';\n"
@@ -713,6 +726,7 @@ static const char page_script[] =
   "  if (b - a > 1 && sp < 0) lines.push((mode === 'bytes' ? 'the most allocating' : 'the slowest') +\n"
   "    ' of frames ' + FRA[a * FRW] + '-' + FRA[(b - 1) * FRW]);\n"
   "  lines.push('duration  ' + fmtNs(fdur[k]), 'calls     ' + FRA[k * FRW + 3]);\n"
+  "  if (anyIdle) lines.push('busy      ' + fmtNs(fbusy[k]), 'idle      ' + fmtNs(fidle[k]));\n"
   "  if (MEM) lines.push('allocated ' + fmtBytes(falloc[k]));\n"
   "  lines.push('starts at ' + fmtNs(FRA[k * FRW + 1]));\n"
   "  if (sp >= 0) lines.push('click to see its own call tree');\n"
@@ -776,7 +790,7 @@ static const char page_script[] =
   "  ];\n"
   "  if (FR) items.push(\n"
   "    ['frames', NFR + ' kept of ' + FR.frames_marked + ' marked (ring of ' + FR.frame_capacity + ')'],\n"
-  "    ['median frame', NFR > 0 ? fmtNs(median) : '-'],\n"
+  "    [anyIdle ? 'median busy time' : 'median frame', NFR > 0 ? fmtNs(median) : '-'],\n"
   "    ['spikes', FR.spikes_seen + ' over the threshold, ' + SPK.length + ' call trees kept (at most ' + FR.spike_keep + ')'],\n"
   "    ['spike threshold', FR.spike_factor + ' x running median' + (FR.spike_min_ns > 0 ? ', at least ' + fmtNs(FR.spike_min_ns) : '')]);\n"
   "  if (MEM) {\n"
@@ -847,6 +861,7 @@ static const char page_script[] =
   "  out.push('fc-frames: ' + FC.frames);\n"
   "  out.push('fc-bars: ' + FC.bars);\n"
   "  out.push('fc-spike-bars: ' + FC.spikeBars);\n"
+  "  out.push('fc-idle-bars: ' + FC.idleBars);\n"
   "  out.push('fc-spikes: ' + FC.spikes.join('|'));\n"
   "  out.push('fc-top-time: ' + FC.top);\n"
   "  out.push('fc-ms: ' + FC.ms.toFixed(0));\n"
@@ -865,6 +880,10 @@ static const char page_script[] =
   "  }\n"
   "  var ppx = plain >= 0 ? pixel(frc, fctx, (plain + 0.5) * FC.bw, FH - 2) : [0, 0, 0];\n"
   "  out.push('fc-plain-pixel: ' + ppx.join(','));\n"
+  "  /* the idle part of a plain bar: its top, pale */\n"
+  "  if (plain >= 0 && fidle[colPick[plain]] * FC.scale >= 3)\n"
+  "    out.push('fc-idle-pixel: ' + pixel(frc, fctx, (plain + 0.5) * FC.bw,\n"
+  "      FH - fdur[colPick[plain]] * FC.scale + 1.5).join(','));\n"
   "  if (plain >= 0) {\n"
   "    frc.dispatchEvent(new MouseEvent('mousemove', barAt(plain)));\n"
   "    out.push('fc-tooltip: ' + tipText());\n"
@@ -1240,7 +1259,8 @@ static void put_tree(FILE *f, const li_pnode *nodes, uint32_t nnodes,
 }
 
 /* "frames": index, start, duration, calls, allocated bytes, spike (its
-** index in "spikes" + 1, or 0) per kept frame (ORDER FRW in page_script),
+** index in "spikes" + 1, or 0), idle time per kept frame (ORDER FRW in
+** page_script),
 ** and "spikes": each kept spike frame's call tree. */
 static void put_frames(FILE *f, const li_profile *p) {
   uint64_t nframes = p->frames != NULL ? p->nframes : 0;
@@ -1249,9 +1269,10 @@ static void put_frames(FILE *f, const li_profile *p) {
   for (uint64_t i = 0; i < nframes; i++) {
     const li_pframe *fr = &p->frames[i];
     uint32_t spike = fr->spike <= nspikes ? fr->spike : 0;
-    fprintf(f, "%s%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu32,
-            i == 0 ? "\n" : i % 4 == 0 ? ",\n" : ",", fr->index, fr->start_ns,
-            fr->duration_ns, fr->calls, fr->alloc_bytes, spike);
+    fprintf(f, "%s%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu32
+            ",%" PRIu64, i == 0 ? "\n" : i % 4 == 0 ? ",\n" : ",", fr->index,
+            fr->start_ns, fr->duration_ns, fr->calls, fr->alloc_bytes, spike,
+            fr->idle_ns);
   }
   fputs("],\n\"spikes\":[", f);
   for (uint32_t i = 0; i < nspikes; i++) {

@@ -85,10 +85,10 @@ static void put_summary(FILE *f, const li_profile *p) {
   fprintf(f, ", \"open_calls\": %" PRIu32 ", \"open_frames\": %" PRIu32
           ", \"tracing\": %s, \"events\": %"
           PRIu64 ", \"events_dropped\": %" PRIu64 ", \"trace_capacity\": %"
-          PRIu64 ",\n",
+          PRIu64 ", \"trace_recent\": %s,\n",
           p->open_calls, p->open_calls, boolean(p->tracing),
           p->events != NULL ? p->nevents : 0, p->events_dropped,
-          p->trace_capacity);
+          p->trace_capacity, boolean(p->trace_recent));
   fprintf(f, "              \"framing\": %s, \"frames_marked\": %" PRIu64
           ", \"frame_capacity\": %" PRIu64 ", \"spike_factor\": ",
           boolean(p->framing), p->frames_marked, p->frame_capacity);
@@ -155,10 +155,11 @@ static void put_frames(FILE *f, const li_profile *p) {
   for (uint64_t i = 0; i < n; i++) {
     const li_pframe *fr = &p->frames[i];
     fprintf(f, "%s\n    {\"index\": %" PRIu64 ", \"start_ns\": %" PRIu64
-            ", \"duration_ns\": %" PRIu64 ", \"calls\": %" PRIu64
+            ", \"duration_ns\": %" PRIu64 ", \"busy_ns\": %" PRIu64
+            ", \"idle_ns\": %" PRIu64 ", \"calls\": %" PRIu64
             ", \"alloc_bytes\": %" PRIu64 ", \"spike\": %s}", i ? "," : "",
-            fr->index, fr->start_ns, fr->duration_ns, fr->calls,
-            fr->alloc_bytes, boolean(fr->spike != 0));
+            fr->index, fr->start_ns, fr->duration_ns, li_frame_busy(fr),
+            fr->idle_ns, fr->calls, fr->alloc_bytes, boolean(fr->spike != 0));
   }
   fputs(n ? "\n  ],\n" : "],\n", f);
 }

@@ -72,7 +72,15 @@ typedef struct li_pframe {
   uint64_t alloc_bytes; /* memory mode: bytes allocated in it */
   uint32_t spike;       /* index in li_profile.spikes + 1 when its call tree
                            was kept (a spike), else 0 */
+  uint64_t idle_ns;     /* of its duration, in idle spans (luainstr_idle_begin:
+                           the host's sleep, vsync); the rest is its busy
+                           time (li_frame_busy), what the spike rule reads */
 } li_pframe;
+
+/* A frame's busy time: its duration less its idle spans. */
+static inline uint64_t li_frame_busy(const li_pframe *fr) {
+  return fr->duration_ns > fr->idle_ns ? fr->duration_ns - fr->idle_ns : 0;
+}
 
 /* A spike frame's own call tree: what ran in it, in the shape of the whole
 ** run's tree (nodes[0] is the root, parents before children, func indexes
@@ -84,10 +92,12 @@ typedef struct li_pspike {
   uint32_t nnodes;
 } li_pspike;
 
-/* One event of the trace (trace mode, see luainstr_set_option "trace").
-** Per thread, 'B' and 'E' pair up like calls and returns, except that a
-** trace may end (or have been cut when its buffer filled) with frames
-** still open. */
+/* One event of the trace (trace mode, see luainstr_set_option "trace"):
+** 24 bytes (its sizeof on 64-bit targets and in WebAssembly).  Per thread, 'B'
+** and 'E' pair up like calls and returns, except that a trace may end (or
+** have been cut when its buffer filled) with calls still open, and a ring
+** (trace_recent) or a trace turned on inside calls may begin with ends
+** whose begins it does not hold. */
 typedef struct li_pevent {
   uint64_t ts_ns;       /* since the trace started */
   uint32_t func;        /* li_profile.funcs index ('B', 'E', 'X') */
@@ -126,8 +136,12 @@ typedef struct li_profile {
   int tracing;          /* trace mode was on */
   const li_pevent *events;  /* the trace, in time order (NULL: none) */
   uint64_t nevents;
-  uint64_t events_dropped;  /* events lost because the buffer was full */
+  uint64_t events_dropped;  /* events lost because the buffer was full:
+                               the later ones, or with trace_recent the
+                               older ones (overwritten) */
   uint64_t trace_capacity;  /* the buffer's size, in events */
+  int trace_recent;     /* the buffer is a ring that keeps the most recent
+                           events (0: it keeps the first ones) */
   /* frames (luainstr_set_option "frames") */
   int framing;          /* frame marking was on */
   const li_pframe *frames;  /* the frames kept, in order (NULL: none) */

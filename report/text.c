@@ -264,28 +264,47 @@ static uint64_t mean_of(const uint64_t *v, uint64_t n) {
   return q;
 }
 
-/* "frames: ...", the kept frames' statistics.  -1: out of memory. */
-static int put_frame_stats(FILE *f, const li_profile *p) {
-  uint64_t n = p->frames != NULL ? p->nframes : 0;
-  fprintf(f, "\nframes: %" PRIu64 " marked, %" PRIu64 " kept", p->frames_marked, n);
-  if (n > 0) {
-    static const unsigned pct[] = { 50, 95, 99 };
-    char cell[CELL];
-    uint64_t *d = malloc((size_t)n * sizeof *d);
-    if (d == NULL) return -1;
-    for (uint64_t i = 0; i < n; i++) d[i] = p->frames[i].duration_ns;
-    qsort(d, (size_t)n, sizeof *d, cmp_u64);
-    fmt_ns(cell, mean_of(d, n));
-    fprintf(f, ": mean %s", cell);
-    for (size_t k = 0; k < sizeof pct / sizeof pct[0]; k++) {
-      fmt_ns(cell, percentile(d, n, pct[k]));
-      fprintf(f, ", p%u %s", pct[k], cell);
-    }
-    fmt_ns(cell, d[n - 1]);
-    fprintf(f, ", max %s", cell);
-    free(d);
+/* ": mean X, p50 X, p95 X, p99 X, max X" of the n values of d (sorted
+** here). */
+static void put_stats(FILE *f, uint64_t *d, uint64_t n) {
+  static const unsigned pct[] = { 50, 95, 99 };
+  char cell[CELL];
+  qsort(d, (size_t)n, sizeof *d, cmp_u64);
+  fmt_ns(cell, mean_of(d, n));
+  fprintf(f, ": mean %s", cell);
+  for (size_t k = 0; k < sizeof pct / sizeof pct[0]; k++) {
+    fmt_ns(cell, percentile(d, n, pct[k]));
+    fprintf(f, ", p%u %s", pct[k], cell);
   }
+  fmt_ns(cell, d[n - 1]);
+  fprintf(f, ", max %s", cell);
+}
+
+/* "frames: ...", the kept frames' statistics, and with idle spans the
+** same of their busy time (what the spike rule reads) and their mean
+** idle time.  -1: out of memory. */
+static int put_frame_stats(FILE *f, const li_profile *p) {
+  uint64_t n = p->frames != NULL ? p->nframes : 0, *d, idle = 0;
+  fprintf(f, "\nframes: %" PRIu64 " marked, %" PRIu64 " kept", p->frames_marked, n);
+  if (n == 0) { putc('\n', f); return 0; }
+  d = malloc((size_t)n * sizeof *d);
+  if (d == NULL) return -1;
+  for (uint64_t i = 0; i < n; i++) d[i] = p->frames[i].duration_ns;
+  put_stats(f, d, n);
   putc('\n', f);
+  for (uint64_t i = 0; i < n; i++) {
+    d[i] = li_frame_busy(&p->frames[i]);
+    idle |= p->frames[i].idle_ns;
+  }
+  if (idle != 0) {
+    char cell[CELL];
+    fputs("  busy (less idle spans)", f);
+    put_stats(f, d, n);
+    for (uint64_t i = 0; i < n; i++) d[i] = p->frames[i].idle_ns;
+    fmt_ns(cell, mean_of(d, n));
+    fprintf(f, "; idle: mean %s\n", cell);
+  }
+  free(d);
   return 0;
 }
 

@@ -14,9 +14,11 @@
 ** mark costs the open frames (split and saved again), never the size of
 ** the tree, and a frame that is not kept costs nothing more.
 **
-** Spikes: a frame is one when it lasts longer than spike_factor times the
-** median of the LI_WINDOW frames before it (once there are LI_HISTORY of
-** them) and longer than spike_ms.  The trees of the `keep` slowest spikes
+** Spikes: a frame is one when it is busy longer than spike_factor times
+** the median busy time of the LI_WINDOW frames before it (once there are
+** LI_HISTORY of them) and longer than spike_ms.  Busy: the frame less its
+** idle spans (luainstr_idle_begin/end: the host's sleep or vsync wait),
+** which would otherwise hide a spike inside the frame budget.  The trees of the `keep` slowest spikes
 ** are kept: a slower one replaces the fastest kept, whose summary loses
 ** its mark.
 */
@@ -33,6 +35,7 @@ typedef struct fsum {
   uint64_t index;       /* 1-based */
   uint64_t start;       /* ticks at its start */
   int64_t dur;          /* ticks, the probes' cost taken out */
+  int64_t idle;         /* ticks of it in idle spans */
   uint64_t calls;       /* entries in it */
   uint64_t alloc;       /* bytes allocated in it */
   int spike;            /* its tree is kept */
@@ -51,6 +54,7 @@ typedef struct nfig {
 typedef struct spike {
   uint64_t frame;       /* index of its frame */
   int64_t dur;          /* its duration, ticks */
+  int64_t busy;         /* the part not idle: spikes are ranked by it */
   nfig *nodes;          /* its tree, nodes[0] the root (malloc'd) */
   uint32_t n;
 } spike;
@@ -76,6 +80,9 @@ struct li_frames {
   int paused;           /* collection is not running: the frame waits... */
   uint64_t paused_at;   /* ...since then (none of it is the frame's) */
   uint32_t build;       /* tree builds so far (node marks) */
+  uint64_t idle_since;  /* an idle span is open: since then (or the last
+                           mark, or the end of a pause); 0: none */
+  int64_t idle;         /* ticks of the running frame in closed spans */
 };
 
 
@@ -120,6 +127,8 @@ static void begin_frame(li_prof *P, uint64_t t) {
   F->alloc0 = P->alloc_total;
   F->ndirty = 0;
   F->incomplete = 0;
+  F->idle = 0;
+  if (F->idle_since != 0) F->idle_since = t;
   if (++P->fstamp_last == 0) P->fstamp_last = 1;
   P->fstamp = P->fstamp_last;
   for (li_stack *S = &P->main; S != NULL; S = S->next)
@@ -227,7 +236,7 @@ static int build_tree(li_prof *P, spike *sp) {
 static uint32_t fastest_spike(const li_frames *F) {
   uint32_t low = 0;
   for (uint32_t i = 1; i < F->nspikes; i++)
-    if (F->spikes[i].dur < F->spikes[low].dur) low = i;
+    if (F->spikes[i].busy < F->spikes[low].busy) low = i;
   return low;
 }
 
@@ -244,7 +253,7 @@ static void keep_spike(li_prof *P, fsum *s) {
   } else {
     spike tmp;
     sp = &F->spikes[fastest_spike(F)];
-    if (s->dur <= sp->dur || !build_tree(P, &tmp)) return;
+    if (s->dur - s->idle <= sp->busy || !build_tree(P, &tmp)) return;
     if (sp->frame + F->cap > F->marked) {          /* still in the ring */
       fsum *old = &F->ring[(sp->frame - 1) % F->cap];
       if (old->index == sp->frame) old->spike = 0;
@@ -254,6 +263,7 @@ static void keep_spike(li_prof *P, fsum *s) {
   }
   sp->frame = s->index;
   sp->dur = s->dur;
+  sp->busy = s->dur - s->idle;
   s->spike = 1;
 }
 
@@ -299,7 +309,7 @@ static int is_spike(const li_prof *P, const li_frames *F, int64_t d) {
 void li_frames_mark(li_prof *P, li_stack *S, uint64_t t) {
   li_frames *F = P->frames;
   fsum *s;
-  int64_t dur;
+  int64_t dur, busy;
   if (F == NULL) return;
   /* a coroutine suspended since before the frame began ran nothing in it:
   ** its calls were split when it stopped, at the mark after that */
@@ -309,18 +319,22 @@ void li_frames_mark(li_prof *P, li_stack *S, uint64_t t) {
   dur = (int64_t)(t - F->t0) -
         (int64_t)((P->entries - F->entries0) * P->pair_cost);
   if (dur < 0) dur = 0;
+  if (F->idle_since != 0) F->idle += (int64_t)(t - F->idle_since);
+  if (F->idle > dur) F->idle = dur;
+  busy = dur - F->idle;
   s = &F->ring[F->marked % F->cap];
   s->index = ++F->marked;
   s->start = F->start;
   s->dur = dur;
+  s->idle = F->idle;
   s->calls = P->entries - F->entries0;
   s->alloc = P->alloc_total - F->alloc0;
   s->spike = 0;
-  if (is_spike(P, F, dur)) {
+  if (is_spike(P, F, busy)) {
     F->seen++;
     keep_spike(P, s);
   }
-  window_add(F, dur);
+  window_add(F, busy);
   li_trace(P, S, 'F', LI_NONE, t);
   begin_frame(P, t);
 }
@@ -336,6 +350,7 @@ void li_frames_resume(li_prof *P, uint64_t t) {
   li_frames *F = P->frames;
   if (F == NULL || !F->paused) return;
   F->t0 += t - F->paused_at;    /* the running frame goes on */
+  if (F->idle_since != 0) F->idle_since += t - F->paused_at;
   F->paused = 0;
 }
 
@@ -401,6 +416,41 @@ int li_frames_set(li_prof *P, uint64_t cap) {
   F->paused = !P->on;           /* (the first frame starts with collection) */
   F->paused_at = F->t0;
   return 1;
+}
+
+
+/* ======================================================================
+** Idle spans
+** ====================================================================== */
+
+/* An idle span is the zone "idle" (so the function that waits is not
+** charged for the wait as self time, and the tree shows where it waits);
+** frame mode also counts its time in the running frame apart. */
+int li_idle_begin(li_prof *P, lua_State *L, li_stack *S) {
+  uint64_t serial;
+  if (P->idle_serial != 0) return LUAINSTR_EORDER;
+  serial = li_zone_begin(P, L, S, "idle", 4);
+  if (serial == 0) return LUAINSTR_EMEM;
+  P->idle_serial = serial;
+  if (P->frames != NULL)
+    P->frames->idle_since = S->n > 0 ? S->f[S->n - 1].start : li_clock_ticks(&P->clock);
+  return LUAINSTR_OK;
+}
+
+/* The zone ends in whichever stack holds it (none: closed already, by a
+** return of the function that began it, a stop or a reset). */
+int li_idle_end(li_prof *P) {
+  li_frames *F = P->frames;
+  uint64_t t = li_clock_ticks(&P->clock);
+  if (P->idle_serial == 0) return LUAINSTR_EORDER;
+  if (F != NULL && F->idle_since != 0) {
+    if (!F->paused) F->idle += (int64_t)(t - F->idle_since);
+    F->idle_since = 0;
+  }
+  for (li_stack *S = &P->main; S != NULL; S = S->next)
+    li_zone_close(P, S, P->idle_serial, 0);
+  P->idle_serial = 0;
+  return LUAINSTR_OK;
 }
 
 
@@ -486,6 +536,7 @@ int li_frames_snapshot(const li_prof *P, li_profile *out, double k) {
     fr[i].index = f->index;
     fr[i].start_ns = ns((int64_t)li_minus(f->start, P->trace_t0), k);
     fr[i].duration_ns = ns(f->dur, k);
+    fr[i].idle_ns = ns(f->idle, k);
     fr[i].calls = f->calls;
     fr[i].alloc_bytes = f->alloc;
     while (s < F->nspikes && order[s].frame < f->index) s++;

@@ -151,6 +151,30 @@ static int parse_count(const char *value, uint64_t max, uint64_t *out) {
   return 1;
 }
 
+/* "trace": off, or [first | recent] [N]: a buffer of N events (default
+** LI_TRACE_DEFAULT) that keeps, once full, its first events, its most
+** recent ones, or (neither word, "on") the recent ones in frame mode. */
+static int set_trace(li_prof *P, const char *value) {
+  uint64_t cap = LI_TRACE_DEFAULT;
+  int keep = LI_KEEP_AUTO;
+  const char *v = value != NULL ? value : "on";
+  if (strcmp(v, "off") == 0) cap = 0;
+  else if (strcmp(v, "on") != 0) {
+    if (strncmp(v, "first", 5) == 0) keep = LI_KEEP_FIRST, v += 5;
+    else if (strncmp(v, "recent", 6) == 0) keep = LI_KEEP_RECENT, v += 6;
+    if (keep != LI_KEEP_AUTO && (*v == ' ' || *v == ':')) v++;
+    else if (keep != LI_KEEP_AUTO && *v != '\0') v = "?";
+    if ((keep == LI_KEEP_AUTO || *v != '\0') &&
+        (!parse_count(v, LI_TRACE_MAX, &cap) || (cap == 0 && keep)))
+      return fail(P, LUAINSTR_EARG, "option 'trace' takes on, off, first, "
+                  "recent, a number of events (at most 100000000; 0: off), "
+                  "or first N or recent N, not '%s'", value);
+  }
+  if (!li_prof_set_trace(P, cap, keep))
+    return fail(P, LUAINSTR_EMEM, "not enough memory for the trace%s", "");
+  return LUAINSTR_OK;
+}
+
 /* "frames": on (LI_FRAMES_DEFAULT), off, or a ring size in frames. */
 static int set_frames(lua_State *L, li_prof *P, const char *value) {
   uint64_t cap = LI_FRAMES_DEFAULT;
@@ -227,22 +251,7 @@ int (luainstr_set_option)(lua_State *L, const char *name, const char *value) {
       return fail(P, LUAINSTR_EMEM, "not enough memory%s", "");
     return LUAINSTR_OK;
   }
-  if (strcmp(name, "trace") == 0) {
-    /* "on" (a buffer of LI_TRACE_DEFAULT events), "off", or a size */
-    uint64_t cap = LI_TRACE_DEFAULT;
-    if (value != NULL && strcmp(value, "off") == 0) cap = 0;
-    else if (value != NULL && strcmp(value, "on") != 0) {
-      char *end;
-      unsigned long long v = strtoull(value, &end, 10);
-      if (end == value || *end != '\0' || value[0] == '-' || v > LI_TRACE_MAX)
-        return fail(P, LUAINSTR_EARG, "option 'trace' takes on, off or a "
-                    "number of events (at most 100000000), not '%s'", value);
-      cap = (uint64_t)v;
-    }
-    if (!li_prof_set_trace(P, cap))
-      return fail(P, LUAINSTR_EMEM, "not enough memory for the trace%s", "");
-    return LUAINSTR_OK;
-  }
+  if (strcmp(name, "trace") == 0) return set_trace(P, value);
   if (strcmp(name, "clear_patterns") == 0) {
     li_prof_clear_patterns(P);
     return LUAINSTR_OK;
@@ -264,6 +273,22 @@ int (luainstr_set_option)(lua_State *L, const char *name, const char *value) {
   if (strcmp(name, "memory") == 0) return set_memory(L, P, value);
   if (strncmp(name, "spike", 5) == 0) return set_spikes(P, name, value);
   return fail(P, LUAINSTR_EARG, "unknown option '%s'", name);
+}
+
+/* A report that holds nothing (written all the same: a valid, empty
+** document) is said so, with what to turn on.  Only a chrome trace can
+** be: every other format has at least the run's summary. */
+static int empty_report(li_prof *P, const li_profile *prof, const char *format) {
+  if (strcmp(format, "chrome") != 0 || prof->nevents > 0 || prof->nframes > 0)
+    return LUAINSTR_OK;
+  if (prof->tracing)
+    return fail(P, LUAINSTR_EEMPTY, "the chrome trace holds nothing: trace "
+                "mode recorded no event (no instrumented function ran since "
+                "it was turned on, or its chunks were excluded)%s", "");
+  return fail(P, LUAINSTR_EEMPTY, "the chrome trace holds nothing: trace "
+              "mode was off (turn it on before the run: option 'trace', "
+              "p.trace(), luaprof --trace) and no frames were marked "
+              "(option 'frames' with luainstr_frame or p.frame())%s", "");
 }
 
 /* Snapshot P and hand it to the writer: path (NULL: stderr) or string. */
@@ -292,6 +317,7 @@ static int dump(li_prof *P, const char *format, const char *path,
   } else if (li_report_to_path(&prof, format, path, err, sizeof err) != 0) {
     r = fail(P, LUAINSTR_EIO, "%s", err);
   }
+  if (r == LUAINSTR_OK) r = empty_report(P, &prof, format);
   li_snapshot_free(&prof);
   return r;
 }
@@ -363,6 +389,38 @@ int (luainstr_zone_end)(lua_State *L) {
     return fail(P, LUAINSTR_EORDER, "zone_end: no zone is open on top of "
                 "this thread's stack (a zone ends where it began)%s", "");
   return LUAINSTR_OK;
+}
+
+static int idle_end(li_prof *P) {
+  int r = li_idle_end(P);
+  return r == LUAINSTR_EORDER && !P->on ? LUAINSTR_OK : r;
+}
+
+/* Idle spans: the C API (the stack of a coroutine may have to be made). */
+static int idle_api(lua_State *L, int begin) {
+  li_prof *P = L != NULL ? li_prof_get(L) : NULL;
+  li_stack *S;
+  int r;
+  if (P == NULL) return LUAINSTR_EORDER;
+  /* not collecting: nothing, but a span begun before a stop still ends */
+  if (!begin) r = idle_end(P);
+  else if (!P->on) r = LUAINSTR_OK;
+  else if ((S = api_stack(P, L)) == NULL) r = LUAINSTR_EMEM;
+  else r = li_idle_begin(P, L, S);
+  if (r == LUAINSTR_EORDER)
+    return fail(P, r, begin ? "idle_begin: an idle span is open already%s"
+                            : "idle_end: no idle span is open%s", "");
+  if (r == LUAINSTR_EMEM)
+    return fail(P, r, "idle_begin: not enough memory%s", "");
+  return r;
+}
+
+int (luainstr_idle_begin)(lua_State *L) {
+  return idle_api(L, 1);
+}
+
+int (luainstr_idle_end)(lua_State *L) {
+  return idle_api(L, 0);
 }
 
 const char *(luainstr_errmsg)(lua_State *L) {
@@ -472,7 +530,15 @@ static char **push_box(lua_State *L) {
   return box;
 }
 
-/* p.dump([format]) -> the report as a string */
+/* The second value of p.dump and p.dump_to for a report that holds
+** nothing: the message. */
+static int empty_note(lua_State *L, li_prof *P) {
+  lua_pushfstring(L, "luainstr: %s", P->errmsg);
+  return 2;
+}
+
+/* p.dump([format]) -> the report as a string (and a message when it holds
+** nothing, LUAINSTR_EEMPTY) */
 static int l_dump(lua_State *L) {
   li_prof *P = lprof(L);
   const char *format = check_format(L, 1);
@@ -483,31 +549,39 @@ static int l_dump(lua_State *L) {
   box = push_box(L);
   li_loader_scan(L, P);
   r = dump(P, format, NULL, box, &n);
-  if (r != LUAINSTR_OK) return result(L, P, r);
+  if (r != LUAINSTR_OK && r != LUAINSTR_EEMPTY) return result(L, P, r);
   lua_pushlstring(L, *box, n);
   free(*box);
   *box = NULL;
-  return 1;
+  return r == LUAINSTR_EEMPTY ? empty_note(L, P) : 1;
 }
 
-/* p.dump_to(path [, format]) -> true, or nil and a message */
+/* p.dump_to(path [, format]) -> true, or nil and a message; true and a
+** message when the report holds nothing (written all the same) */
 static int l_dump_to(lua_State *L) {
   li_prof *P = lprof(L);
   const char *path = luaL_checkstring(L, 1);
   const char *format = check_format(L, 2);
+  int r;
   if (P == NULL) return closing(L);
   li_loader_scan(L, P);
-  return result(L, P, dump(P, format, path, NULL, NULL));
+  r = dump(P, format, path, NULL, NULL);
+  if (r != LUAINSTR_EEMPTY) return result(L, P, r);
+  lua_pushboolean(L, 1);
+  empty_note(L, P);
+  return 2;
 }
 
-/* p.trace([events | false]) -> true: trace mode on with a buffer of that
-** many events (default 1,000,000), or off */
+/* p.trace([events | false | "first N" | "recent N"]) -> true: trace mode
+** on with a buffer of that many events (default 1,000,000), or off; a
+** string is the option's value */
 static int l_trace(lua_State *L) {
   li_prof *P = lprof(L);
   char buf[32];
   const char *v = "on";
   if (P == NULL) return closing(L);
   if (lua_isboolean(L, 1)) v = lua_toboolean(L, 1) ? "on" : "off";
+  else if (lua_type(L, 1) == LUA_TSTRING) v = lua_tostring(L, 1);
   else if (!lua_isnoneornil(L, 1)) {
     lua_Integer n = luaL_checkinteger(L, 1);
     luaL_argcheck(L, n >= 0 && n <= (lua_Integer)LI_TRACE_MAX, 1,
@@ -635,6 +709,34 @@ static int l_zone(lua_State *L) {
   return 1;
 }
 
+/* p.idle_begin(), p.idle_end() -> true, or nil and a message (one is
+** open already / none is): an idle span, the host's wait */
+static int l_idle(lua_State *L, int begin) {
+  li_prof *P = li_prof_get(L);
+  li_stack *S;
+  int r = LUAINSTR_OK;
+  if (P != NULL) {
+    if (!begin) r = idle_end(P);
+    else if (!P->on) r = LUAINSTR_OK;
+    else if ((S = li_stack_of(P, L)) == NULL) r = LUAINSTR_EMEM;
+    else r = li_idle_begin(P, L, S);
+    if (r == LUAINSTR_EORDER)
+      fail(P, r, begin ? "idle_begin: an idle span is open already%s"
+                       : "idle_end: no idle span is open%s", "");
+    else if (r == LUAINSTR_EMEM)
+      fail(P, r, "idle_begin: not enough memory%s", "");
+  }
+  return P != NULL ? result(L, P, r) : (lua_pushboolean(L, 1), 1);
+}
+
+static int l_idle_begin(lua_State *L) {
+  return l_idle(L, 1);
+}
+
+static int l_idle_end(lua_State *L) {
+  return l_idle(L, 0);
+}
+
 /* p.running() -> is it collecting? */
 static int l_running(lua_State *L) {
   li_prof *P = lprof(L);
@@ -667,6 +769,8 @@ static const luaL_Reg module_funcs[] = {
   {"zone_begin", l_zone_begin},
   {"zone_end", l_zone_end},
   {"zone", l_zone},
+  {"idle_begin", l_idle_begin},
+  {"idle_end", l_idle_end},
   {NULL, NULL}
 };
 

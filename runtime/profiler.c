@@ -1244,20 +1244,34 @@ static int prof_gc(lua_State *L) {
   return 0;
 }
 
-void li_trace_put(li_prof *P, const li_stack *S, char kind, uint32_t func,
-                  uint64_t t) {
-  if (P->ntrace < P->trace_cap) {
-    li_pevent *e = &P->trace[P->ntrace++];
-    e->ts_ns = t;
-    e->func = func;
-    e->thread = S->tid;
-    e->kind = kind;
-  } else {
-    P->trace_dropped++;
-  }
+/* The buffer is full: keep the recent events (overwrite the oldest)? The
+** automatic choice is made once, at the first overflow, so a trace is
+** always one span of the run: its start, or its end. */
+int li_trace_recent(const li_prof *P) {
+  if (P->trace_wrap >= 0) return P->trace_wrap;
+  return P->trace_keep == LI_KEEP_RECENT ||
+         (P->trace_keep == LI_KEEP_AUTO && P->frames != NULL);
 }
 
-int li_prof_set_trace(li_prof *P, uint64_t cap) {
+void li_trace_put(li_prof *P, const li_stack *S, char kind, uint32_t func,
+                  uint64_t t) {
+  li_pevent *e;
+  if (P->ntrace < P->trace_cap) {
+    e = &P->trace[P->ntrace++];
+  } else {
+    if (P->trace_wrap < 0) P->trace_wrap = li_trace_recent(P);
+    P->trace_dropped++;
+    if (!P->trace_wrap) return;
+    e = &P->trace[P->trace_next];             /* the oldest goes */
+    if (++P->trace_next == P->trace_cap) P->trace_next = 0;
+  }
+  e->ts_ns = t;
+  e->func = func;
+  e->thread = S->tid;
+  e->kind = kind;
+}
+
+int li_prof_set_trace(li_prof *P, uint64_t cap, int keep) {
   li_pevent *t = NULL;
   if (cap > 0) {
     t = malloc((size_t)cap * sizeof *t);
@@ -1267,7 +1281,9 @@ int li_prof_set_trace(li_prof *P, uint64_t cap) {
   P->trace = t;
   P->trace_cap = cap;
   set_fast(P);
-  P->ntrace = 0;
+  P->trace_keep = keep;
+  P->trace_wrap = -1;
+  P->ntrace = P->trace_next = 0;
   P->trace_dropped = 0;
   P->trace_t0 = li_clock_ticks(&P->clock);
   return 1;
@@ -1479,7 +1495,8 @@ void li_prof_clear(li_prof *P) {
   li_mem_clear(P);
   P->entries = P->exits = 0;
   P->unseen = 0;
-  P->ntrace = P->trace_dropped = 0;
+  P->ntrace = P->trace_next = P->trace_dropped = 0;
+  P->trace_wrap = -1;
   P->trace_t0 = li_clock_ticks(&P->clock);
   P->wall = 0;
   P->wall_since = li_clock_ticks(&P->clock);

@@ -192,7 +192,13 @@ struct li_prof {
   li_pevent *trace;     /* trace buffer, ts_ns holding ticks (malloc'd) */
   uint64_t ntrace;      /* events in it */
   uint64_t trace_cap;   /* its size in events; 0: trace mode off */
-  uint64_t trace_dropped; /* events lost because it was full */
+  uint64_t trace_next;  /* the oldest event (0 until a ring wraps): where
+                           the next one goes once the buffer is full */
+  int trace_keep;       /* what a full buffer keeps, as asked: LI_KEEP_* */
+  int trace_wrap;       /* as decided when it first filled: 1 the recent
+                           events (a ring), 0 the first, -1 not full yet */
+  uint64_t trace_dropped; /* events lost because it was full: dropped,
+                           or overwritten (the oldest) in a ring */
   uint64_t trace_t0;    /* ticks when the trace (re)started */
   uint32_t next_tid;    /* next thread id for traces */
   uint64_t zone_serial; /* zones opened so far (their identities) */
@@ -201,6 +207,7 @@ struct li_prof {
     uint32_t func;      /* checked by content, so a name reused at an   */
   } zcache[16];         /* address is never taken for another */
   li_frames *frames;    /* frame mode (NULL: off) */
+  uint64_t idle_serial; /* the open idle span's zone (frames.c), 0: none */
   double spike_factor;  /* a spike: longer than this x the running median */
   uint64_t spike_min_ns;    /* and than this */
   uint32_t spike_keep;  /* trees of the slowest spikes kept */
@@ -295,8 +302,23 @@ static inline void li_trace(li_prof *P, const li_stack *S, char kind,
   if (LI_UNLIKELY(P->trace_cap != 0)) li_trace_put(P, S, kind, func, t);
 }
 
-/* Trace mode: a buffer of `cap` events (0: off).  0 if out of memory. */
-int li_prof_set_trace(li_prof *P, uint64_t cap);
+/* Trace mode: a buffer of `cap` events (0: off) that keeps, once full,
+** its first events (LI_KEEP_FIRST: later ones are dropped), the most
+** recent ones (LI_KEEP_RECENT: a ring, the oldest overwritten), or
+** (LI_KEEP_AUTO) the recent ones if frame mode is on when it first fills,
+** else the first.  0 if out of memory. */
+#define LI_KEEP_AUTO 0
+#define LI_KEEP_FIRST 1
+#define LI_KEEP_RECENT 2
+int li_prof_set_trace(li_prof *P, uint64_t cap, int keep);
+/* Does the trace keep the most recent events (as decided, or as it would
+** be decided now)? */
+int li_trace_recent(const li_prof *P);
+/* Event i of the trace, oldest first (i < ntrace). */
+static inline const li_pevent *li_trace_at(const li_prof *P, uint64_t i) {
+  uint64_t k = P->trace_next + i;
+  return &P->trace[k >= P->trace_cap ? k - P->trace_cap : k];
+}
 
 /* ---- frames.c: frame marks, the ring buffer, spike frames' trees ------- */
 
@@ -317,6 +339,11 @@ void li_frames_wake(li_prof *P, li_stack *S);
 /* Forget every frame (reset); free everything (state closing). */
 void li_frames_clear(li_prof *P);
 void li_frames_free(li_prof *P);
+/* Idle spans (the zone "idle", its time kept apart in frames): begin one
+** in the running thread L (S its stack), end the open one; status codes
+** (LUAINSTR_EORDER: one is open already / none is). */
+int li_idle_begin(li_prof *P, lua_State *L, li_stack *S);
+int li_idle_end(li_prof *P);
 /* Its part of the model (frames, spikes): 0 or -1 (no memory). */
 int li_frames_snapshot(const li_prof *P, li_profile *out, double ns_per_tick);
 void li_frames_snapshot_free(li_profile *out);

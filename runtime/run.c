@@ -37,7 +37,12 @@ int li_run_report_write(void) {
   if (report.written || L == NULL) return 1;
   report.written = 1;
   fflush(stdout);  /* the program's output before a report on a terminal */
-  if (luainstr_dump(L, report.format, report.path) != LUAINSTR_OK) {
+  switch (luainstr_dump(L, report.format, report.path)) {
+  case LUAINSTR_OK: break;
+  case LUAINSTR_EEMPTY:         /* written: a warning, not a failure */
+    fprintf(stderr, "%s: warning: %s\n", report.who, luainstr_errmsg(L));
+    break;
+  default:
     fprintf(stderr, "%s: %s\n", report.who, luainstr_errmsg(L));
     fflush(stderr);
     return 0;

@@ -246,12 +246,13 @@ int li_snapshot(li_prof *P, li_profile *out) {
   out->tracing = P->trace_cap > 0;
   out->trace_capacity = P->trace_cap;
   out->events_dropped = P->trace_dropped;
+  out->trace_recent = P->trace_cap > 0 && li_trace_recent(P);
   if (P->ntrace > 0) {
     li_pevent *ev = malloc((size_t)P->ntrace * sizeof *ev);
     if (ev == NULL) goto nomem;
-    for (uint64_t e = 0; e < P->ntrace; e++) {
-      ev[e] = P->trace[e];
-      ev[e].ts_ns = to_ns((int64_t)li_minus(P->trace[e].ts_ns, P->trace_t0), k);
+    for (uint64_t e = 0; e < P->ntrace; e++) {     /* (a ring: oldest first) */
+      ev[e] = *li_trace_at(P, e);
+      ev[e].ts_ns = to_ns((int64_t)li_minus(ev[e].ts_ns, P->trace_t0), k);
     }
     out->events = ev;
     out->nevents = P->ntrace;

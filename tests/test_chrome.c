@@ -119,8 +119,8 @@ static li_pevent game_events[] = {
 };
 
 static li_pframe game_frames[] = {
-  {1, 0, 3000, 2, 0, 0},
-  {2, 3000, 6500, 1, 4096, 1},     /* a spike, its tree kept */
+  {1, 0, 3000, 2, 0, 0, 0},
+  {2, 3000, 6500, 1, 4096, 1, 0},  /* a spike, its tree kept */
 };
 
 static li_profile game_profile(int with_events) {

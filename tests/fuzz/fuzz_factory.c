@@ -90,7 +90,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   lua_pop(L, 1);
   P = li_prof_attach(L);
   FZ_CHECK(P != NULL, "li_prof_attach failed");
-  if (flags & 2) FZ_CHECK(li_prof_set_trace(P, 16), "trace buffer");
+  if (flags & 2) FZ_CHECK(li_prof_set_trace(P, 16, LI_KEEP_AUTO), "trace buffer");
   if (flags & 1) {
     P->calibrated = 1;
     FZ_CHECK(li_prof_start(P, L) == LUAINSTR_OK, "start failed");

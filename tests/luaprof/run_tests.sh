@@ -482,7 +482,7 @@ usage interactive    2 "" -i marker.lua
 usage frames_bad     2 "luaprof: option 'frames' takes on, off or a number of frames (1 to 100000000), not 'abc'" --frames=abc marker.lua
 usage spike_factor_bad 2 "luaprof: option 'spike_factor' takes a number from 1 to 1000000, not '0.5'" --spike-factor 0.5 marker.lua
 usage spikes_bad     2 "luaprof: option 'spikes' takes a number of frames from 0 to 1024, not 'x'" --spikes x marker.lua
-usage trace_bad      2 "luaprof: option 'trace' takes on, off or a number of events (at most 100000000), not 'abc'" --trace=abc marker.lua
+usage trace_bad      2 "luaprof: option 'trace' takes on, off, first, recent, a number of events (at most 100000000; 0: off), or first N or recent N, not 'abc'" --trace=abc marker.lua
 if ! skip help; then
   begin help
   "$prof" --help >"$tmp/help.out" 2>&1 || why+=("--help failed")

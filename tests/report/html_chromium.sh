@@ -303,6 +303,33 @@ else
     "spike view, whole run, bytes, zones; browser ${secs} s"
 fi
 
+# ---- idle spans: each bar's idle part stacked on its busy part ----
+cat >"$tmp/idle.lua" <<'LUA'
+local p = require 'luainstr'
+local function burn(ms) local t = os.clock() + ms / 1000; while os.clock() < t do end end
+local function work(i) burn(i == 30 and 6 or 0.3) end
+for i = 1, 40 do
+  work(i)
+  assert(p.idle_begin()); burn(4); assert(p.idle_end())
+  p.frame()
+end
+LUA
+(cd "$tmp" && "$luaprof" --frames -f html -o idle.html idle.lua >/dev/null) ||
+  fail "luaprof --frames -f html idle.lua"
+ip=$tmp/idle.html
+selftest "$ip" >/dev/null
+check_page "$ip" idle
+[[ $(field "$ip" fc-bars) == 40 && $(field "$ip" fc-idle-bars) == 40 ]] ||
+  fail "idle: $(field "$ip" fc-idle-bars) of $(field "$ip" fc-bars) bars show their idle part"
+[[ "|$(field "$ip" fc-spikes)|" == *"|30|"* ]] ||
+  fail "idle: frame 30's busy time is not a spike: '$(field "$ip" fc-spikes)'"
+[[ $(field "$ip" fc-tooltip) == *" / busy "*" / idle "* ]] ||
+  fail "idle: tooltip '$(field "$ip" fc-tooltip)'"
+ipx=$(field "$ip" fc-idle-pixel)
+[[ -n $ipx ]] && awk -v p="$ipx" 'BEGIN { split(p, c, ","); exit !(c[1] > 190 && c[2] > 190 && c[3] > 190) }' ||
+  fail "idle: the idle part of a bar is drawn '$ipx', not pale"
+echo "ok: idle ($(field "$ip" fc-idle-bars) bars with an idle part, drawn $ipx)"
+
 # ---- the README's screenshot ----
 shots=${LI_UPDATE_SCREENSHOT:-0}
 if [[ $shots == 1 ]]; then
