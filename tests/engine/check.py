@@ -29,9 +29,10 @@ its builder coroutine made.  Checks, from the report:
            for (--probe); one frame per tick
 
 Exits 0 when all pass, 1 otherwise (every failure is printed), and 3 when
-the only failures are the two comparisons with the wall clock (the
-engine's loop and the profiler's wall time hold the host's C between
-zones, which a busy machine can stretch): check.sh runs the engine again.
+the only failures are of the time checks (the engine's loop and the
+profiler's wall time hold the host's C between zones, and a zone's self
+time the C of lua_resume, which a busy machine can stretch): check.sh runs
+the engine again; a coroutine counted twice fails every run.
 """
 import json
 import re
@@ -180,8 +181,8 @@ def check_time(p, facts):
         total, own = z.get("total_ns") or 0, z.get("self_ns") or 0
         if total > 0 and own < 0.10 * total:
             ok("%s: self %.2f ms of %.1f ms" % (name, own / 1e6, total / 1e6))
-        else:
-            fail("%s: self %.2f ms of %.1f ms: the Lua it ran is counted in "
+        else:  # (a preempted resume can stretch it: retried as timing)
+            time_fail("%s: self %.2f ms of %.1f ms: the Lua it ran is counted in "
                  "its own time" % (name, own / 1e6, total / 1e6))
 
 

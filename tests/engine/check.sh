@@ -15,7 +15,7 @@
 #   check.sh BUILD_DIR SOURCE_DIR
 # Exits 0 when everything passed, 1 at the first failure.  ENGINE_TICKS
 # overrides the ticks (60), ENGINE_ATTEMPTS the runs allowed when only the
-# wall-clock comparisons failed (3); KEEP=1 keeps the scratch directory.
+# time checks failed (3); KEEP=1 keeps the scratch directory.
 set -euo pipefail
 
 [[ $# -eq 2 ]] || { echo "usage: check.sh BUILD_DIR SOURCE_DIR" >&2; exit 2; }
@@ -83,7 +83,7 @@ run() {
 }
 
 # variant NAME ENGINE CHECK-ARGS ENV... -- ENGINE-ARGS...: runs and checks,
-# again when only the wall-clock comparisons failed.
+# again when only the time checks failed.
 variant() {
   local name=$1 engine=$2 checkargs=$3
   shift 3
@@ -101,7 +101,7 @@ variant() {
     python3 "$ENGINE_SRC/check.py" "$WORK/$name.json" "$WORK/$name.out" $checkargs || rc=$?
     [[ $rc -eq 0 ]] && return
     [[ $rc -eq 3 && $attempt -lt $ATTEMPTS ]] || fail "$name: the profile (see above)"
-    echo "note: only the wall-clock comparisons failed (a busy machine?): running again"
+    echo "note: only the time checks failed (a busy machine?): running again"
   done
 }
 
