@@ -13,14 +13,20 @@
 **   --no-profile   run the same loop without luainstr (compare times)
 **
 ** Each tick calls the Lua systems physics, ai, particles and render, each
-** inside a C zone of the same name, then ends the frame.  The scripts
-** plant a spike (AI.rebuild_flow_field, every 60th tick from tick 30) and
-** a leak (UI.memo_label); the host prints which ticks were spikes by its
-** own stopwatch, so both show without the profiler too.
+** inside a C zone of the same name, then resumes the running cutscene, a
+** coroutine of Lua, with lua_resume inside the C zone "cutscene" (a new
+** one starts when one ends), then ends the frame.  The scripts plant a
+** spike (AI.rebuild_flow_field, every 60th tick from tick 30) and a leak
+** (UI.memo_label); the host prints which ticks were spikes by its own
+** stopwatch, so both show without the profiler too.
+**
+** The scripts are loaded as most engines load them, with luaL_dofile and
+** luaL_loadfile; luainstr_wrap.h (included after lauxlib.h) routes those,
+** lua_pcall and lua_resume through luainstr's swappable entry points, and
+** luainstr_install_hooks() turns the profiler's versions on.
 */
 #define _POSIX_C_SOURCE 200809L  /* clock_gettime */
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,11 +35,9 @@
 #include <lua.h>
 #include <lualib.h>
 #include <lauxlib.h>
-#include <luainstr.h>
-
-/* After lauxlib.h: every luaL_loadbufferx below calls the swappable
-** loader, the instrumenting one while profiling is on. */
-#define luaL_loadbufferx wrap_luaL_loadbufferx
+/* After lauxlib.h: luaL_dofile, luaL_loadfile, lua_pcall and lua_resume
+** below call the swappable entry points, the profiler's while it is on. */
+#include <luainstr_wrap.h>
 
 #ifndef GAME_LUA_DIR
 #define GAME_LUA_DIR "lua"
@@ -51,51 +55,12 @@ typedef struct Options {
 
 /* ---- scripts ----------------------------------------------------------- */
 
-/* Reads the whole file into a malloc'd buffer; NULL on failure. */
-static char *read_file(const char *path, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  char *buf = NULL;
-  size_t cap = 0, n = 0, got;
-  int failed = 0;
-  if (f == NULL) return NULL;
-  do {
-    if (n == cap) {
-      size_t newcap = cap ? 2 * cap : 4096;
-      char *grown = realloc(buf, newcap);
-      if (grown == NULL) { failed = 1; break; }
-      buf = grown;
-      cap = newcap;
-    }
-    got = fread(buf + n, 1, cap - n, f);
-    n += got;
-  } while (got > 0);
-  failed |= ferror(f);
-  fclose(f);
-  if (failed) { free(buf); return NULL; }
-  *size = n;
-  return buf;
-}
-
-/* Loads the script FILE of the scripts directory the way an engine loads
-** from its own file system: bytes, then luaL_loadbufferx (the macro
-** route), under the chunk name "@lua/FILE" whatever the directory, so
-** reports name the same sources on every machine.  Pushes the chunk, or
-** an error message; returns the load status (LUA_ERRFILE: unreadable). */
+/* Loads the script FILE of the scripts directory with luaL_loadfile, as
+** an engine does.  Pushes the chunk, or an error message; returns the load
+** status (LUA_ERRFILE: unreadable). */
 static int load_script(lua_State *L, const char *dir, const char *file) {
   const char *path = lua_pushfstring(L, "%s/%s", dir, file);
-  const char *chunkname = lua_pushfstring(L, "@lua/%s", file);
-  size_t size;
-  char *src = read_file(path, &size);
-  int status;
-  if (src == NULL) {
-    lua_pushfstring(L, "cannot read %s: %s", path, strerror(errno));
-    lua_remove(L, -2);   /* the chunk name */
-    lua_remove(L, -2);   /* the path */
-    return LUA_ERRFILE;
-  }
-  status = luaL_loadbufferx(L, src, size, chunkname, "t");
-  free(src);             /* before anything that can raise */
-  lua_remove(L, -2);     /* the chunk name */
+  int status = luaL_loadfile(L, path);
   lua_remove(L, -2);     /* the path */
   return status;
 }
@@ -137,13 +102,15 @@ static void add_searcher(lua_State *L, const char *dir) {
   lua_pop(L, 2);
 }
 
-/* Runs main.lua, which returns the game's table of systems; leaves a
-** registry reference to it in *game.  0 on error (message printed). */
+/* Runs main.lua with luaL_dofile; it returns the game's table of systems.
+** Leaves a registry reference to it in *game.  0 on error (message
+** printed). */
 static int load_game(lua_State *L, const char *dir, int *game) {
-  int status = load_script(L, dir, "main.lua");
-  /* luainstr_pcall is lua_pcall that also closes, in the profile, the
-  ** frames an error unwinds. */
-  if (status == LUA_OK) status = luainstr_pcall(L, 0, 1, 0);
+  int top = lua_gettop(L), status;
+  lua_pushfstring(L, "%s/main.lua", dir);
+  status = luaL_dofile(L, lua_tostring(L, -1));
+  lua_remove(L, top + 1);  /* the path */
+  if (status == LUA_OK) lua_settop(L, top + 1);  /* its first result */
   if (status == LUA_OK && !lua_istable(L, -1)) {
     lua_pop(L, 1);
     lua_pushliteral(L, "main.lua did not return a table of systems");
@@ -179,7 +146,7 @@ static int run_system(lua_State *L, int game, const char *system,
   lua_remove(L, -2);
   lua_pushinteger(L, tick);
   lua_pushnumber(L, 1.0 / TICK_HZ);
-  status = luainstr_pcall(L, 2, 1, 0);
+  status = lua_pcall(L, 2, 1, 0);
   luainstr_zone_end(L);
   if (status != LUA_OK) {
     fprintf(stderr, "game: tick %lld, %s: %s\n", (long long)tick, system,
@@ -192,15 +159,58 @@ static int run_system(lua_State *L, int game, const char *system,
   return 1;
 }
 
-/* One tick: the systems in order, then the end of the frame.  Sets
-** *spiked when the AI planted the spike on this tick. */
-static int run_tick(lua_State *L, int game, lua_Integer tick, int *spiked) {
+/* The cutscene scheduler: a coroutine running game.cutscene, resumed once
+** a tick; what it did, for the check. */
+typedef struct Cutscene {
+  lua_State *co;   /* the running cutscene, or NULL */
+  int ref;         /* its registry reference */
+  long started;    /* coroutines started */
+  long resumes;
+  long shots;      /* resumes that yielded: one shot each */
+} Cutscene;
+
+/* Resumes the cutscene (a new coroutine when none runs) with lua_resume,
+** inside the C zone "cutscene".  0 with the message printed on an error. */
+static int run_cutscene(lua_State *L, int game, Cutscene *c) {
+  int nres = 0, status;
+  if (c->co == NULL) {
+    c->co = lua_newthread(L);
+    c->ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, game);
+    lua_getfield(L, -1, "cutscene");
+    lua_xmove(L, c->co, 1);
+    lua_pop(L, 1);
+    c->started++;
+  }
+  luainstr_zone_begin(L, "cutscene");
+  status = lua_resume(c->co, L, 0, &nres);
+  luainstr_zone_end(L);
+  c->resumes++;
+  if (status > LUA_YIELD) {
+    fprintf(stderr, "game: cutscene: %s\n", lua_tostring(c->co, -1));
+    return 0;
+  }
+  lua_pop(c->co, nres);
+  if (status == LUA_YIELD) {
+    c->shots++;
+  } else {   /* it ended: the next tick starts another */
+    luaL_unref(L, LUA_REGISTRYINDEX, c->ref);
+    c->co = NULL;
+  }
+  return 1;
+}
+
+/* One tick: the systems in order, the cutscene, then the end of the
+** frame.  Sets *spiked when the AI planted the spike on this tick. */
+static int run_tick(lua_State *L, int game, lua_Integer tick, int *spiked,
+                    Cutscene *cutscene) {
   static const char *const systems[] = {"physics", "ai", "particles", "render"};
   for (size_t i = 0; i < sizeof systems / sizeof systems[0]; i++) {
     int result = 0;
     if (!run_system(L, game, systems[i], tick, &result)) return 0;
     if (i == 1) *spiked = result;
   }
+  if (!run_cutscene(L, game, cutscene)) return 0;
   luainstr_frame(L);  /* LUAINSTR_EORDER under --no-profile: ignored */
   return 1;
 }
@@ -243,12 +253,14 @@ static void print_ticks(const double *ms, const unsigned char *spike, long n) {
              med > 0 ? ms[i] / med : 0);
 }
 
-/* Prints figures from game.stats(): the leak's size and the culprits. */
-static void print_stats(lua_State *L, int game, long ticks) {
+/* Prints figures from game.stats(): the leak's size and the culprits; and
+** what the cutscene scheduler did. */
+static void print_stats(lua_State *L, int game, long ticks,
+                        const Cutscene *c) {
   lua_Integer entries, per_tick;
   lua_rawgeti(L, LUA_REGISTRYINDEX, game);
   lua_getfield(L, -1, "stats");
-  if (luainstr_pcall(L, 0, 1, 0) != LUA_OK || !lua_istable(L, -1)) {
+  if (lua_pcall(L, 0, 1, 0) != LUA_OK || !lua_istable(L, -1)) {
     fprintf(stderr, "game: stats: %s\n", lua_tostring(L, -1));
     lua_pop(L, 2);
     return;
@@ -257,15 +269,19 @@ static void print_stats(lua_State *L, int game, long ticks) {
   lua_getfield(L, -2, "nametags_per_tick");
   lua_getfield(L, -3, "spike_function");
   lua_getfield(L, -4, "leak_function");
-  entries = lua_tointeger(L, -4);
-  per_tick = lua_tointeger(L, -3);
-  printf("spike function: %s\n", lua_tostring(L, -2));
-  printf("leak function: %s\n", lua_tostring(L, -1));
+  lua_getfield(L, -5, "cutscene_functions");
+  entries = lua_tointeger(L, -5);
+  per_tick = lua_tointeger(L, -4);
+  printf("spike function: %s\n", lua_tostring(L, -3));
+  printf("leak function: %s\n", lua_tostring(L, -2));
+  printf("cutscene functions: %s\n", lua_tostring(L, -1));
+  printf("cutscenes: %ld started, %ld resumes, %ld shots\n", c->started,
+         c->resumes, c->shots);
   printf("leak: label cache %lld entries after %ld ticks (%lld a tick)\n",
          (long long)entries, ticks, (long long)per_tick);
   printf("memory in use after a full collection: %d KB\n",
          lua_gc(L, LUA_GCCOUNT, 0));
-  lua_pop(L, 6);
+  lua_pop(L, 7);
 }
 
 /* ---- reports ----------------------------------------------------------- */
@@ -321,31 +337,32 @@ static int parse_args(int argc, char **argv, Options *o) {
   return 1;
 }
 
-/* Attaches the profiler with frames and memory on, and routes the host's
-** loads through the instrumenting loader.  0 on failure.
+/* Sets the options (any may come before luainstr_open), attaches and
+** starts the profiler, and swaps the profiler's loaders, lua_resume and
+** lua_pcall in behind luainstr_wrap.h's names.  0 on failure.
 ** A spike is a frame over 3 times the median of the ones before (the
 ** default is 2): the planted spike is 5 to 10 times a normal tick, while a
 ** normal tick on a busy machine (a path search that ran long, a collector
 ** step, the CPU lent to another process) can reach twice the median. */
 static int start_profiler(lua_State *L) {
-  if (luainstr_open(L) != LUAINSTR_OK                        /* attach, start */
-      || luainstr_set_option(L, "memory", "on") != LUAINSTR_OK
+  if (luainstr_set_option(L, "memory", "on") != LUAINSTR_OK
       || luainstr_set_option(L, "frames", "on") != LUAINSTR_OK
-      || luainstr_set_option(L, "spike_factor", "3") != LUAINSTR_OK) {
+      || luainstr_set_option(L, "spike_factor", "3") != LUAINSTR_OK
+      || luainstr_open(L) != LUAINSTR_OK) {                 /* attach, start */
     fprintf(stderr, "game: %s\n", luainstr_errmsg(L));
     return 0;
   }
-  luainstr_install_loadbufferx_hook(luainstr_loadbufferx);
+  luainstr_install_hooks();
   return 1;
 }
 
 /* Runs the loop; the ticks' times and spike marks go to ms and spike. */
 static int run_loop(lua_State *L, int game, long ticks, double *ms,
-                    unsigned char *spike) {
+                    unsigned char *spike, Cutscene *cutscene) {
   for (long t = 0; t < ticks; t++) {
     int spiked = 0;
     double t0 = now_ms();
-    if (!run_tick(L, game, (lua_Integer)t + 1, &spiked)) return 0;
+    if (!run_tick(L, game, (lua_Integer)t + 1, &spiked, cutscene)) return 0;
     ms[t] = now_ms() - t0;
     spike[t] = (unsigned char)spiked;
   }
@@ -358,6 +375,7 @@ int main(int argc, char **argv) {
   double *ms;
   unsigned char *spike;
   int game, ok;
+  Cutscene cutscene = {NULL, LUA_NOREF, 0, 0, 0};
   if (!parse_args(argc, argv, &o)) return usage();
   ms = malloc((size_t)o.ticks * sizeof *ms);
   spike = malloc((size_t)o.ticks);
@@ -374,7 +392,7 @@ int main(int argc, char **argv) {
   ok = (!o.profile || start_profiler(L));
   if (ok) {
     add_searcher(L, o.lua_dir);
-    ok = load_game(L, o.lua_dir, &game) && run_loop(L, game, o.ticks, ms, spike);
+    ok = load_game(L, o.lua_dir, &game) && run_loop(L, game, o.ticks, ms, spike, &cutscene);
   }
   if (ok) {
     print_ticks(ms, spike, o.ticks);
@@ -382,13 +400,13 @@ int main(int argc, char **argv) {
     ** still reachable (the leak), not garbage the collector has not yet
     ** reached. */
     lua_gc(L, LUA_GCCOLLECT, 0);
-    print_stats(L, game, o.ticks);
+    print_stats(L, game, o.ticks, &cutscene);
     if (o.profile) {
       luainstr_stop(L);
       ok = dump_reports(L, o.out_dir);
     }
   }
-  if (o.profile) luainstr_uninstall_loadbufferx_hook();
+  if (o.profile) luainstr_uninstall_hooks();
   lua_close(L);
   free(ms);
   free(spike);

@@ -12,12 +12,17 @@ local dt, times, spikes = 1 / 60, {}, {}
 collectgarbage("collect")
 local kb0, entries0 = collectgarbage("count"), game.stats().label_cache_entries
 
+local cutscene
 for tick = 1, ticks do
   local t0 = os.clock()
   game.physics(tick, dt)
   local spiked = game.ai(tick, dt)
   game.particles(tick, dt)
   game.render(tick, dt)
+  -- the host resumes its cutscene from C; here coroutine.resume does
+  cutscene = cutscene or coroutine.create(game.cutscene)
+  assert(coroutine.resume(cutscene))
+  if coroutine.status(cutscene) == "dead" then cutscene = nil end
   times[tick] = os.clock() - t0
   if spiked then spikes[#spikes + 1] = tick end
 end

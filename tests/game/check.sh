@@ -77,4 +77,4 @@ for attempt in $(seq 1 "$ATTEMPTS"); do
   [[ $rc -eq 3 && $attempt -lt $ATTEMPTS ]] || fail "the reports (see above)"
   echo "note: too many unplanted spikes (a busy machine?): running again"
 done
-echo "PASS: samples/game built against the installed package; frames, spikes, leak, zones and reports check"
+echo "PASS: samples/game built against the installed package; frames, spikes, leak, zones, the C-resumed cutscene and reports check"

@@ -20,9 +20,19 @@ size).  Checks, from the JSON report:
   leak     the leak function has the most live bytes of all functions
            (zones included), at least 64 bytes per entry the game says its
            cache holds (two strings an entry, each over 40 bytes)
-  zones    the C zones physics, ai, particles, render and the Lua zones
-           pathfinding, hud, nametags are in the report, as zones, entered
-           once per tick
+  zones    the C zones physics, ai, particles, render, cutscene and the Lua
+           zones pathfinding, hud, nametags are in the report, as zones,
+           entered once per tick
+  cutscene the cutscene coroutines the host resumes from C (lua_resume,
+           luainstr_wrap.h) are measured: game.cutscene and Cutscene.play
+           entered once per coroutine started, Cutscene.shot once per
+           resume that yielded, as the game counted them; game.cutscene
+           hangs under the zone cutscene only (never a root), Cutscene.play
+           under it, Cutscene.shot under that; the zone's own time is under
+           half its total (the coroutine's time is not also the zone's),
+           and the shots' allocations (at least 9 tables a shot) are
+           charged to Cutscene.shot, not to the zone (fewer than one a
+           resume)
   html     game.html exists and names the spike and the leak functions
   text     game.txt exists and names the spike function
 
@@ -36,7 +46,7 @@ import os
 import re
 import sys
 
-C_ZONES = ("physics", "ai", "particles", "render")
+C_ZONES = ("physics", "ai", "particles", "render", "cutscene")
 LUA_ZONES = ("pathfinding", "hud", "nametags")
 
 failures = []
@@ -77,6 +87,11 @@ def parse_stdout(text):
     facts["leak_function"] = m.group(1) if m else None
     m = re.search(r"^leak: label cache (\d+) entries", text, re.M)
     facts["leak_entries"] = int(m.group(1)) if m else None
+    m = re.search(r"^cutscene functions: (\S+) (\S+) (\S+)$", text, re.M)
+    facts["cutscene_functions"] = m.groups() if m else None
+    m = re.search(r"^cutscenes: (\d+) started, (\d+) resumes, (\d+) shots$",
+                  text, re.M)
+    facts["cutscenes"] = tuple(int(x) for x in m.groups()) if m else None
     return facts
 
 
@@ -218,6 +233,54 @@ def check_zones(doc, facts):
                                             (f.get("total_ns") or 0) / 1e6))
 
 
+def check_cutscene(doc, facts):
+    funcs = doc.get("functions") or []
+    tree = doc.get("tree") or []
+    body, play, shot = facts["cutscene_functions"]
+    started, resumes, shots = facts["cutscenes"]
+    by_name = {}
+    for f in funcs:
+        by_name.setdefault(f.get("name"), []).append(f)
+    want = {body: started, play: started, shot: shots}
+    expected_parent = {body: "zone cutscene", play: body, shot: play}
+    for name in (body, play, shot):
+        fs = by_name.get(name) or []
+        if len(fs) != 1:
+            fail("%d functions named %s in the report, expected 1" % (len(fs), name))
+            return
+        f = fs[0]
+        if f.get("calls") != want[name]:
+            fail("%s: %s calls, the game made %d (%d coroutines, %d resumes)"
+                 % (name, f.get("calls"), want[name], started, resumes))
+        nodes = [n for n in tree if n.get("function") == f["id"]]
+        parents = {funcs[tree[n["parent"]]["function"]].get("name")
+                   if tree[n["parent"]].get("function") is not None else "(root)"
+                   for n in nodes}
+        if parents != {expected_parent[name]}:
+            fail("%s: nodes under %s, expected under %s only"
+                 % (name, sorted(parents), expected_parent[name]))
+        elif f.get("calls") == want[name]:
+            ok("%s: %d calls, under %s" % (name, want[name], expected_parent[name]))
+    zone = (by_name.get("zone cutscene") or [None])[0]
+    if zone is None:
+        return  # check_zones says so
+    total, own = zone.get("total_ns") or 0, zone.get("self_ns") or 0
+    if total > 0 and own < 0.5 * total:
+        ok("zone cutscene: self %.2f ms of %.2f ms" % (own / 1e6, total / 1e6))
+    else:
+        fail("zone cutscene: self %.2f ms of %.2f ms: the coroutine's time is "
+             "counted in the zone's own" % (own / 1e6, total / 1e6))
+    shot_allocs = by_name[shot][0].get("alloc_count") or 0
+    zone_allocs = zone.get("alloc_count") or 0
+    if shot_allocs >= 9 * shots and zone_allocs < resumes:
+        ok("%s made %d allocations (%d shots), the zone %d"
+           % (shot, shot_allocs, shots, zone_allocs))
+    else:
+        fail("%s made %d allocations for %d shots (expected at least 9 a "
+             "shot), the zone %d (expected fewer than its %d resumes)"
+             % (shot, shot_allocs, shots, zone_allocs, resumes))
+
+
 def check_file_names(path, names):
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
@@ -249,6 +312,7 @@ def main():
     check_spikes(doc, facts)
     check_leak(doc, facts)
     check_zones(doc, facts)
+    check_cutscene(doc, facts)
     check_file_names(os.path.join(out_dir, "game.html"),
                      [facts["spike_function"], facts["leak_function"]])
     check_file_names(os.path.join(out_dir, "game.txt"),

@@ -6,12 +6,15 @@
 --                               on a tick that planted the spike
 --     game.particles(tick, dt)  emitters and particles     (particles.lua)
 --     game.render(tick, dt)     draw list, HUD, nametags   (particles.lua, ui.lua)
+-- and, once a tick, resumes a coroutine running game.cutscene (one shot a
+-- resume; a new coroutine when one ends)                   (cutscene.lua)
 -- game.stats() returns figures the host prints at the end.
 
 local Entities = require "entities"
 local AI = require "ai"
 local Particles = require "particles"
 local UI = require "ui"
+local Cutscene = require "cutscene"
 
 local rand = Entities.rng(20240612)
 
@@ -65,6 +68,11 @@ function game.render(tick)
   return UI.draw(world, tick, stats)
 end
 
+-- The body of the host's cutscene coroutines.
+function game.cutscene()
+  Cutscene.play(world)
+end
+
 function game.stats()
   return {
     label_cache_entries = UI.cache_entries(),
@@ -72,6 +80,7 @@ function game.stats()
     spike_every = AI.SPIKE_EVERY, spike_phase = AI.SPIKE_PHASE,
     spike_function = "AI.rebuild_flow_field",
     leak_function = "UI.memo_label",
+    cutscene_functions = "game.cutscene Cutscene.play Cutscene.shot",
     paths = world.paths, particles = stats.particles,
     zones = require("zones").on,
     screen = world.screen,
