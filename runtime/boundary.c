@@ -266,8 +266,10 @@ static int yield_done(lua_State *L, int status, lua_KContext ctx) {
   (void)status;
   if (P != NULL && !P->closed) {
     li_stack *S;
-    if (L != P->curL && P->curL != NULL) P->unseen++;  /* plain lua_resume */
-    S = li_stack_of(P, L);
+    if (L != P->curL && P->curL != NULL && P->on)
+      S = li_infer_switch(P, L);           /* Lua's own lua_resume */
+    else
+      S = li_stack_of(P, L);
     if (S != NULL && S->suspended) {
       uint64_t t = li_clock_ticks(&P->clock);
       S->excl += t - S->susp_since;
@@ -287,6 +289,7 @@ static int li_yield(lua_State *L) {
       S->suspended = 1;
       S->susp_since = li_clock_ticks(&P->clock);
       if (P->on) li_trace(P, S, 'Y', 0, S->susp_since);
+      if (S->waker != NULL) li_infer_end(P, S, S->susp_since);
     }
   }
   return lua_yieldk(L, lua_gettop(L), (lua_KContext)P, yield_done);

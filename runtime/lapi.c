@@ -326,6 +326,7 @@ int (luainstr_dump)(lua_State *L, const char *format, const char *path) {
   li_prof *P = li_prof_get(L);
   if (P == NULL) return LUAINSTR_EORDER;
   li_loader_scan(L, P);
+  li_infer_settle(P);
   return dump(P, format, path, NULL, NULL);
 }
 
@@ -340,6 +341,7 @@ static int stack_step(lua_State *L) {
 
 static li_stack *api_stack(li_prof *P, lua_State *L) {
   li_stack *S = NULL;
+  li_infer_settle(P);
   if (L == P->mainL) return &P->main;
   if (L == P->curL && P->cur != NULL) return P->cur;
   if (!lua_checkstack(L, 2)) return NULL;
@@ -356,6 +358,7 @@ static int frame_mark(li_prof *P, lua_State *L) {
                 "option 'frames' to on)%s", "");
   if (!P->on)
     return fail(P, LUAINSTR_EORDER, "frame: the profiler is not collecting%s", "");
+  li_infer_settle(P);
   li_frames_mark(P, L == P->curL && P->cur ? P->cur : &P->main,
                  li_clock_ticks(&P->clock));
   return LUAINSTR_OK;
@@ -548,6 +551,7 @@ static int l_dump(lua_State *L) {
   if (P == NULL) return closing(L);
   box = push_box(L);
   li_loader_scan(L, P);
+  li_infer_settle(P);
   r = dump(P, format, NULL, box, &n);
   if (r != LUAINSTR_OK && r != LUAINSTR_EEMPTY) return result(L, P, r);
   lua_pushlstring(L, *box, n);
@@ -565,6 +569,7 @@ static int l_dump_to(lua_State *L) {
   int r;
   if (P == NULL) return closing(L);
   li_loader_scan(L, P);
+  li_infer_settle(P);
   r = dump(P, format, path, NULL, NULL);
   if (r != LUAINSTR_EEMPTY) return result(L, P, r);
   lua_pushboolean(L, 1);

@@ -369,6 +369,20 @@ static void xs_put(li_prof *P, lua_State *T, li_stack *S) {
   if (old == NULL || xs_has(P, old)) memcpy(lua_getextraspace(T), &S, sizeof S);
 }
 
+/* S is going: no stack may keep it as its waker (inferred resumes, which
+** are rare: the list is walked only while there are any). */
+static void forget_waker(li_prof *P, li_stack *S) {
+  if (S->waker != NULL) {
+    S->waker = NULL;
+    P->inferring--;
+  }
+  for (li_stack *T = &P->main; P->inferring > 0 && T != NULL; T = T->next)
+    if (T->waker == S) {
+      T->waker = NULL;
+      P->inferring--;
+    }
+}
+
 /* __gc of a coroutine's stack: the coroutine is gone.  Its open frames ran
 ** until it was last suspended; they end there, not by an error. */
 static int stack_gc(lua_State *L) {
@@ -377,6 +391,7 @@ static int stack_gc(lua_State *L) {
   if (P != NULL && !P->closed) {
     uint64_t t = S->suspended ? S->susp_since : li_clock_ticks(&P->clock);
     li_stack_close(P, S, 0, t, 0);
+    forget_waker(P, S);
     stack_unlink(S);
     xs_del(P, S);
     if (P->cur == S) li_set_cur(P, NULL, NULL);
@@ -466,6 +481,89 @@ lua_State *li_running_thread(li_prof *P) {
   return P->mainL;
 }
 
+/* ---- resumes the profiler was not told of ------------------------------
+** A host that resumes a coroutine with Lua's own lua_resume (C code that
+** does not include luainstr_wrap.h) runs it behind the boundaries' back:
+** the first the profiler sees of it is a probe, or the end of a yield, in
+** a thread other than the current one.  It infers the resume then: the
+** resumer is the thread it saw run last, if that one still runs, else the
+** main thread; the coroutine's new calls hang under the resumer's top
+** frame, whose time waits from now (as resume_begin's does) until the
+** coroutine yields, returns from its last call, or is found dead (by an
+** error) at a later switch, where its calls close.  What it cannot know:
+** when the error happened (its calls end at the next switch), and what
+** was allocated before the coroutine's first probe (the resumer's). */
+
+/* T is running or waiting in a resume (not suspended, finished or dead). */
+static int thread_runs(lua_State *T) {
+  lua_Debug ar;
+  return lua_status(T) == LUA_OK && lua_getstack(T, 0, &ar);
+}
+
+static void infer_end(li_prof *P, li_stack *S, uint64_t t, int current) {
+  li_stack *R = S->waker;
+  if (R == NULL) return;
+  S->waker = NULL;
+  P->inferring--;
+  if (R->resuming) {
+    li_prof_charge(P, R, t - R->res_t0, P->entries - R->res_pairs0);
+    R->resuming = 0;
+  }
+  if (current) li_set_cur(P, R->L, R);
+}
+
+void li_infer_end(li_prof *P, li_stack *S, uint64_t t) {
+  infer_end(P, S, t, 1);
+}
+
+/* The inferred resumes that ended unseen, from X up its wakers to `to`:
+** a coroutine that died by an error closes its calls at t, one that
+** yielded from C is suspended since t. */
+static li_stack *infer_settle(li_prof *P, li_stack *X, li_stack *to,
+                              uint64_t t) {
+  while (X != NULL && X != to && X->waker != NULL && !thread_runs(X->L)) {
+    li_stack *R = X->waker;
+    int st = lua_status(X->L);
+    if (st != LUA_OK && st != LUA_YIELD)
+      li_stack_close(P, X, 0, t, 1);
+    else if (st == LUA_YIELD && !X->suspended) {
+      X->suspended = 1;
+      X->susp_since = t;
+    }
+    infer_end(P, X, t, 0);
+    X = R;
+  }
+  return X;
+}
+
+void li_infer_settle(li_prof *P) {
+  li_stack *X;
+  if (P->inferring == 0 || !P->on || P->cur == NULL) return;
+  X = infer_settle(P, P->cur, NULL, li_clock_ticks(&P->clock));
+  if (X != NULL && X != P->cur) li_set_cur(P, X->L, X);
+}
+
+li_stack *li_infer_switch(li_prof *P, lua_State *L) {
+  li_stack *X = P->cur, *S, *R;
+  uint64_t t;
+  P->unseen++;
+  if ((S = li_stack_switch(P, L)) == NULL) return NULL;
+  t = li_clock_ticks(&P->clock);
+  X = infer_settle(P, X, S, t);
+  /* L runs again where it waited (it is X or one of its wakers), or the
+  ** main thread runs: nothing was resumed */
+  if (S == &P->main || S->waker != NULL || X == S) return S;
+  R = X != NULL && X != &P->main && thread_runs(X->L) ? X : &P->main;
+  if (S->n == 0)
+    S->root = R->n > 0 ? R->f[R->n - 1].node : R->root;
+  R->resuming = 1;
+  R->res_t0 = t;
+  R->res_pairs0 = P->entries;
+  S->waker = R;
+  P->inferring++;
+  return S;
+}
+
 li_stack *li_stack_of_thread(li_prof *P, lua_State *L, int idx) {
   lua_State *T = lua_tothread(L, idx);
   li_stack *S;
@@ -514,7 +612,12 @@ void li_prof_close_all(li_prof *P, uint64_t t) {
   for (li_stack *S = &P->main; S != NULL; S = S->next) {
     S->zones_lost += count_zones(S, 0);
     li_stack_close(P, S, 0, S->suspended ? S->susp_since : t, 0);
+    if (S->waker != NULL) {          /* (its waker's frames closed too) */
+      S->waker->resuming = 0;
+      S->waker = NULL;
+    }
   }
+  P->inferring = 0;
 }
 
 void li_prof_charge(const li_prof *P, li_stack *S, uint64_t ticks, uint64_t pairs) {
@@ -608,8 +711,7 @@ static LI_INLINE void push_frame(li_prof *P, li_stack *S, const void *ci,
 ** with the thread that runs, and a collected thread's stack clears it: a
 ** switch they did not make was made by the host behind their back. */
 static LI_NOINLINE li_stack *probe_switch(li_prof *P, lua_State *L) {
-  if (P->curL != NULL) P->unseen++;
-  return li_stack_switch(P, L);
+  return P->curL != NULL ? li_infer_switch(P, L) : li_stack_switch(P, L);
 }
 
 static LI_INLINE li_stack *probe_stack(li_prof *P, lua_State *L) {
@@ -666,6 +768,7 @@ static LI_INLINE int leave(li_prof *P, lua_State *L, const void *ci,
   P->exits++;
   if (LI_LIKELY(S->n > 0 && S->f[S->n - 1].ci == ci)) close_top(P, S, t, 0);
   else leave_deep(P, S, ci, t);
+  if (LI_UNLIKELY(S->n == 0 && S->waker != NULL)) li_infer_end(P, S, t);
   return nret;
 }
 
@@ -730,7 +833,9 @@ static int probe_fast(lua_State *L) {
   ci = li_d_caller(L);
   if (id <= 0) {                        /* an exit */
     uint64_t t = li_clock_inline_ticks();
-    if (LI_UNLIKELY(S->n == 0 || S->f[S->n - 1].ci != ci))
+    /* (the base call's exit takes the general path: it may end a resume
+    ** the profiler inferred) */
+    if (LI_UNLIKELY(S->n <= 1 || S->f[S->n - 1].ci != ci))
       return probe_direct(L);
     P->exits++;
     frame_close(P, S, t, 0);

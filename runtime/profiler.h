@@ -120,6 +120,9 @@ struct li_stack {
   li_prof *P;           /* owner */
   uint32_t zones_lost;  /* zones closed by a stop, pause or reset that the
                            program may still end (no error then) */
+  li_stack *waker;      /* the stack inferred to have resumed it, while
+                           it runs (a resume the profiler was not told
+                           of: li_infer_switch), else NULL */
   int resuming;         /* waiting in coroutine.resume (boundary.c)... */
   uint64_t res_t0;      /* ...since this time, or the last frame mark, */
   uint64_t res_pairs0;  /* ...with this many entries counted */
@@ -178,6 +181,7 @@ struct li_prof {
   uint64_t outside;     /* functions a dump found reachable from chunks
                            compiled without the loader (li_loader_scan)... */
   char outside_chunk[96];   /* ...one of those chunks, by name */
+  uint32_t inferring;   /* stacks with a waker */
   uint64_t unseen;      /* switches of thread nobody told the profiler of:
                            a probe (or a resumed yield) in a thread other
                            than curL, curL known; a coroutine resumed or
@@ -242,6 +246,22 @@ static inline li_stack *li_stack_of(li_prof *P, lua_State *L) {
 ** last probe while it is running (neither suspended nor finished), else
 ** the main thread. */
 lua_State *li_running_thread(li_prof *P);
+
+/* The running thread L's probe (or the end of its yield) finds the
+** profiler's current thread is another one, and nobody told it of a
+** switch: a host resumed L with Lua's own lua_resume (or called a function
+** on it with lua_pcall) from C code without luainstr_wrap.h.  The resume is
+** inferred (profiler.c); L's stack is returned, made current.  NULL: out
+** of memory. */
+li_stack *li_infer_switch(li_prof *P, lua_State *L);
+/* S's inferred resume ends at t (it yields, or returned from its last
+** call): its time goes to its waker's top frame, which runs again (made
+** current). */
+void li_infer_end(li_prof *P, li_stack *S, uint64_t t);
+/* The host calls the C API (a zone, a frame mark, a dump): the inferred
+** resumes that ended meanwhile end now (a coroutine that died by an
+** error closes its calls), and the thread that runs is current. */
+void li_infer_settle(li_prof *P);
 
 /* The stack of the thread at index idx of L (created if it has none);
 ** the current stack does not change. */

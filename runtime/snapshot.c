@@ -124,7 +124,7 @@ static uint64_t to_ns(int64_t ticks, double k) {
 /* out->warnings: the rewriter's, then what the profiler noticed of the
 ** host.  0, or -1 when memory ran out. */
 static int notes(const li_prof *P, li_profile *out) {
-  char buf[3][600];
+  char buf[3][1024];
   int n = 0;
   size_t len = P->warnings != NULL ? strlen(P->warnings) : 0;
   char *w;
@@ -140,12 +140,15 @@ static int notes(const li_prof *P, li_profile *out) {
              (unsigned long long)P->outside, P->outside == 1 ? " is" : "s are",
              P->outside_chunk);
   if (P->unseen > 0)
-    snprintf(buf[n++], sizeof buf[0], "Lua code ran %llu time%s on a thread "
-             "the profiler was not told of (a coroutine resumed with "
+    snprintf(buf[n++], sizeof buf[0], "Lua ran %llu time%s on a thread the "
+             "profiler was not told of (a coroutine resumed with Lua's own "
              "lua_resume, or a function called on another thread with "
-             "lua_pcall, from C code that does not include luainstr_wrap.h): "
-             "its time may also be counted in the self time of whatever was "
-             "on top of the resumer's stack; " WRAP_HOW "\n",
+             "lua_pcall, from C code without luainstr_wrap.h): it took the "
+             "resumer to be the thread it saw run last (else the main "
+             "thread) and nested the coroutine's calls there; an error in "
+             "such a coroutine ends its calls only at the next probe or "
+             "luainstr_ call, and what it allocates before its first probe "
+             "is the resumer's. For exact figures, " WRAP_HOW "\n",
              (unsigned long long)P->unseen, P->unseen == 1 ? "" : "s");
   out->warnings = P->warnings;
   out->warnings_own = NULL;

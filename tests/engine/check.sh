@@ -7,10 +7,12 @@
 #   2. build the engine with find_package(luainstr) and with pkg-config;
 #   3. runs: --probe fast, --probe direct (CMake build), LUAINSTR_PROBE=api
 #      (the environment), --memory (pkg-config build);
-#   4. the same engine built without luainstr_wrap.h (-DENGINE_NO_WRAP),
-#      and with it but resuming with Lua's own lua_resume
-#      (-DENGINE_PLAIN_RESUME): check.py must fail on both, and the report
-#      must name luainstr_wrap.h.
+#   4. the same engine built without luainstr_wrap.h (-DENGINE_NO_WRAP):
+#      check.py must fail, and the report must name luainstr_wrap.h; and
+#      with it but resuming with Lua's own lua_resume
+#      (-DENGINE_PLAIN_RESUME): the profiler infers the resumes, so every
+#      figure must check as with the header, and the report must say it
+#      inferred them (check.py --inferred).
 #
 #   check.sh BUILD_DIR SOURCE_DIR
 # Exits 0 when everything passed, 1 at the first failure.  ENGINE_TICKS
@@ -131,6 +133,10 @@ print("ok: the report says: " + w[0][:160] + "...") if w else sys.exit(1)
 EOF
 }
 negative no-wrap -DENGINE_NO_WRAP
-negative plain-resume -DENGINE_PLAIN_RESUME
 
-echo "PASS: tests/engine built against the installed package; call counts, nesting, self times and memory check under each probe; without luainstr_wrap.h they fail and the report says so"
+# Lua's own lua_resume, loads through the header: the resumes are inferred.
+step "plain-resume: built with -DENGINE_PLAIN_RESUME, the resumes inferred"
+build_pc plain-resume -DENGINE_PLAIN_RESUME
+variant plain-resume "$WORK/plain-resume/engine" "--memory --inferred" -- --memory
+
+echo "PASS: tests/engine built against the installed package; call counts, nesting, self times and memory check under each probe and with Lua's own lua_resume (inferred, the report says so); without luainstr_wrap.h they fail and the report says so"
