@@ -111,7 +111,7 @@ typedef struct resume_ctx {
 
 /* co is about to run, resumed by thread L, where co's thread object is at
 ** index coidx. */
-static void resume_begin(resume_ctx *c, li_prof *P, lua_State *L,
+static LI_INLINE void resume_begin(resume_ctx *c, li_prof *P, lua_State *L,
                          lua_State *co, int coidx) {
   li_stack *R, *C;
   c->P = NULL;
@@ -138,7 +138,7 @@ static void resume_begin(resume_ctx *c, li_prof *P, lua_State *L,
 /* co ran and came back to L with `status`: its time to the resumer's top
 ** frame; L's stack current again.  died: co ran to an error that killed
 ** it (its frames close as exits by an error). */
-static void resume_end(resume_ctx *c, lua_State *L, int coidx, int died) {
+static LI_INLINE void resume_end(resume_ctx *c, lua_State *L, int coidx, int died) {
   li_prof *P = c->P;
   li_stack *R = c->R;
   uint64_t t0 = c->t0, pairs0 = c->pairs0;
@@ -385,7 +385,7 @@ int li_host_pcall(lua_State *L, int nargs, int nresults, int msgh) {
   li_prof *P = host_prof(L);
   lua_State *W = P != NULL ? li_running_thread(P) : NULL;
   li_stack *S;
-  resume_ctx c;
+  resume_ctx c = {NULL, NULL, 0, 0};
   uint32_t depth = 0;
   int idx = 0, status;
   if (P == NULL) return lua_pcall(L, nargs, nresults, msgh);
