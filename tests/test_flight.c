@@ -18,51 +18,8 @@
 
 #include "luainstr.h"
 #include "profiler.h"
+#include "vtime.h"
 
-/* ---- a state on virtual time (as test_frames.c's) ------------------------- */
-
-#define READ_NS 25ull
-static unsigned long long vtime;
-
-static unsigned long long vclock(void *ud) {
-  (void)ud;
-  vtime += READ_NS;
-  return vtime;
-}
-
-static int l_spin(lua_State *L) {
-  vtime += (unsigned long long)luaL_checkinteger(L, 1);
-  return 0;
-}
-
-static lua_State *state(const char *opt, ...) {
-  lua_State *L = luaL_newstate();
-  va_list ap;
-  cr_assert_not_null(L);
-  luaL_openlibs(L);
-  vtime = 1000000;
-  cr_assert_eq(luainstr_set_clock(L, "virtual", vclock, NULL, 1.0), LUAINSTR_OK);
-  cr_assert_eq(luainstr_open(L), LUAINSTR_OK, "%s", luainstr_errmsg(L));
-  lua_register(L, "spin", l_spin);
-  va_start(ap, opt);
-  for (const char *name = opt; name != NULL; name = va_arg(ap, const char *)) {
-    const char *value = va_arg(ap, const char *);
-    cr_assert_eq(luainstr_set_option(L, name, value), LUAINSTR_OK, "%s=%s: %s",
-                 name, value, luainstr_errmsg(L));
-  }
-  va_end(ap);
-  return L;
-}
-
-static void run(lua_State *L, const char *src) {
-  cr_assert_eq(luainstr_loadbufferx(L, src, strlen(src), "=t", "t"), LUA_OK,
-               "%s", lua_tostring(L, -1));
-  cr_assert_eq(lua_pcall(L, 0, LUA_MULTRET, 0), LUA_OK, "%s", lua_tostring(L, -1));
-}
-
-static void snap(lua_State *L, li_profile *p) {
-  cr_assert_eq(li_snapshot(li_prof_get(L), p), 0);
-}
 
 static const char *fname(const li_profile *p, uint32_t func) {
   return func < p->nfuncs ? p->funcs[func].name : "-";
@@ -120,15 +77,15 @@ static const char session[] =
 /* The ring keeps the last 1000 events of the session, in order: the same
 ** as the last 1000 of a trace that kept them all. */
 Test(trace, ring_keeps_the_end) {
-  lua_State *A = state("frames", "on", "trace", "recent 1000", NULL);
+  lua_State *A = vstate("frames", "on", "trace", "recent 1000", NULL);
   lua_State *B;
   li_profile a, b;
   uint64_t off;
   int hitch = 0;
-  run(A, session);
+  vrun(A, session);
   snap(A, &a);
-  B = state("frames", "on", "trace", "first 100000", NULL);
-  run(B, session);
+  B = vstate("frames", "on", "trace", "first 100000", NULL);
+  vrun(B, session);
   snap(B, &b);
   cr_assert_eq(b.events_dropped, 0);
   cr_assert_gt(b.nevents, 2000, "%llu events", (unsigned long long)b.nevents);
@@ -174,9 +131,9 @@ Test(trace, default_follows_frame_mode) {
     {"off", "recent:300", 1},
   };
   for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
-    lua_State *L = state("frames", c[i].frames, "trace", c[i].trace, NULL);
+    lua_State *L = vstate("frames", c[i].frames, "trace", c[i].trace, NULL);
     li_profile p;
-    run(L, session);
+    vrun(L, session);
     snap(L, &p);
     cr_assert_eq(p.nevents, 300);
     cr_assert_gt(p.events_dropped, 0);
@@ -192,7 +149,7 @@ Test(trace, default_follows_frame_mode) {
 }
 
 Test(trace, bad_values) {
-  lua_State *L = state(NULL);
+  lua_State *L = vstate(NULL);
   const char *bad[] = { "recent 0", "first x", "recentish", "last 5", "-3", "" };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
     cr_assert_eq(luainstr_set_option(L, "trace", bad[i]), LUAINSTR_EARG, "%s", bad[i]);
@@ -206,17 +163,6 @@ Test(trace, bad_values) {
 /* ---- idle spans ------------------------------------------------------------ */
 
 #define MS 1000000.0
-
-static double rel(double got, double truth) {
-  return fabs(got - truth) / truth;
-}
-
-static const li_pfunc *func(const li_profile *p, const char *name) {
-  for (uint32_t i = 0; i < p->nfuncs; i++)
-    if (strcmp(p->funcs[i].name, name) == 0) return &p->funcs[i];
-  cr_assert_fail("no function '%s' in the profile", name);
-  return NULL;
-}
 
 /* 100 frames of 0.5 ms of work and 16 ms of waiting for vsync; frames
 ** 10, 50 and 90 work 3 ms more: 19.5 ms frames among 16.5 ms ones, under
@@ -236,9 +182,9 @@ static const char vsync[] =
   "end\n";
 
 Test(idle, spikes_read_busy_time) {
-  lua_State *L = state("frames", "on", NULL);
+  lua_State *L = vstate("frames", "on", NULL);
   li_profile p;
-  run(L, vsync);
+  vrun(L, vsync);
   snap(L, &p);
   cr_assert_eq(p.nframes, 100);
   cr_assert_eq(p.spikes_seen, 3, "%llu spikes", (unsigned long long)p.spikes_seen);
@@ -265,9 +211,9 @@ Test(idle, spikes_read_busy_time) {
 /* From C, around the host's own wait, outside any Lua call; a span open
 ** at a mark is split there; nesting and ends without a begin refused. */
 Test(idle, from_c_and_across_marks) {
-  lua_State *L = state("frames", "on", NULL);
+  lua_State *L = vstate("frames", "on", NULL);
   li_profile p;
-  run(L, "function update() spin(1000000) end");
+  vrun(L, "function update() spin(1000000) end");
   for (int i = 0; i < 20; i++) {
     lua_getglobal(L, "update");
     cr_assert_eq(lua_pcall(L, 0, 0, 0), LUA_OK);
@@ -301,9 +247,9 @@ Test(idle, from_c_and_across_marks) {
 /* Outside frame mode an idle span is the zone only; not collecting, it is
 ** nothing. */
 Test(idle, without_frames) {
-  lua_State *L = state(NULL);
+  lua_State *L = vstate(NULL);
   li_profile p;
-  run(L, "local p = require 'luainstr'\n"
+  vrun(L, "local p = require 'luainstr'\n"
          "for i = 1, 4 do assert(p.idle_begin()); spin(2000000); assert(p.idle_end()) end\n"
          "assert(p.idle_end() == nil)\n"
          "p.stop(); assert(p.idle_begin()); assert(p.idle_end()); p.start()\n");
@@ -317,11 +263,11 @@ Test(idle, without_frames) {
 
 /* The text summary gives busy figures, json each frame's busy and idle. */
 Test(idle, in_the_reports) {
-  lua_State *L = state("frames", "on", NULL);
+  lua_State *L = vstate("frames", "on", NULL);
   li_profile p;
   char *out = NULL;
   size_t n = 0;
-  run(L, vsync);
+  vrun(L, vsync);
   snap(L, &p);
   cr_assert_eq(li_report_to_string(&p, "text", &out, &n), 0);
   cr_assert_not_null(strstr(out, "\n  busy (less idle spans): mean 59"), "%s", out);
@@ -359,11 +305,11 @@ static int file_check(const char *path, const char *check) {
 
 /* chrome without trace mode or frames: written, valid, and said so. */
 Test(empty, chrome_without_trace_or_frames) {
-  lua_State *L = state(NULL);
+  lua_State *L = vstate(NULL);
   char path[] = "/tmp/li-empty-XXXXXX";
   int fd = mkstemp(path);
   close(fd);
-  run(L, "local function f() spin(1000) end f()");
+  vrun(L, "local function f() spin(1000) end f()");
   cr_assert_eq(luainstr_dump(L, "chrome", path), LUAINSTR_EEMPTY);
   cr_assert_not_null(strstr(luainstr_errmsg(L), "trace mode was off"), "%s",
                      luainstr_errmsg(L));
@@ -372,7 +318,7 @@ Test(empty, chrome_without_trace_or_frames) {
   /* other formats have the summary at least */
   cr_assert_eq(luainstr_dump(L, "json", path), LUAINSTR_OK);
   /* the Lua API: the usual value, and the message second */
-  run(L, "local p = require 'luainstr'\n"
+  vrun(L, "local p = require 'luainstr'\n"
          "local s, msg = p.dump('chrome')\n"
          "assert(s:find('traceEvents', 1, true) and msg:find('holds nothing', 1, true))\n");
   {
@@ -397,16 +343,16 @@ Test(empty, chrome_without_trace_or_frames) {
 
 /* Frames alone, or trace events, are something: OK. */
 Test(empty, frames_or_events_are_something) {
-  lua_State *L = state("frames", "on", NULL);
-  run(L, "local p = require 'luainstr'\n"
+  lua_State *L = vstate("frames", "on", NULL);
+  vrun(L, "local p = require 'luainstr'\n"
          "for i = 1, 3 do spin(1000000); p.frame() end\n");
   cr_assert_eq(luainstr_dump(L, "chrome", "/dev/null"), LUAINSTR_OK, "%s",
                luainstr_errmsg(L));
   lua_close(L);
-  L = state("trace", "on", NULL);
+  L = vstate("trace", "on", NULL);
   cr_assert_eq(luainstr_dump(L, "chrome", "/dev/null"), LUAINSTR_EEMPTY);
   cr_assert_not_null(strstr(luainstr_errmsg(L), "recorded no event"));
-  run(L, "local function f() spin(1000) end f()");
+  vrun(L, "local function f() spin(1000) end f()");
   cr_assert_eq(luainstr_dump(L, "chrome", "/dev/null"), LUAINSTR_OK);
   lua_close(L);
 }

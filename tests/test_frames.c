@@ -20,70 +20,8 @@
 
 #include "luainstr.h"
 #include "profiler.h"
+#include "vtime.h"
 
-/* ---- a state on virtual time ---------------------------------------------- */
-
-#define READ_NS 25ull
-static unsigned long long vtime;
-
-static unsigned long long vclock(void *ud) {
-  (void)ud;
-  vtime += READ_NS;
-  return vtime;
-}
-
-/* spin(ns): ns of virtual time pass */
-static int l_spin(lua_State *L) {
-  vtime += (unsigned long long)luaL_checkinteger(L, 1);
-  return 0;
-}
-
-/* A profiled state on the virtual clock, with spin() as a global, and the
-** options given ("name", "value", ..., NULL) set before anything runs. */
-static lua_State *state(const char *opt, ...) {
-  lua_State *L = luaL_newstate();
-  va_list ap;
-  cr_assert_not_null(L);
-  luaL_openlibs(L);
-  vtime = 1000000;
-  cr_assert_eq(luainstr_set_clock(L, "virtual", vclock, NULL, 1.0), LUAINSTR_OK);
-  cr_assert_eq(luainstr_open(L), LUAINSTR_OK, "%s", luainstr_errmsg(L));
-  lua_register(L, "spin", l_spin);
-  va_start(ap, opt);
-  for (const char *name = opt; name != NULL; name = va_arg(ap, const char *)) {
-    const char *value = va_arg(ap, const char *);
-    cr_assert_eq(luainstr_set_option(L, name, value), LUAINSTR_OK, "%s=%s: %s",
-                 name, value, luainstr_errmsg(L));
-  }
-  va_end(ap);
-  return L;
-}
-
-/* Run src (instrumented, chunk "=t"); its results stay on the stack. */
-static void run(lua_State *L, const char *src) {
-  cr_assert_eq(luainstr_loadbufferx(L, src, strlen(src), "=t", "t"), LUA_OK,
-               "%s", lua_tostring(L, -1));
-  cr_assert_eq(lua_pcall(L, 0, LUA_MULTRET, 0), LUA_OK, "%s", lua_tostring(L, -1));
-}
-
-static void snap(lua_State *L, li_profile *p) {
-  cr_assert_eq(li_snapshot(li_prof_get(L), p), 0);
-}
-
-static uint32_t func_id(const li_profile *p, const char *name) {
-  for (uint32_t i = 0; i < p->nfuncs; i++)
-    if (strcmp(p->funcs[i].name, name) == 0) return i;
-  cr_assert_fail("no function '%s' in the profile", name);
-  return UINT32_MAX;
-}
-
-static const li_pfunc *func(const li_profile *p, const char *name) {
-  return &p->funcs[func_id(p, name)];
-}
-
-static double rel(double got, double truth) {
-  return fabs(got - truth) / truth;
-}
 
 #define TOL 0.05
 #define MS 1000000.0
@@ -113,9 +51,9 @@ static const char hundred[] =
   "end\n";
 
 Test(frames, three_spikes_known_answers) {
-  lua_State *L = state("frames", "on", NULL);
+  lua_State *L = vstate("frames", "on", NULL);
   li_profile p;
-  run(L, hundred);
+  vrun(L, hundred);
   snap(L, &p);
   cr_assert(p.framing);
   cr_assert_eq(p.nframes, 100);
@@ -148,9 +86,9 @@ Test(frames, three_spikes_known_answers) {
 
 /* Three spikes of 20, 40 and 30 ms, two trees kept: the two slowest. */
 Test(frames, the_slowest_spikes_are_kept) {
-  lua_State *L = state("frames", "on", "spikes", "2", NULL);
+  lua_State *L = vstate("frames", "on", "spikes", "2", NULL);
   li_profile p;
-  run(L, "local p = require 'luainstr'\n"
+  vrun(L, "local p = require 'luainstr'\n"
          "local function hitch(ms) spin(ms * 1000000) end\n"
          "for i = 1, 40 do\n"
          "  spin(1000000)\n"
@@ -171,9 +109,9 @@ Test(frames, the_slowest_spikes_are_kept) {
 
 /* A ring of 50 frames keeps the last 50 of 100; a spike floor in ms. */
 Test(frames, ring_buffer_and_floor) {
-  lua_State *L = state("frames", "50", "spike_ms", "25", NULL);
+  lua_State *L = vstate("frames", "50", "spike_ms", "25", NULL);
   li_profile p;
-  run(L, hundred);
+  vrun(L, hundred);
   snap(L, &p);
   cr_assert_eq(p.nframes, 50);
   cr_assert_eq(p.frames_marked, 100);
@@ -187,9 +125,9 @@ Test(frames, ring_buffer_and_floor) {
 /* A call that spans frames: each frame's tree holds its part, the whole
 ** run the whole call (min and max see one call of 10 frames). */
 Test(frames, calls_across_marks) {
-  lua_State *L = state("frames", "on", NULL);
+  lua_State *L = vstate("frames", "on", NULL);
   li_profile p;
-  run(L, "local p = require 'luainstr'\n"
+  vrun(L, "local p = require 'luainstr'\n"
          "local function tick(i) spin(i == 8 and 30000000 or 3000000) end\n"
          "local function game()\n"
          "  for i = 1, 10 do tick(i); spin(1000000); p.frame() end\n"
@@ -233,9 +171,9 @@ Test(frames, calls_across_marks) {
 }
 
 Test(frames, off_by_default) {
-  lua_State *L = state(NULL);
+  lua_State *L = vstate(NULL);
   li_profile p;
-  run(L, "return require('luainstr').frame()");
+  vrun(L, "return require('luainstr').frame()");
   cr_assert(!lua_toboolean(L, -1), "p.frame() is false when frames are off");
   cr_assert_eq(luainstr_frame(L), LUAINSTR_EORDER);
   cr_assert(strstr(luainstr_errmsg(L), "frames") != NULL, "%s", luainstr_errmsg(L));
@@ -252,9 +190,9 @@ Test(frames, off_by_default) {
 
 /* The host marks frames from C. */
 Test(frames, host_marks) {
-  lua_State *L = state("frames", "on", NULL);
+  lua_State *L = vstate("frames", "on", NULL);
   li_profile p;
-  run(L, "function update(ms) spin(ms * 1000000) end");
+  vrun(L, "function update(ms) spin(ms * 1000000) end");
   for (int i = 1; i <= 20; i++) {
     lua_getglobal(L, "update");
     lua_pushinteger(L, i == 15 ? 50 : 5);
@@ -275,9 +213,9 @@ Test(frames, host_marks) {
 /* Coroutines that wait across frames: a mark does not split them, and
 ** what they run when resumed counts in the frame that resumed them. */
 Test(frames, coroutines_across_marks) {
-  lua_State *L = state("frames", "on", NULL);
+  lua_State *L = vstate("frames", "on", NULL);
   li_profile p;
-  run(L, "local p = require 'luainstr'\n"
+  vrun(L, "local p = require 'luainstr'\n"
          "local function work(ms) spin(ms * 1000000) end\n"
          "local function worker()\n"
          "  while true do work(1); coroutine.yield() end\n"
@@ -326,9 +264,9 @@ Test(frames, coroutines_across_marks) {
 ** resumer waiting in coroutine.resume has none of the coroutine's time as
 ** its own in a frame. */
 Test(frames, marks_inside_a_coroutine) {
-  lua_State *L = state("frames", "on", NULL);
+  lua_State *L = vstate("frames", "on", NULL);
   li_profile p;
-  run(L, "local p = require 'luainstr'\n"
+  vrun(L, "local p = require 'luainstr'\n"
          "local function update(i) spin(i == 5 and 30000000 or 2000000) end\n"
          "local function game()\n"
          "  for i = 1, 10 do update(i); p.frame() end\n"
@@ -363,9 +301,9 @@ Test(frames, marks_inside_a_coroutine) {
 /* A dump from inside a coroutine: the resumer, waiting in resume, has the
 ** coroutine's time as its callees', not as its own. */
 Test(frames, dump_inside_a_coroutine) {
-  lua_State *L = state(NULL);
+  lua_State *L = vstate(NULL);
   li_profile p;
-  run(L, "local p = require 'luainstr'\n"
+  vrun(L, "local p = require 'luainstr'\n"
          "local function body() spin(20000000); coroutine.yield(p.dump('csv')) end\n"
          "local function drive() spin(1000000); return select(2, coroutine.resume(coroutine.create(body))) end\n"
          "return drive()\n");
@@ -392,9 +330,9 @@ Test(frames, dump_inside_a_coroutine) {
 /* A pause between marks is no frame's time; a reset starts the frames
 ** again from 1. */
 Test(frames, pause_and_reset) {
-  lua_State *L = state("frames", "on", NULL);
+  lua_State *L = vstate("frames", "on", NULL);
   li_profile p;
-  run(L, "local p = require 'luainstr'\n"
+  vrun(L, "local p = require 'luainstr'\n"
          "local function work() spin(2000000) end\n"
          "for i = 1, 6 do\n"
          "  work()\n"
@@ -410,7 +348,7 @@ Test(frames, pause_and_reset) {
               (unsigned long long)p.frames[i].duration_ns);
   li_snapshot_free(&p);
   cr_assert_eq(luainstr_reset(L), LUAINSTR_OK);
-  run(L, "local p = require 'luainstr'\n"
+  vrun(L, "local p = require 'luainstr'\n"
          "for i = 1, 2 do spin(1000000) p.frame() end\n");
   snap(L, &p);
   cr_assert_eq(p.frames_marked, 2);
@@ -423,16 +361,16 @@ Test(frames, pause_and_reset) {
 ** saved in frame 7 of the first period, is saved again in frame 7 of the
 ** second: frame stamps never repeat). */
 Test(frames, off_and_on_again) {
-  lua_State *L = state("frames", "on", NULL);
+  lua_State *L = vstate("frames", "on", NULL);
   li_profile p;
-  run(L, "local p = require 'luainstr'\n"
+  vrun(L, "local p = require 'luainstr'\n"
          "function hitch() spin(30000000) end\n"
          "function normal() spin(1000000) end\n"
          "for i = 1, 10 do normal(); if i == 7 then hitch() end p.frame() end\n");
   cr_assert_eq(luainstr_set_option(L, "frames", "off"), LUAINSTR_OK);
-  run(L, "for i = 1, 5 do normal() end");
+  vrun(L, "for i = 1, 5 do normal() end");
   cr_assert_eq(luainstr_set_option(L, "frames", "on"), LUAINSTR_OK);
-  run(L, "local p = require 'luainstr'\n"
+  vrun(L, "local p = require 'luainstr'\n"
          "for i = 1, 10 do normal(); if i == 7 then hitch() end p.frame() end\n");
   snap(L, &p);
   cr_assert_eq(p.frames_marked, 10, "a new ring");
@@ -470,9 +408,9 @@ static const li_pnode *node_of(const li_profile *p, const char *name,
 }
 
 Test(zones, nest_with_calls) {
-  lua_State *L = state(NULL);
+  lua_State *L = vstate(NULL);
   li_profile p;
-  run(L, "local p = require 'luainstr'\n"
+  vrun(L, "local p = require 'luainstr'\n"
          "local function g() spin(4000000) end\n"
          "local function f()\n"
          "  p.zone_begin('a'); spin(1000000)\n"
@@ -502,9 +440,9 @@ Test(zones, nest_with_calls) {
 /* A <close> zone ends with its function: normally, and through an error
 ** (counted as an exit by an error); the frames above it close too. */
 Test(zones, close_values_and_errors) {
-  lua_State *L = state(NULL);
+  lua_State *L = vstate(NULL);
   li_profile p;
-  run(L, "local p = require 'luainstr'\n"
+  vrun(L, "local p = require 'luainstr'\n"
          "local function deep() spin(1000000); error('boom') end\n"
          "local function ok() local z <close> = p.zone('ok'); spin(3000000); return 1 end\n"
          "local function bad() local z <close> = p.zone('bad'); spin(2000000); deep() end\n"
@@ -533,9 +471,9 @@ Test(zones, close_values_and_errors) {
 
 /* A zone left open across a yield: the time suspended is not its own. */
 Test(zones, across_yields) {
-  lua_State *L = state(NULL);
+  lua_State *L = vstate(NULL);
   li_profile p;
-  run(L, "local p = require 'luainstr'\n"
+  vrun(L, "local p = require 'luainstr'\n"
          "local function body()\n"
          "  p.zone_begin('co'); spin(1000000)\n"
          "  coroutine.yield(); spin(2000000)\n"
@@ -556,10 +494,10 @@ Test(zones, across_yields) {
 /* One record a name, whatever string object carries it (a name made
 ** anew each time, the same literal), and a name with a NUL cut there. */
 Test(zones, one_record_a_name) {
-  lua_State *L = state(NULL);
+  lua_State *L = vstate(NULL);
   li_profile p;
   uint32_t n = 0;
-  run(L, "local p = require 'luainstr'\n"
+  vrun(L, "local p = require 'luainstr'\n"
          "for i = 1, 50 do\n"
          "  p.zone_begin(('long zone name number %d'):format(i % 2)) p.zone_end()\n"
          "  p.zone_begin('short') p.zone_end()\n"
@@ -578,9 +516,9 @@ Test(zones, one_record_a_name) {
 
 /* zone_end without a zone on top is an error and changes nothing. */
 Test(zones, unbalanced_end) {
-  lua_State *L = state(NULL);
+  lua_State *L = vstate(NULL);
   li_profile p;
-  run(L, "local p = require 'luainstr'\n"
+  vrun(L, "local p = require 'luainstr'\n"
          "local ok, msg = pcall(p.zone_end)\n"
          "assert(not ok and msg:find('zone_end'), msg)\n"
          "local function opens() p.zone_begin('left open') spin(1000000) end\n"
@@ -602,9 +540,9 @@ Test(zones, unbalanced_end) {
 
 /* Zones from C: a host system around Lua calls, across base calls. */
 Test(zones, from_c) {
-  lua_State *L = state(NULL);
+  lua_State *L = vstate(NULL);
   li_profile p;
-  run(L, "function step() spin(2000000) end");
+  vrun(L, "function step() spin(2000000) end");
   cr_assert_eq(luainstr_zone_end(L), LUAINSTR_EORDER, "nothing open");
   for (int i = 0; i < 3; i++) {
     cr_assert_eq(luainstr_zone_begin(L, "physics"), LUAINSTR_OK);
@@ -630,10 +568,10 @@ Test(zones, from_c) {
 /* N tables of a known size: what make() allocated is what Lua counted
 ** (the collector stopped by the program, not by the profiler). */
 Test(memory, allocations_match_lua_count) {
-  lua_State *L = state("memory", "on", NULL);
+  lua_State *L = vstate("memory", "on", NULL);
   li_profile p;
   double counted;
-  run(L, "collectgarbage('stop')\n"
+  vrun(L, "collectgarbage('stop')\n"
          "local keep = {}\n"
          "local function make(n) for i = 1, n do keep[i] = {i, i, i} end end\n"
          "local before = collectgarbage('count')\n"
@@ -664,9 +602,9 @@ Test(memory, allocations_match_lua_count) {
 /* Garbage collected later goes back to about 0 live; a leak stays; the
 ** peak remembers the garbage. */
 Test(memory, garbage_and_leaks) {
-  lua_State *L = state("memory", "on", NULL);
+  lua_State *L = vstate("memory", "on", NULL);
   li_profile p;
-  run(L, "local function garbage() for i = 1, 5000 do local t = {i, i} end end\n"
+  vrun(L, "local function garbage() for i = 1, 5000 do local t = {i, i} end end\n"
          "local function leaky() LEAK = {} for i = 1, 5000 do LEAK[i] = {i, i} end end\n"
          "collectgarbage('stop')\n"
          "garbage(); leaky()\n"
@@ -691,9 +629,9 @@ Test(memory, garbage_and_leaks) {
 /* Allocations inside a coroutine are its function's, not its resumer's;
 ** the main chunk's own are the main chunk's. */
 Test(memory, coroutines_and_main_chunk) {
-  lua_State *L = state("memory", "on", NULL);
+  lua_State *L = vstate("memory", "on", NULL);
   li_profile p;
-  run(L, "local function body()\n"
+  vrun(L, "local function body()\n"
          "  local t = {} for i = 1, 1000 do t[i] = {i} end\n"
          "  coroutine.yield(t)\n"
          "  local u = {} for i = 1, 1000 do u[i] = {i} end\n"
@@ -735,7 +673,7 @@ Test(memory, blocks_aligned_to_8) {
   luaL_openlibs(L);
   cr_assert_eq(luainstr_open(L), LUAINSTR_OK);
   cr_assert_eq(luainstr_set_option(L, "memory", "on"), LUAINSTR_OK);
-  run(L, "local function garbage() for i = 1, 5000 do local t = {i, i} end end\n"
+  vrun(L, "local function garbage() for i = 1, 5000 do local t = {i, i} end end\n"
          "local function leaky() LEAK = {} for i = 1, 5000 do LEAK[i] = {i, i} end end\n"
          "garbage(); leaky(); collectgarbage(); collectgarbage()\n"
          "return collectgarbage('count')\n");
@@ -763,7 +701,7 @@ Test(memory, off_gives_the_allocator_back) {
   cr_assert_eq(luainstr_open(L), LUAINSTR_OK);
   cr_assert_eq(luainstr_set_option(L, "memory", "on"), LUAINSTR_OK);
   cr_assert(lua_getallocf(L, NULL) != f0);
-  run(L, "local function f() local t = {} for i = 1, 100 do t[i] = {} end return t end\n"
+  vrun(L, "local function f() local t = {} for i = 1, 100 do t[i] = {} end return t end\n"
          "X = f()\n");
   cr_assert_eq(luainstr_set_option(L, "memory", "off"), LUAINSTR_OK);
   f1 = lua_getallocf(L, &ud1);
@@ -773,7 +711,7 @@ Test(memory, off_gives_the_allocator_back) {
   cr_assert_gt(func(&p, "local f")->mem.alloc_bytes, 100 * 56);
   li_snapshot_free(&p);
   cr_assert_eq(luainstr_set_option(L, "memory", "on"), LUAINSTR_OK);
-  run(L, "X = nil collectgarbage()");
+  vrun(L, "X = nil collectgarbage()");
   cr_assert_eq(luainstr_close(L), LUAINSTR_OK);
   f1 = lua_getallocf(L, &ud1);
   cr_assert(f1 == f0 && ud1 == ud0, "luainstr_close gives it back");

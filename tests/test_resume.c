@@ -23,6 +23,7 @@
 
 #include "luainstr.h"
 #include "profiler.h"
+#include "vtime.h"
 
 /* Lua's own functions, taken before luainstr_wrap.h renames the calls. */
 static int plain_resume(lua_State *co, lua_State *from, int narg, int *nres) {
@@ -41,21 +42,8 @@ static int plain_loadstring(lua_State *L, const char *s) {
 
 /* ---- a state on virtual time ---------------------------------------------- */
 
-#define READ_NS 25ull
 #define MS 1000000ull
-static unsigned long long vtime;
 static int use_plain;     /* resume with Lua's lua_resume (no header) */
-
-static unsigned long long vclock(void *ud) {
-  (void)ud;
-  vtime += READ_NS;
-  return vtime;
-}
-
-static int l_spin(lua_State *L) {
-  vtime += (unsigned long long)luaL_checkinteger(L, 1);
-  return 0;
-}
 
 /* The host's resume, as an engine's scheduler calls it. */
 static int host_resume(lua_State *co, lua_State *from, int narg, int *nres) {
@@ -78,11 +66,7 @@ static int l_cresume(lua_State *L) {
 }
 
 static lua_State *state(int memory) {
-  lua_State *L = luaL_newstate();
-  cr_assert_not_null(L);
-  luaL_openlibs(L);
-  vtime = 1000000;
-  cr_assert_eq(luainstr_set_clock(L, "virtual", vclock, NULL, 1.0), LUAINSTR_OK);
+  lua_State *L = vstate_new();
   if (memory)
     cr_assert_eq(luainstr_set_option(L, "memory", "on"), LUAINSTR_OK, "%s",
                  luainstr_errmsg(L));
@@ -108,25 +92,18 @@ static lua_State *coroutine_of(lua_State *L, const char *fname) {
   return co;
 }
 
+/* Call global function fname(co) on L. */
+static void call_with(lua_State *L, const char *fname, lua_State *co) {
+  lua_getglobal(L, fname);
+  lua_pushthread(co);
+  lua_xmove(co, L, 1);
+  cr_assert_eq(lua_pcall(L, 1, 0, 0), LUA_OK, "%s", lua_tostring(L, -1));
+}
+
 static int resume0(lua_State *co, lua_State *from) {
   int nres = 0, status = host_resume(co, from, 0, &nres);
   if (status <= LUA_YIELD) lua_pop(co, nres);
   return status;
-}
-
-static void snap(lua_State *L, li_profile *p) {
-  cr_assert_eq(li_snapshot(li_prof_get(L), p), 0);
-}
-
-static uint32_t func_id(const li_profile *p, const char *name) {
-  for (uint32_t i = 0; i < p->nfuncs; i++)
-    if (strcmp(p->funcs[i].name, name) == 0) return i;
-  cr_assert_fail("no function '%s' in the profile", name);
-  return UINT32_MAX;
-}
-
-static const li_pfunc *func(const li_profile *p, const char *name) {
-  return &p->funcs[func_id(p, name)];
 }
 
 /* The one node of function `name`; its parent's function name in *parent
@@ -229,14 +206,8 @@ static void from_lua_case(const char *drv) {
   L = state(0);
   run(L, script);
   co = coroutine_of(L, "work");
-  lua_getglobal(L, drv);
-  lua_pushthread(co);
-  lua_xmove(co, L, 1);
-  cr_assert_eq(lua_pcall(L, 1, 0, 0), LUA_OK, "%s", lua_tostring(L, -1));
-  lua_getglobal(L, drv);                         /* second resume: it ends */
-  lua_pushthread(co);
-  lua_xmove(co, L, 1);
-  cr_assert_eq(lua_pcall(L, 1, 0, 0), LUA_OK, "%s", lua_tostring(L, -1));
+  call_with(L, drv, co);
+  call_with(L, drv, co);                         /* second resume: it ends */
   snap(L, &p);
   node(&p, "work", &parent);
   cr_assert_str_eq(parent, drv);
@@ -324,10 +295,7 @@ Test(resume, resumed_from_two_threads) {
   L = state(0);
   run(L, script);
   co = coroutine_of(L, "work");
-  lua_getglobal(L, "driver");                    /* from the main thread */
-  lua_pushthread(co);
-  lua_xmove(co, L, 1);
-  cr_assert_eq(lua_pcall(L, 1, 0, 0), LUA_OK, "%s", lua_tostring(L, -1));
+  call_with(L, "driver", co);                    /* from the main thread */
   x = coroutine_of(L, "other");                  /* from coroutine x */
   lua_pushthread(co);
   lua_xmove(co, x, 1);
