@@ -9,6 +9,8 @@
 **   snapshot.c   the profile model (report/report.h) from a profiler
 **   loader.c     the instrumenting loader every entry point goes through
 **   loaders.c    Lua-level load/loadfile/dofile/require through it
+**   wrap.c       the swappable wrap_ entry points (luainstr_wrap.h) and
+**                the profiler's loaders, lua_resume and lua_pcall
 **   lapi.c       the C API of include/luainstr.h and the Lua module
 **   run.c        running a script as lua.c does, the report written once
 **                at the end (luaprof and the luainstr.run module)
