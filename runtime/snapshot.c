@@ -136,7 +136,9 @@ static int notes(const li_prof *P, li_profile *out) {
   else if (P->outside > 0)
     snprintf(buf[n++], sizeof buf[0], "%llu function%s reachable from the "
              "globals and package.loaded come from chunks compiled without "
-             "the profiler's loader (such as %s), not measured: " WRAP_HOW "\n",
+             "the profiler's loader (such as %s), not measured: loaded "
+             "before the profiler started, or by C code that does not route "
+             "its loads; for the latter, " WRAP_HOW "\n",
              (unsigned long long)P->outside, P->outside == 1 ? " is" : "s are",
              P->outside_chunk);
   if (P->unseen > 0)
