@@ -361,6 +361,31 @@ static li_prof *host_prof(lua_State *L) {
   return P != NULL && P->on ? P : NULL;
 }
 
+/* Make the stacks of W (running) and of the thread at W's index 2, and
+** make W's current: all that may allocate in a resume's bookkeeping. */
+static int make_stacks(lua_State *W) {
+  li_prof *P = lua_touserdata(W, 1);
+  li_set_cur(P, NULL, NULL);
+  li_stack_of(P, W);
+  li_stack_of_thread(P, W, 2);
+  return 0;
+}
+
+/* The host called us outside any protected call, and Lua raises an error
+** when memory runs out: the stacks of W and of the thread at idx are made
+** under lua_pcall first.  0 when they could not be (no bookkeeping then:
+** the resume or call runs as Lua's own). */
+static int host_stacks(li_prof *P, lua_State *W, int idx) {
+  int top = lua_gettop(W), ok;
+  if (!lua_checkstack(W, 3)) return 0;
+  lua_pushcfunction(W, make_stacks);
+  lua_pushlightuserdata(W, P);
+  lua_pushvalue(W, idx);
+  ok = lua_pcall(W, 2, 0, 0) == LUA_OK;
+  lua_settop(W, top);
+  return ok;
+}
+
 int li_host_resume(lua_State *co, lua_State *from, int narg, int *nres) {
   li_prof *P = host_prof(from != NULL ? from : co);
   lua_State *W;
@@ -371,6 +396,10 @@ int li_host_resume(lua_State *co, lua_State *from, int narg, int *nres) {
   W = from != NULL ? from : li_running_thread(P);
   if (W == co || (idx = push_thread_on(W, co)) == 0)
     return lua_resume(co, from, narg, nres);   /* refused, or no room */
+  if (!host_stacks(P, W, idx)) {
+    pop_thread_on(W, idx, co);
+    return lua_resume(co, from, narg, nres);
+  }
   resume_begin(&c, P, W, co, idx);
   status = lua_resume(co, from, narg, nres);
   resume_end(&c, W, idx, died(co, status));
@@ -390,16 +419,22 @@ int li_host_pcall(lua_State *L, int nargs, int nresults, int msgh) {
   int idx = 0, status;
   if (P == NULL) return lua_pcall(L, nargs, nresults, msgh);
   /* (the thread object goes to W's stack before L's calls are counted) */
-  if (W != L && (idx = push_thread_on(W, L)) != 0)
-    resume_begin(&c, P, W, L, idx);
-  S = li_stack_of(P, L);
+  if (W != L && (idx = push_thread_on(W, L)) != 0) {
+    if (host_stacks(P, W, idx)) {
+      resume_begin(&c, P, W, L, idx);
+    } else {
+      pop_thread_on(W, idx, L);
+      idx = 0;
+    }
+  }
+  /* L's stack: made above, or L is the main thread or the current one
+  ** (li_running_thread), whose stacks are at hand */
+  S = W == L || idx != 0 ? li_stack_of(P, L) : NULL;
   if (S != NULL) depth = S->n;
   status = lua_pcall(L, nargs, nresults, msgh);
-  if (status != LUA_OK && P->on && !P->closed) {
-    S = li_stack_of(P, L);
-    if (S != NULL && S->n > depth)
-      li_stack_close(P, S, depth, li_clock_ticks(&P->clock), 1);
-  }
+  /* (S lives as long as L, which the host holds) */
+  if (status != LUA_OK && S != NULL && P->on && !P->closed && S->n > depth)
+    li_stack_close(P, S, depth, li_clock_ticks(&P->clock), 1);
   if (idx != 0) {
     resume_end(&c, W, idx, 0);
     pop_thread_on(W, idx, L);

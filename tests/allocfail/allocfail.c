@@ -6,7 +6,9 @@
 ** a frame mark in the program), load a program through the
 ** instrumenting loader (functions, a coroutine of each kind, caught
 ** errors, a table-keyed function name, string.dump and load, load with a
-** reader, require of a Lua file), run it with luainstr_pcall, dump it in
+** reader, require of a Lua file), run it with luainstr_pcall, resume a
+** coroutine from C and call a function on a thread of its own through the
+** host's routes (luainstr_resume, luainstr_pcall), dump it in
 ** four formats to files and through require("luainstr").dump(),
 ** luainstr_close, lua_close.  It repeats the session once for every
 ** allocation N the session makes, with allocation N failing, in two
@@ -427,6 +429,57 @@ static int load_and_run(lua_State *L, lua_Number *result) {
   return 1;
 }
 
+/* The host's side of coroutines (luainstr_wrap.h's routes): a chunk
+** loaded with luainstr_loadstring run as a coroutine the host resumes from
+** C inside a zone (luainstr_resume), and as a function it calls on a
+** thread of its own (luainstr_pcall).  0 on a failure (checked). */
+static int host_threads(lua_State *L) {
+  static const char body[] =
+    "local n = ... for i = 1, n do coroutine.yield(i) end return n";
+  lua_State *co, *T;
+  int st, nres = 0, top = lua_gettop(L), narg = 1;
+  current_step = "luainstr_loadstring";
+  st = luainstr_loadstring(L, body);
+  end_step();
+  if (st != LUA_OK) {
+    if (!acceptable_error(L, st)) problem("loadstring: %d %s", st, top_message(L));
+    lua_settop(L, top);
+    return 0;
+  }
+  fault.paused = 1;                      /* the host's own allocations */
+  co = lua_newthread(L);
+  lua_pushvalue(L, -2);
+  lua_xmove(L, co, 1);
+  lua_pushinteger(co, 3);
+  T = lua_newthread(L);
+  lua_pushvalue(L, -3);
+  lua_xmove(L, T, 1);
+  lua_pushinteger(T, 0);
+  fault.paused = 0;
+  current_step = "luainstr_resume";
+  if (!api_ok(luainstr_zone_begin(L, "resumes"), L, 0)) st = LUA_ERRMEM;
+  else {
+    do {
+      st = luainstr_resume(co, L, narg, &nres);
+      narg = 0;
+      if (st == LUA_OK || st == LUA_YIELD) lua_pop(co, nres);
+    } while (st == LUA_YIELD);
+    if (st != LUA_OK && !acceptable_error(co, st))
+      problem("resume: %d %s", st, top_message(co));
+    luainstr_zone_end(L);
+  }
+  end_step();
+  if (st == LUA_OK) {
+    current_step = "luainstr_pcall on a thread";
+    st = luainstr_pcall(T, 1, 0, 0);
+    end_step();
+    if (st != LUA_OK && !acceptable_error(T, st))
+      problem("pcall on a thread: %d %s", st, top_message(T));
+  }
+  lua_settop(L, top);
+  return st == LUA_OK;
+}
+
 /* The report through the Lua API, checked to hold every function. */
 static int dump_from_lua(lua_State *L, int check_names) {
   int st;
@@ -535,6 +588,9 @@ static int session(void) {
   } else {
     problem("the program failed twice");
   }
+  end_step();
+  if (!TWICE((end_step(), host_threads(L))))
+    problem("the host's coroutine failed twice");
   end_step();
 
   for (int i = 0; formats[i] != NULL; i++) {
