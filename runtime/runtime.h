@@ -8,7 +8,8 @@
 **                caught and coroutines switch, so frames close exactly
 **   snapshot.c   the profile model (report/report.h) from a profiler
 **   loader.c     the instrumenting loader every entry point goes through
-**   loaders.c    Lua-level load/loadfile/dofile/require through it
+**   stdloaders.c the standard library's load/loadfile/dofile/require
+**                replaced by versions that go through it
 **   wrap.c       the swappable wrap_ entry points (luainstr_wrap.h) and
 **                the profiler's loaders, lua_resume and lua_pcall
 **   lapi.c       the C API of include/luainstr.h and the Lua module

@@ -1,7 +1,7 @@
 /*
-** loaders.c -- the Lua-level loaders (load, loadfile, dofile and the
-** Lua-file searcher of `require`) and luaL_loadfilex, routed through the
-** instrumenting loader.
+** stdloaders.c -- the standard library's loaders (load, loadfile, dofile
+** and the Lua-file searcher of `require`) and luaL_loadfilex, routed
+** through the instrumenting loader (loader.c).
 **
 ** Each replacement keeps the contract of its Lua 5.4.4 original: the same
 ** arguments checked in the same order, the same results and the same
