@@ -1,6 +1,8 @@
 /*
-** profiler.c -- one profiler per lua_State: the functions, the call tree,
-** the shadow stacks, the probe, and the calibration of the probe's cost.
+** profiler.c -- one profiler per lua_State: the probe, the probe factory,
+** zones, and the profiler's life (attach, start, stop, reset, finalize).
+** The function records and call tree are in calltree.c, the shadow stacks
+** in stacks.c, the probe's calibration in calibrate.c (profiler.h).
 **
 ** The probe of a chunk is a C closure: upvalue 1 is the chunk's map from
 ** its local ids to function records, upvalue 2 the profiler's userdata
@@ -26,9 +28,6 @@
 #include "rewrite.h"
 #include "direct.h"
 
-#define LI_MT_PROF "luainstr.profiler.mt"  /* its metatable */
-#define LI_MT_STACK "luainstr.stack.mt"    /* metatable of coroutine stacks */
-#define LI_MT_CHUNK "luainstr.chunk.mt"    /* metatable of chunk maps */
 
 /* Its address is the registry key of the profiler ud (profiler.h): a
 ** light-userdata key makes no string, so looking the profiler up never
@@ -41,21 +40,9 @@ const char li_prof_key;
 typedef char li_node_is_128_bytes[sizeof(li_node) == 128 ? 1 : -1];
 typedef char li_frame_is_64_bytes[sizeof(li_frame) == 64 ? 1 : -1];
 
-/* What the probe of one chunk knows: its upvalue 1.  debug.setupvalue
-** can put any value there; the probe reads a map only if it is a full
-** userdata of at least this size holding LI_CHUNK_MAGIC (Lua code cannot
-** write a userdata's bytes), and else measures nothing. */
-typedef struct li_chunk {
-  li_prof *P;           /* the profiler */
-  uint32_t n;           /* functions in the chunk */
-  uint32_t magic;       /* LI_CHUNK_MAGIC */
-  uint32_t gid[1];      /* gid[id-1]: li_fn index of local id */
-} li_chunk;
-
-#define LI_CHUNK_MAGIC 0x6c69c3a5u
 
 /* A chunk map of n functions for P on top of L (gid to fill). */
-static li_chunk *chunk_new(lua_State *L, li_prof *P, uint32_t n) {
+li_chunk *li_chunk_new(lua_State *L, li_prof *P, uint32_t n) {
   li_chunk *c = lua_newuserdatauv(L, sizeof *c + (size_t)n * sizeof c->gid[0], 0);
   c->P = P;
   c->n = n;
@@ -71,569 +58,11 @@ static LI_INLINE li_chunk *chunk_of(lua_State *L, int direct) {
 
 
 /* ======================================================================
-** Functions and call-tree nodes
-** ====================================================================== */
-
-static uint64_t hash_bytes(uint64_t h, const void *p, size_t n) {
-  const unsigned char *s = p;
-  for (size_t i = 0; i < n; i++) { h ^= s[i]; h *= 1099511628211u; }
-  return h;
-}
-
-static char *dup_bytes(const char *s, size_t n) {
-  char *c = malloc(n + 1);
-  if (c == NULL) return NULL;
-  memcpy(c, s, n);
-  c[n] = '\0';
-  return c;
-}
-
-/* The chunk name as Lua shows it in messages. */
-static char *display_source(const char *chunkname) {
-  size_t n = strlen(chunkname), line;
-  char *out;
-  if (chunkname[0] == '@' || chunkname[0] == '=')
-    return dup_bytes(chunkname + 1, n - 1);
-  line = strcspn(chunkname, "\r\n");
-  if (line > 40) line = 40;
-  out = malloc(line + 16);
-  if (out == NULL) return NULL;
-  memcpy(out, "[string \"", 9);
-  memcpy(out + 9, chunkname, line);
-  strcpy(out + 9 + line, line < n ? "...\"]" : "\"]");
-  return out;
-}
-
-static int grow(void **p, uint32_t *cap, uint32_t need, size_t size) {
-  uint32_t c = *cap ? *cap : 16;
-  void *np;
-  if (need <= *cap) return 1;
-  while (c < need) c *= 2;
-  np = realloc(*p, (size_t)c * size);
-  if (np == NULL) return 0;
-  *p = np;
-  *cap = c;
-  return 1;
-}
-
-/* Rebuild an open-addressing table of indexes + 1 with keys from hashes. */
-static int rehash_fns(li_prof *P) {
-  uint32_t cap = P->fnhcap ? P->fnhcap * 2 : 64;
-  uint32_t *h = calloc(cap, sizeof *h);
-  if (h == NULL) return 0;
-  for (uint32_t i = 0; i < P->nfn; i++) {
-    uint32_t k = (uint32_t)P->fn[i].hash & (cap - 1);
-    while (h[k]) k = (k + 1) & (cap - 1);
-    h[k] = i + 1;
-  }
-  free(P->fnhash);
-  P->fnhash = h;
-  P->fnhcap = cap;
-  return 1;
-}
-
-/* The record of a function, created on first sight; its name is pre (of
-** prelen bytes: "zone " for zones, else "") followed by name.  LI_NONE: no
-** memory. */
-static uint32_t fn_find_pre(li_prof *P, const char *chunkname, uint32_t id,
-                            const char *pre, size_t prelen,
-                            const char *name, size_t namelen, uint32_t line,
-                            uint32_t lastline) {
-  uint64_t h = 14695981039346656037u;
-  uint32_t k, i;
-  li_fn *f;
-  h = hash_bytes(h, chunkname, strlen(chunkname) + 1);
-  h = hash_bytes(h, pre, prelen);
-  h = hash_bytes(h, name, namelen);
-  h = hash_bytes(h, &id, sizeof id);
-  h = hash_bytes(h, &line, sizeof line);
-  h = hash_bytes(h, &lastline, sizeof lastline);
-  if (P->fnhcap) {
-    for (k = (uint32_t)h & (P->fnhcap - 1); P->fnhash[k]; k = (k + 1) & (P->fnhcap - 1)) {
-      f = &P->fn[P->fnhash[k] - 1];
-      if (f->hash == h && f->id == id && f->line == line &&
-          f->lastline == lastline && strcmp(f->chunkname, chunkname) == 0 &&
-          strlen(f->name) == prelen + namelen &&
-          memcmp(f->name, pre, prelen) == 0 &&
-          memcmp(f->name + prelen, name, namelen) == 0)
-        return P->fnhash[k] - 1;
-    }
-  }
-  if ((P->nfn + 1) * 2 > P->fnhcap && !rehash_fns(P)) return LI_NONE;
-  if (!grow((void **)&P->fn, &P->capfn, P->nfn + 1, sizeof *P->fn)) return LI_NONE;
-  f = &P->fn[P->nfn];
-  memset(f, 0, sizeof *f);
-  f->name = malloc(prelen + namelen + 1);
-  f->chunkname = dup_bytes(chunkname, strlen(chunkname));
-  f->source = display_source(chunkname);
-  if (f->name == NULL || f->chunkname == NULL || f->source == NULL) {
-    free(f->name); free(f->chunkname); free(f->source);
-    return LI_NONE;
-  }
-  memcpy(f->name, pre, prelen);
-  memcpy(f->name + prelen, name, namelen);
-  f->name[prelen + namelen] = '\0';
-  f->id = id; f->line = line; f->lastline = lastline; f->hash = h;
-  f->zone = prelen > 0;
-  i = P->nfn++;
-  for (k = (uint32_t)h & (P->fnhcap - 1); P->fnhash[k]; k = (k + 1) & (P->fnhcap - 1)) {}
-  P->fnhash[k] = i + 1;
-  return i;
-}
-
-static uint32_t fn_find(li_prof *P, const char *chunkname, uint32_t id,
-                        const char *name, size_t namelen, uint32_t line,
-                        uint32_t lastline) {
-  return fn_find_pre(P, chunkname, id, "", 0, name, namelen, line, lastline);
-}
-
-static uint32_t node_hash(uint32_t parent, uint32_t func) {
-  uint64_t x = ((uint64_t)parent << 32 | func) * 0x9E3779B97F4A7C15u;
-  return (uint32_t)(x >> 32);
-}
-
-static int rehash_nodes(li_prof *P) {
-  uint32_t cap = P->nodehcap ? P->nodehcap * 2 : 256;
-  uint32_t *h = calloc(cap, sizeof *h);
-  if (h == NULL) return 0;
-  for (uint32_t i = 1; i < P->nnode; i++) {
-    uint32_t k = node_hash(P->node[i].parent, P->node[i].func) & (cap - 1);
-    while (h[k]) k = (k + 1) & (cap - 1);
-    h[k] = i;
-  }
-  free(P->nodehash);
-  P->nodehash = h;
-  P->nodehcap = cap;
-  return 1;
-}
-
-/* node_child's search when the node found last in its slot is not the
-** one. */
-static LI_NOINLINE uint32_t node_child_slow(li_prof *P, uint32_t parent,
-                                            uint32_t func) {
-  uint32_t k, i;
-  for (k = node_hash(parent, func) & (P->nodehcap - 1); P->nodehash[k];
-       k = (k + 1) & (P->nodehcap - 1)) {
-    i = P->nodehash[k];
-    if (P->node[i].parent == parent && P->node[i].func == func) {
-      P->kids[li_kid_slot(parent, func)] = i;
-      return i;
-    }
-  }
-  if ((P->nnode + 1) * 2 > P->nodehcap && !rehash_nodes(P)) return LI_NONE;
-  if (!grow((void **)&P->node, &P->capnode, P->nnode + 1, sizeof *P->node))
-    return LI_NONE;
-  i = P->nnode++;
-  memset(&P->node[i], 0, sizeof P->node[i]);
-  P->node[i].func = func;
-  P->node[i].parent = parent;
-  P->node[i].min = INT64_MAX;
-  P->kids[li_kid_slot(parent, func)] = i;
-  for (k = node_hash(parent, func) & (P->nodehcap - 1); P->nodehash[k];
-       k = (k + 1) & (P->nodehcap - 1)) {}
-  P->nodehash[k] = i;
-  return i;
-}
-
-/* The node for func under parent, created on first sight.  LI_NONE: no
-** memory (the frame then counts under the parent's node).  A call site
-** calls the same function again and again: the node found last for the
-** slot of (parent, func) is checked inline.  (The child found last of
-** each node, as first written, missed at every call of a method that
-** calls two others in turn, or of a call site that calls several: about a
-** third of the calls of richards and oo_sim went to the hash, 51
-** instructions each.) */
-static inline uint32_t node_child(li_prof *P, uint32_t parent, uint32_t func) {
-  uint32_t k = P->kids[li_kid_slot(parent, func)];
-  if (P->node[k].func == func && P->node[k].parent == parent) return k;
-  return node_child_slow(P, parent, func);
-}
-
-/* Node 0, the root: there is always one. */
-static int init_tree(li_prof *P) {
-  P->nnode = 0;
-  if (!grow((void **)&P->node, &P->capnode, 1, sizeof *P->node)) return 0;
-  memset(&P->node[0], 0, sizeof P->node[0]);
-  P->node[0].func = LI_NONE;
-  P->node[0].parent = LI_NONE;
-  P->node[0].min = INT64_MAX;
-  P->nnode = 1;
-  memset(P->kids, 0, sizeof P->kids);
-  /* a table there already is emptied, not made again: a reset needs no
-  ** memory, so it cannot leave the profiler without one */
-  if (P->nodehash != NULL) {
-    memset(P->nodehash, 0, (size_t)P->nodehcap * sizeof *P->nodehash);
-    return 1;
-  }
-  return rehash_nodes(P);
-}
-
-
-/* ======================================================================
-** Stacks and frames
-** ====================================================================== */
-
-static void stack_init(li_stack *S, li_prof *P, lua_State *L) {
-  memset(S, 0, sizeof *S);
-  S->P = P;
-  S->L = L;
-}
-
-static void stack_link(li_prof *P, li_stack *S) {
-  S->prev = &P->main;
-  S->next = P->main.next;
-  if (P->main.next) P->main.next->prev = S;
-  P->main.next = S;
-}
-
-static void stack_unlink(li_stack *S) {
-  if (S->prev) S->prev->next = S->next;
-  if (S->next) S->next->prev = S->prev;
-  S->prev = S->next = NULL;
-}
-
-/* ---- a thread's stack in its extra space ------------------------------
-** Every thread has LUA_EXTRASPACE bytes (a pointer's) before its
-** lua_State, a copy of the main thread's when it is made.  The profiler
-** keeps a thread's stack there, so that a coroutine switch finds it with no
-** registry lookup.  It reads the pointer only as a key of its own set of
-** stacks (a host's value, or a thread's copy of another's, is never
-** dereferenced or taken: it must be in the set and belong to that thread),
-** and writes over nothing but its own pointers and NULL (a host's value
-** stays). */
-
-static uint32_t xs_home(const li_prof *P, const li_stack *S) {
-  return (uint32_t)(((uint64_t)(uintptr_t)S * 0x9E3779B97F4A7C15u) >> 32) &
-         (P->xcap - 1);
-}
-
-static int xs_has(const li_prof *P, const li_stack *S) {
-  if (P->xcap == 0 || S == NULL) return 0;
-  for (uint32_t k = xs_home(P, S); P->xset[k] != NULL; k = (k + 1) & (P->xcap - 1))
-    if (P->xset[k] == S) return 1;
-  return 0;
-}
-
-/* Add S to the set (nothing when memory is short: S is then found the
-** slow way). */
-static void xs_add(li_prof *P, li_stack *S) {
-  uint32_t k;
-  if ((P->xn + 1) * 2 > P->xcap) {
-    uint32_t cap = P->xcap ? P->xcap * 2 : 64, old = P->xcap;
-    li_stack **t = calloc(cap, sizeof *t), **o = P->xset;
-    if (t == NULL) return;
-    P->xset = t;
-    P->xcap = cap;
-    for (uint32_t i = 0; i < old; i++)
-      if (o[i] != NULL) {
-        for (k = xs_home(P, o[i]); t[k] != NULL; k = (k + 1) & (cap - 1)) {}
-        t[k] = o[i];
-      }
-    free(o);
-  }
-  for (k = xs_home(P, S); P->xset[k] != NULL; k = (k + 1) & (P->xcap - 1))
-    if (P->xset[k] == S) return;
-  P->xset[k] = S;
-  P->xn++;
-}
-
-static void xs_del(li_prof *P, li_stack *S) {
-  uint32_t k, j, mask = P->xcap - 1;
-  if (P->xcap == 0) return;
-  for (k = xs_home(P, S); P->xset[k] != S; k = (k + 1) & mask)
-    if (P->xset[k] == NULL) return;
-  P->xn--;
-  for (j = (k + 1) & mask; P->xset[j] != NULL; j = (j + 1) & mask) {
-    uint32_t h = xs_home(P, P->xset[j]);
-    if (((j - h) & mask) >= ((j - k) & mask)) {   /* it may fill the hole */
-      P->xset[k] = P->xset[j];
-      k = j;
-    }
-  }
-  P->xset[k] = NULL;
-}
-
-/* The stack of thread T kept in its extra space, or NULL (also when the
-** host keeps the extra space for itself: option "extraspace" off). */
-static li_stack *xs_get(const li_prof *P, lua_State *T) {
-  li_stack *S;
-  if (P->xs_off) return NULL;
-  memcpy(&S, lua_getextraspace(T), sizeof S);
-  return xs_has(P, S) && S->L == T && S->P == P ? S : NULL;
-}
-
-static void xs_put(li_prof *P, lua_State *T, li_stack *S) {
-  li_stack *old;
-  if (P->xs_off) return;
-  memcpy(&old, lua_getextraspace(T), sizeof old);
-  if (old == NULL || xs_has(P, old)) memcpy(lua_getextraspace(T), &S, sizeof S);
-}
-
-/* S is going: no stack may keep it as its waker (inferred resumes, which
-** are rare: the list is walked only while there are any). */
-static void forget_waker(li_prof *P, li_stack *S) {
-  if (S->waker != NULL) {
-    S->waker = NULL;
-    P->inferring--;
-  }
-  for (li_stack *T = &P->main; P->inferring > 0 && T != NULL; T = T->next)
-    if (T->waker == S) {
-      T->waker = NULL;
-      P->inferring--;
-    }
-}
-
-/* __gc of a coroutine's stack: the coroutine is gone.  Its open frames ran
-** until it was last suspended; they end there, not by an error. */
-static int stack_gc(lua_State *L) {
-  li_stack *S = lua_touserdata(L, 1);
-  li_prof *P = S->P;
-  if (P != NULL && !P->closed) {
-    uint64_t t = S->suspended ? S->susp_since : li_clock_ticks(&P->clock);
-    li_stack_close(P, S, 0, t, 0);
-    forget_waker(P, S);
-    stack_unlink(S);
-    xs_del(P, S);
-    if (P->cur == S) li_set_cur(P, NULL, NULL);
-  }
-  free(S->f);
-  S->f = NULL;
-  S->n = S->cap = 0;
-  S->P = NULL;
-  return 0;
-}
-
-/* The stack of thread T, whose thread object is at index `idx` of the
-** running thread L (idx 0: T is L).  All Lua work is done on L: T may be
-** suspended, and a GC step run on it could call finalizers there. */
-static li_stack *stack_lookup(li_prof *P, lua_State *L, int idx, lua_State *T) {
-  li_stack *S;
-  int top = lua_gettop(L);
-  if (T == P->mainL) return &P->main;
-  if (idx != 0) idx = lua_absindex(L, idx);
-  if (!lua_checkstack(L, 5)) return NULL;
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &li_prof_key);
-  if (lua_touserdata(L, -1) != P || lua_getiuservalue(L, -1, 1) != LUA_TTABLE) {
-    lua_settop(L, top);
-    return NULL;
-  }
-  if (idx == 0) lua_pushthread(L); else lua_pushvalue(L, idx);
-  lua_rawget(L, -2);
-  S = lua_touserdata(L, -1);
-  if (S == NULL || S->P != P) {
-    lua_pop(L, 1);
-    S = lua_newuserdatauv(L, sizeof *S, 0);
-    stack_init(S, P, T);
-    S->tid = ++P->next_tid;
-    luaL_setmetatable(L, LI_MT_STACK);
-    if (idx == 0) lua_pushthread(L); else lua_pushvalue(L, idx);
-    lua_pushvalue(L, -2);
-    lua_rawset(L, -4);
-    stack_link(P, S);
-    xs_add(P, S);
-  }
-  lua_settop(L, top);
-  if (S != NULL) xs_put(P, T, S);
-  return S;
-}
-
-/* The thread of the last probe (curL) is trusted by its address alone: the
-** probe's fast path compares nothing else.  A coroutine collected while it
-** is curL would leave its address there, and one made at that address
-** before the dead one's stack is finalized (stack_gc runs after the sweep
-** that freed the thread: a finalizer, or any allocation between, can make
-** it) would run on the dead one's stack, under its frames.  So a coroutine
-** becomes curL here only held by the profiler (key &pin_key of its thread
-** table), until another one takes its place: at most one thread is kept
-** alive longer.  A resume sets curL to the coroutine it holds, and back to
-** the resumer when it returns; the main thread lives as long as P.  0 when
-** it cannot be held (no stack space): then it does not become curL
-** (tests/test_runtime.c, thread_at_a_collected_threads_address_*). */
-static const char pin_key;
-
-static int xs_pin(li_prof *P, lua_State *L) {
-  int top = lua_gettop(L), ok;
-  if (L == P->mainL) return 1;
-  if (!lua_checkstack(L, 3)) return 0;
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &li_prof_key);
-  ok = lua_touserdata(L, -1) == P && lua_getiuservalue(L, -1, 1) == LUA_TTABLE;
-  if (ok) {
-    lua_pushthread(L);
-    lua_rawsetp(L, -2, &pin_key);   /* (a light key: weak keys keep it) */
-  }
-  lua_settop(L, top);
-  return ok;
-}
-
-li_stack *li_stack_switch(li_prof *P, lua_State *L) {
-  li_stack *S = xs_get(P, L);
-  if (S == NULL) S = stack_lookup(P, L, 0, L);
-  if (S != NULL && xs_pin(P, L)) li_set_cur(P, L, S);
-  return S;
-}
-
-lua_State *li_running_thread(li_prof *P) {
-  lua_Debug ar;
-  lua_State *T = P->curL;
-  if (T != NULL && T != P->mainL && P->cur != NULL && !P->cur->suspended &&
-      lua_status(T) == LUA_OK && lua_getstack(T, 0, &ar))
-    return T;
-  return P->mainL;
-}
-
-/* ---- resumes the profiler was not told of ------------------------------
-** A host that resumes a coroutine with Lua's own lua_resume (C code that
-** does not include luainstr_wrap.h) runs it behind the boundaries' back:
-** the first the profiler sees of it is a probe, or the end of a yield, in
-** a thread other than the current one.  It infers the resume then: the
-** resumer is the thread it saw run last, if that one still runs, else the
-** main thread; the coroutine's new calls hang under the resumer's top
-** frame, whose time waits from now (as resume_begin's does) until the
-** coroutine yields, returns from its last call, or is found dead (by an
-** error) at a later switch, where its calls close.  What it cannot know:
-** when the error happened (its calls end at the next switch), and what
-** was allocated before the coroutine's first probe (the resumer's). */
-
-/* T is running or waiting in a resume (not suspended, finished or dead). */
-static int thread_runs(lua_State *T) {
-  lua_Debug ar;
-  return lua_status(T) == LUA_OK && lua_getstack(T, 0, &ar);
-}
-
-static void infer_end(li_prof *P, li_stack *S, uint64_t t, int current) {
-  li_stack *R = S->waker;
-  if (R == NULL) return;
-  S->waker = NULL;
-  P->inferring--;
-  if (R->resuming) {
-    li_prof_charge(P, R, t - R->res_t0, P->entries - R->res_pairs0);
-    R->resuming = 0;
-  }
-  if (current) li_set_cur(P, R->L, R);
-}
-
-void li_infer_end(li_prof *P, li_stack *S, uint64_t t) {
-  infer_end(P, S, t, 1);
-}
-
-/* The inferred resumes that ended unseen, from X up its wakers to `to`:
-** a coroutine that died by an error closes its calls at t, one that
-** yielded from C is suspended since t. */
-static li_stack *infer_settle(li_prof *P, li_stack *X, li_stack *to,
-                              uint64_t t) {
-  while (X != NULL && X != to && X->waker != NULL && !thread_runs(X->L)) {
-    li_stack *R = X->waker;
-    int st = lua_status(X->L);
-    if (st != LUA_OK && st != LUA_YIELD)
-      li_stack_close(P, X, 0, t, 1);
-    else if (st == LUA_YIELD && !X->suspended) {
-      X->suspended = 1;
-      X->susp_since = t;
-    }
-    infer_end(P, X, t, 0);
-    X = R;
-  }
-  return X;
-}
-
-void li_infer_settle(li_prof *P) {
-  li_stack *X;
-  if (P->inferring == 0 || !P->on || P->cur == NULL) return;
-  X = infer_settle(P, P->cur, NULL, li_clock_ticks(&P->clock));
-  if (X != NULL && X != P->cur) li_set_cur(P, X->L, X);
-}
-
-li_stack *li_infer_switch(li_prof *P, lua_State *L) {
-  li_stack *X = P->cur, *S, *R;
-  uint64_t t;
-  P->unseen++;
-  if ((S = li_stack_switch(P, L)) == NULL) return NULL;
-  t = li_clock_ticks(&P->clock);
-  X = infer_settle(P, X, S, t);
-  /* L runs again where it waited (it is X or one of its wakers), or the
-  ** main thread runs: nothing was resumed */
-  if (S == &P->main || S->waker != NULL || X == S) return S;
-  R = X != NULL && X != &P->main && thread_runs(X->L) ? X : &P->main;
-  if (S->n == 0)
-    S->root = R->n > 0 ? R->f[R->n - 1].node : R->root;
-  R->resuming = 1;
-  R->res_t0 = t;
-  R->res_pairs0 = P->entries;
-  S->waker = R;
-  P->inferring++;
-  return S;
-}
-
-li_stack *li_stack_of_thread(li_prof *P, lua_State *L, int idx) {
-  lua_State *T = lua_tothread(L, idx);
-  li_stack *S;
-  if (T == NULL) return NULL;
-  if (T == P->curL && P->cur != NULL) return P->cur;
-  if ((S = xs_get(P, T)) != NULL) return S;
-  return stack_lookup(P, L, idx, T);
-}
-
-/* Close the top frame of S at time t: its figures to its node, its time
-** to the frame below.  No call: the probe's fast path has it too. */
-static LI_INLINE li_frame *frame_close(li_prof *P, li_stack *S, uint64_t t,
-                                       int err) {
-  li_frame *fr = &S->f[--S->n];
-  li_node *nd = &P->node[fr->node];
-  int64_t incl = li_frame_incl(P, S, fr, t), whole = incl + fr->done;
-  nd->total += incl;
-  nd->self += incl - fr->child;
-  if (whole < nd->min) nd->min = whole;
-  if (whole > nd->max) nd->max = whole;
-  if (err) nd->errors++;
-  if (S->n > 0) fr[-1].child += incl;
-  return fr;
-}
-
-static inline void close_top(li_prof *P, li_stack *S, uint64_t t, int err) {
-  li_frame *fr = frame_close(P, S, t, err);
-  li_trace(P, S, err ? 'X' : 'E', fr->func, t);
-}
-
-void li_stack_close(li_prof *P, li_stack *S, uint32_t to, uint64_t t, int err) {
-  /* (a suspended coroutine's nodes are saved for the frame when it runs
-  ** again: these calls close without its running) */
-  if (P->frames != NULL && S->suspended) li_frames_wake(P, S);
-  while (S->n > to) close_top(P, S, t, err);
-}
-
-/* The zones among the top frames of S down to depth `to`. */
-static uint32_t count_zones(const li_stack *S, uint32_t to) {
-  uint32_t n = 0;
-  for (uint32_t i = to; i < S->n; i++) n += li_is_zone(&S->f[i]);
-  return n;
-}
-
-void li_prof_close_all(li_prof *P, uint64_t t) {
-  for (li_stack *S = &P->main; S != NULL; S = S->next) {
-    S->zones_lost += count_zones(S, 0);
-    li_stack_close(P, S, 0, S->suspended ? S->susp_since : t, 0);
-    if (S->waker != NULL) {          /* (its waker's frames closed too) */
-      S->waker->resuming = 0;
-      S->waker = NULL;
-    }
-  }
-  P->inferring = 0;
-}
-
-void li_prof_charge(const li_prof *P, li_stack *S, uint64_t ticks, uint64_t pairs) {
-  li_frame *fr;
-  if (S == NULL || S->n == 0) return;
-  fr = &S->f[S->n - 1];
-  fr->child += (int64_t)(ticks - pairs * P->pair_cost);
-  S->excl += pairs * P->pair_cost;
-}
-
-/* ======================================================================
 ** The probe
 ** ====================================================================== */
 
 /* P->fast: the probe's fast path may run (probe_fast). */
-static void set_fast(li_prof *P) {
+void li_prof_set_fast(li_prof *P) {
   P->fast = P->on && LI_CLOCK_INLINE(&P->clock) && P->trace_cap == 0;
   li_set_cur(P, P->curL, P->cur);
 }
@@ -655,7 +84,7 @@ static LI_NOINLINE void close_dead(li_prof *P, lua_State *L, li_stack *S,
   }
   /* Lua gave this call the CallInfo of a frame we still hold: that frame
   ** and the ones above it are dead. */
-  while (S->n > 0 && S->f[S->n - 1].ci == ci) close_top(P, S, t, 1);
+  while (S->n > 0 && S->f[S->n - 1].ci == ci) li_close_top(P, S, t, 1);
 }
 
 /* Learn where the base calls of S's thread run (its first level). */
@@ -697,7 +126,7 @@ static LI_INLINE li_frame *frame_open(li_prof *P, li_stack *S, li_frame *fr,
 static LI_INLINE void push_frame(li_prof *P, li_stack *S, const void *ci,
                                  uint32_t func) {
   uint32_t parent = S->n > 0 ? S->f[S->n - 1].node : S->root;
-  uint32_t node = node_child(P, parent, func);
+  uint32_t node = li_node_child(P, parent, func);
   li_frame *fr;
   if (node == LI_NONE) node = parent;
   li_node_touch(P, node);
@@ -746,13 +175,13 @@ static LI_NOINLINE void leave_deep(li_prof *P, li_stack *S, const void *ci,
   while (z > 0 && li_is_zone(&S->f[z - 1])) z--;
   if (z > 0 && z < S->n && S->f[z - 1].ci == ci) {
     li_stack_close(P, S, z, t, 0);
-    close_top(P, S, t, 0);
+    li_close_top(P, S, t, 0);
     return;
   }
   for (uint32_t i = S->n; i-- > 0;) {
     if (S->f[i].ci == ci) {
       li_stack_close(P, S, i + 1, t, 1);
-      close_top(P, S, t, 0);
+      li_close_top(P, S, t, 0);
       return;
     }
   }
@@ -766,7 +195,7 @@ static LI_INLINE int leave(li_prof *P, lua_State *L, const void *ci,
   li_stack *S = probe_stack(P, L);
   if (LI_UNLIKELY(S == NULL)) return nret;
   P->exits++;
-  if (LI_LIKELY(S->n > 0 && S->f[S->n - 1].ci == ci)) close_top(P, S, t, 0);
+  if (LI_LIKELY(S->n > 0 && S->f[S->n - 1].ci == ci)) li_close_top(P, S, t, 0);
   else leave_deep(P, S, ci, t);
   if (LI_UNLIKELY(S->n == 0 && S->waker != NULL)) li_infer_end(P, S, t);
   return nret;
@@ -816,7 +245,7 @@ static LI_NOINLINE int probe_direct(lua_State *L) {
 ** call that returns to it, so it saves no registers: 54 instructions a
 ** pair fewer (fib under callgrind: 820.5 -> 766.5 a call; bench/README.md,
 ** issue 13).  Its figures are those of the general path: it shares
-** frame_open and frame_close (tests/probe/compare.sh). */
+** frame_open and li_frame_close (tests/probe/compare.sh). */
 static int probe_fast(lua_State *L) {
   li_chunk *c = chunk_of(L, 1);
   li_prof *P;
@@ -838,7 +267,7 @@ static int probe_fast(lua_State *L) {
     if (LI_UNLIKELY(S->n <= 1 || S->f[S->n - 1].ci != ci))
       return probe_direct(L);
     P->exits++;
-    frame_close(P, S, t, 0);
+    li_frame_close(P, S, t, 0);
     return n > 0 ? n - 1 : 0;
   } else {                              /* an entry */
     uint32_t func, parent, node;
@@ -865,7 +294,7 @@ static int probe_fast(lua_State *L) {
 
 /* The probe chunks loaded now get (option "probe"; the fast path only
 ** where the clock is read with no call, else it would never run). */
-static lua_CFunction probe_for(const li_prof *P) {
+lua_CFunction li_probe_for(const li_prof *P) {
   if (P->probe == LI_PROBE_API) return probe_api;
   if (P->probe == LI_PROBE_FAST && LI_CLOCK_INLINE(&P->clock)) return probe_fast;
   return probe_direct;
@@ -894,7 +323,7 @@ static uint32_t zone_find(li_prof *P, const char *name, size_t len) {
     if (f->zone && strlen(f->name) == 5 + len && memcmp(f->name + 5, name, len) == 0)
       return P->zcache[k].func;
   }
-  func = fn_find_pre(P, "=zone", 0, "zone ", 5, name, len, 0, 0);
+  func = li_fn_find_pre(P, "=zone", 0, "zone ", 5, name, len, 0, 0);
   if (func != LI_NONE) {
     P->zcache[k].name = name;
     P->zcache[k].func = func;
@@ -918,7 +347,7 @@ int li_zone_end(li_prof *P, li_stack *S) {
   uint64_t t = li_clock_ticks(&P->clock);
   if (S->n > 0 && li_is_zone(&S->f[S->n - 1])) {
     P->exits++;
-    close_top(P, S, t, 0);
+    li_close_top(P, S, t, 0);
     return 1;
   }
   if (S->zones_lost > 0) {      /* closed by a stop, pause or reset */
@@ -934,9 +363,9 @@ void li_zone_close(li_prof *P, li_stack *S, uint64_t serial, int err) {
   for (uint32_t i = S->n; i-- > 0;) {
     if (S->f[i].ci == ci) {
       /* above it: calls an error unwound, or zones opened after it */
-      while (S->n > i + 1) close_top(P, S, t, err || !li_is_zone(&S->f[S->n - 1]));
+      while (S->n > i + 1) li_close_top(P, S, t, err || !li_is_zone(&S->f[S->n - 1]));
       P->exits++;
-      close_top(P, S, t, err);
+      li_close_top(P, S, t, err);
       return;
     }
   }
@@ -986,17 +415,17 @@ static int factory(lua_State *L) {
   /* the whole chunk name, NUL-terminated inside the descriptor */
   if ((chunkname = field(&p, end, &n)) == NULL) goto nothing;
   if (!field_num(&p, end, &nf) || nf == 0 || (size_t)nf > (size_t)(end - p) / 3) goto nothing;
-  c = chunk_new(L, P, nf);
+  c = li_chunk_new(L, P, nf);
   for (i = 0; i < nf; i++) {
     uint32_t line, lastline;
     const char *name = field(&p, end, &n);
     if (name == NULL || !field_num(&p, end, &line) || !field_num(&p, end, &lastline))
       goto nothing;
-    c->gid[i] = fn_find(P, chunkname, i + 1, name, n, line, lastline);
+    c->gid[i] = li_fn_find(P, chunkname, i + 1, name, n, line, lastline);
     if (c->gid[i] == LI_NONE) goto nothing;
   }
   lua_pushvalue(L, lua_upvalueindex(1));
-  lua_pushcclosure(L, probe_for(P), 2);
+  lua_pushcclosure(L, li_probe_for(P), 2);
   return 1;
 nothing:
   lua_pushcfunction(L, probe_nothing);
@@ -1011,15 +440,15 @@ void li_push_probe(lua_State *L, const char *chunkname,
   lua_rawgetp(L, LUA_REGISTRYINDEX, &li_prof_key);
   P = lua_touserdata(L, -1);
   if (P == NULL || P->closed || nfuncs == 0) goto nothing;
-  c = chunk_new(L, P, nfuncs);
+  c = li_chunk_new(L, P, nfuncs);
   for (uint32_t i = 0; i < nfuncs; i++) {
     const li_funcdesc *d = &funcs[i];
-    c->gid[i] = fn_find(P, chunkname, i + 1, d->name, strlen(d->name),
+    c->gid[i] = li_fn_find(P, chunkname, i + 1, d->name, strlen(d->name),
                         d->line, d->lastline);
     if (c->gid[i] == LI_NONE) { lua_pop(L, 1); goto nothing; }
   }
   lua_insert(L, -2);                 /* map, profiler */
-  lua_pushcclosure(L, probe_for(P), 2);
+  lua_pushcclosure(L, li_probe_for(P), 2);
   return;
 nothing:
   lua_pop(L, 1);
@@ -1132,7 +561,7 @@ int li_prof_set_extraspace(li_prof *P, int on) {
     memcpy(lua_getextraspace(P->mainL), &S, sizeof S);
   }
   P->xs_off = !on;
-  if (on) xs_put(P, P->mainL, &P->main);
+  if (on) li_xs_put(P, P->mainL, &P->main);
   return LUAINSTR_OK;
 }
 
@@ -1149,159 +578,6 @@ int li_prof_set_probe(li_prof *P, int kind) {
 
 
 /* ======================================================================
-** Calibration: what one probe pair costs the caller, and how much of the
-** probes' own work falls inside a measured call.  Measured on this state
-** with the real probe, against a scratch profiler, at the first start.
-** ====================================================================== */
-
-static const char calibration_chunk[] =
-  "local P, n, probed = ...\n"
-  "local f\n"
-  "if probed then f = function() P(2); P(); end\n"
-  "else f = function() end end\n"
-  "for _ = 1, n do f() end\n";
-
-/* Many short rounds, not a few long ones: the median of 15 rounds of 500
-** calls lands where 7 rounds of 10,000 did (92-94 ticks a pair in 30
-** start-ups of each, the spread between start-ups narrower) in 0.5 ms
-** instead of 4-8 ms, and a round hit by an interrupt is one outlier of
-** 15.  A round lasts at least CAL_STEPS steps of the clock, so that a
-** coarse clock (100 us) reads it to a few per cent (its rounds are then
-** longer: 6.4 ms of calls with probes).  The rounds go on while the cost
-** still falls: a JIT (V8 running the wasm build) first runs the probe
-** unoptimised, at 3-4 times its later cost; once the median of the last
-** CAL_WINDOW rounds is no longer below that of the CAL_WINDOW before by
-** CAL_FALL, the median of both windows is the cost. */
-#define CAL_CALLS 500           /* calls a round, at least */
-#define CAL_MAX_CALLS 1000000   /* (a clock that never moves) */
-#define CAL_STEPS 32            /* clock steps a probed round spans */
-#define CAL_WINDOW 8            /* rounds compared */
-#define CAL_MAX_ROUNDS 96       /* a cost that keeps falling: the last window */
-#define CAL_FALL 0.95
-
-static int cmp_u64(const void *a, const void *b) {
-  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-  return (x > y) - (x < y);
-}
-
-/* The median of v[0..n) (sorts a copy). */
-static uint64_t median(const uint64_t *v, int n) {
-  uint64_t c[2 * CAL_WINDOW];
-  memcpy(c, v, (size_t)n * sizeof c[0]);
-  qsort(c, (size_t)n, sizeof c[0], cmp_u64);
-  return c[n / 2];
-}
-
-/* Ticks of one run of `calls` calls of the loop at index `loop` with the
-** probe at `pr`; 0 if it failed. */
-static uint64_t cal_time(li_prof *P, lua_State *L, int loop, int pr, int probed,
-                         uint32_t calls) {
-  uint64_t t0, t1;
-  lua_pushvalue(L, loop);
-  lua_pushvalue(L, pr);
-  lua_pushinteger(L, calls);
-  lua_pushboolean(L, probed);
-  t0 = li_clock_ticks(&P->clock);
-  if (lua_pcall(L, 3, 0, 0) != LUA_OK) { lua_pop(L, 1); return 0; }
-  t1 = li_clock_ticks(&P->clock);
-  return t1 > t0 ? t1 - t0 : 1;
-}
-
-static void prof_free_data(li_prof *P);
-
-/* Inclusive ticks of func over its nodes (no recursion here). */
-static int64_t fn_total(const li_prof *P, uint32_t func) {
-  int64_t t = 0;
-  for (uint32_t i = 1; i < P->nnode; i++)
-    if (P->node[i].func == func) t += P->node[i].total;
-  return t;
-}
-
-/* Calls a round needs to span CAL_STEPS steps of the clock with probes;
-** 0 if the loop failed. */
-static uint32_t cal_calls(li_prof *P, lua_State *L, int loop, int pr) {
-  uint64_t want = (P->clock.resolution ? P->clock.resolution : 1) * CAL_STEPS;
-  uint32_t n = CAL_CALLS;
-  for (;;) {
-    uint64_t t = cal_time(P, L, loop, pr, 1, n);
-    if (t == 0) return 0;
-    if (t >= want || n >= CAL_MAX_CALLS) return n;
-    n *= 2;
-  }
-}
-
-/* The scratch profiler's end.  Its probe is an ordinary Lua value while
-** the rounds run, and a call hook can take it (debug.getinfo, then the
-** loop's upvalue P) and keep it: the probe must be dead before Q's data
-** goes, closed, off and its map no map, so that a later call measures
-** nothing and passes its values through, as the probe of a closed
-** profiler does (tests/runtime/calibration_probe.lua). */
-static void cal_end(li_prof *Q, li_chunk *c) {
-  if (c != NULL) c->magic = 0;
-  Q->closed = 1;
-  Q->on = 0;
-  set_fast(Q);
-  li_set_cur(Q, NULL, NULL);
-  prof_free_data(Q);
-}
-
-static void calibrate(li_prof *P, lua_State *L) {
-  li_prof *Q;           /* scratch profiler: the real probe, own figures */
-  li_chunk *c = NULL;
-  uint64_t pair[CAL_MAX_ROUNDS], inside[CAL_MAX_ROUNDS];
-  uint32_t calls;
-  int top = lua_gettop(L), r, w = 2 * CAL_WINDOW;
-  if (!lua_checkstack(L, 10)) return;
-  Q = lua_newuserdatauv(L, sizeof *Q, 0);              /* top+1 */
-  memset(Q, 0, sizeof *Q);
-  /* the profiler's finalizer frees what Q gets, should the Lua API raise
-  ** an error (out of memory) before `done` */
-  luaL_setmetatable(L, LI_MT_PROF);
-  Q->clock = P->clock;
-  Q->on = 1;
-  set_fast(Q);
-  Q->mainL = L;
-  stack_init(&Q->main, Q, L);
-  if (!init_tree(Q) || fn_find(Q, "=calibration", 1, "main", 4, 0, 0) != 0 ||
-      fn_find(Q, "=calibration", 2, "f", 1, 1, 1) != 1)
-    goto done;
-  c = chunk_new(L, Q, 2);
-  c->gid[0] = 0;
-  c->gid[1] = 1;
-  lua_pushvalue(L, top + 1);
-  lua_pushcclosure(L, probe_for(P), 2);                /* top+2 */
-  if (luaL_loadbufferx(L, calibration_chunk, sizeof calibration_chunk - 1,
-                       "=luainstr calibration", "t") != LUA_OK)
-    goto done;                                         /* top+3 */
-  if ((calls = cal_calls(P, L, top + 3, top + 2)) == 0) goto done;
-  for (r = 0; r < CAL_MAX_ROUNDS; r++) {
-    uint64_t plain = cal_time(P, L, top + 3, top + 2, 0, calls), probed;
-    int64_t before = fn_total(Q, 1), after;
-    probed = cal_time(P, L, top + 3, top + 2, 1, calls);
-    if (plain == 0 || probed == 0) goto done;
-    after = fn_total(Q, 1);
-    pair[r] = li_minus(probed, plain) / calls;
-    inside[r] = after > before ? (uint64_t)(after - before) / calls : 0;
-    if (r + 1 >= w &&
-        (double)median(pair + r + 1 - CAL_WINDOW, CAL_WINDOW) >=
-        CAL_FALL * (double)median(pair + r + 1 - w, CAL_WINDOW))
-      break;
-  }
-  if (r == CAL_MAX_ROUNDS) r--, w = CAL_WINDOW;   /* still falling */
-  P->pair_cost = median(pair + r + 1 - w, w);
-  P->inside_cost = median(inside + r + 1 - w, w);
-  if (P->inside_cost > P->pair_cost) P->inside_cost = P->pair_cost;
-  P->cal_rounds = (uint32_t)(r + 1);
-  P->cal_calls = calls;
-done:
-  P->calibrated = 1;    /* once, whatever happened (an error raised above
-                           leaves it for the next start) */
-  cal_end(Q, c);
-  lua_settop(L, top);
-}
-
-
-/* ======================================================================
 ** The profiler's life
 ** ====================================================================== */
 
@@ -1310,7 +586,7 @@ static void free_patterns(char **v, uint32_t n) {
   free(v);
 }
 
-static void prof_free_data(li_prof *P) {
+void li_prof_free_data(li_prof *P) {
   for (uint32_t i = 0; i < P->nfn; i++) {
     free(P->fn[i].name);
     free(P->fn[i].source);
@@ -1340,12 +616,12 @@ static int prof_gc(lua_State *L) {
   }
   P->closed = 1;
   P->on = 0;
-  set_fast(P);
+  li_prof_set_fast(P);
   li_mem_free(P, L);            /* the allocator back before P goes */
   li_frames_free(P);
   /* stacks still linked belong to threads that outlive us in lua_close */
   for (li_stack *S = P->main.next; S != NULL; S = S->next) S->P = NULL;
-  prof_free_data(P);
+  li_prof_free_data(P);
   return 0;
 }
 
@@ -1385,7 +661,7 @@ int li_prof_set_trace(li_prof *P, uint64_t cap, int keep) {
   free(P->trace);
   P->trace = t;
   P->trace_cap = cap;
-  set_fast(P);
+  li_prof_set_fast(P);
   P->trace_keep = keep;
   P->trace_wrap = -1;
   P->ntrace = P->trace_next = 0;
@@ -1442,7 +718,7 @@ li_prof *li_prof_attach(lua_State *L) {
   }
   lua_setmetatable(L, -2);
   if (luaL_newmetatable(L, LI_MT_STACK)) {
-    lua_pushcfunction(L, stack_gc);
+    lua_pushcfunction(L, li_stack_gc);
     lua_setfield(L, -2, "__gc");
   }
   lua_pop(L, 1);
@@ -1460,10 +736,10 @@ li_prof *li_prof_attach(lua_State *L) {
   lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
   P->mainL = lua_tothread(L, -1);
   lua_pop(L, 1);
-  stack_init(&P->main, P, P->mainL);
-  if (!init_tree(P)) { lua_settop(L, top); return NULL; }
-  xs_add(P, &P->main);
-  xs_put(P, P->mainL, &P->main);
+  li_stack_init(&P->main, P, P->mainL);
+  if (!li_tree_init(P)) { lua_settop(L, top); return NULL; }
+  li_xs_add(P, &P->main);
+  li_xs_put(P, P->mainL, &P->main);
   lua_newtable(L);                      /* thread -> stack, weak keys */
   lua_newtable(L);
   lua_pushliteral(L, "k");
@@ -1506,7 +782,7 @@ int li_prof_add_pattern(li_prof *P, int include, const char *pattern) {
   char ***v = include ? &P->include : &P->exclude;
   uint32_t *n = include ? &P->ninclude : &P->nexclude;
   char **nv = realloc(*v, (*n + 1) * sizeof *nv);
-  char *c = dup_bytes(pattern, strlen(pattern));
+  char *c = li_dup_bytes(pattern, strlen(pattern));
   if (nv == NULL || c == NULL) { free(c); if (nv) *v = nv; return 0; }
   nv[(*n)++] = c;
   *v = nv;
@@ -1545,7 +821,7 @@ static void set_on(li_prof *P) {
   ** thread again */
   if (on != P->on) li_set_cur(P, NULL, NULL);
   P->on = on;
-  set_fast(P);
+  li_prof_set_fast(P);
 }
 
 static int order_error(li_prof *P, const char *msg) {
@@ -1559,7 +835,7 @@ int li_prof_start(li_prof *P, lua_State *L) {
     unsigned shift = P->clock.shift;
     li_clock_start(&P->clock);
     P->trace_t0 <<= P->clock.shift - shift;   /* (set before, in old ticks) */
-    calibrate(P, L);
+    li_prof_calibrate(P, L);
     /* frames are timed from here, as trace events are */
     if (P->trace_cap == 0) P->trace_t0 = li_clock_ticks(&P->clock);
   }
@@ -1592,11 +868,11 @@ int li_prof_disable(li_prof *P) {
 
 void li_prof_clear(li_prof *P) {
   for (li_stack *S = &P->main; S != NULL; S = S->next) {
-    S->zones_lost += count_zones(S, 0);
+    S->zones_lost += li_stack_zones(S, 0);
     S->n = 0;
     S->root = 0;
   }
-  init_tree(P);
+  li_tree_init(P);
   li_mem_clear(P);
   P->entries = P->exits = 0;
   P->unseen = 0;

@@ -437,4 +437,102 @@ int li_host_pcall(lua_State *L, int nargs, int nresults, int msgh);
 int li_snapshot(li_prof *P, li_profile *out);
 void li_snapshot_free(li_profile *p);
 
+/* ---- what the runtime's parts share of the profiler --------------------
+** profiler.c  the probe, the factory, zones, the profiler's life
+** calltree.c  function records and call-tree nodes
+** stacks.c    shadow stacks, thread switches, inferred resumes
+** calibrate.c the probe pair's cost */
+
+#define LI_MT_PROF "luainstr.profiler.mt"  /* its metatable */
+#define LI_MT_STACK "luainstr.stack.mt"    /* metatable of coroutine stacks */
+#define LI_MT_CHUNK "luainstr.chunk.mt"    /* metatable of chunk maps */
+
+/* What the probe of one chunk knows: its upvalue 1.  debug.setupvalue
+** can put any value there; the probe reads a map only if it is a full
+** userdata of at least this size holding LI_CHUNK_MAGIC (Lua code cannot
+** write a userdata's bytes), and else measures nothing. */
+typedef struct li_chunk {
+  li_prof *P;           /* the profiler */
+  uint32_t n;           /* functions in the chunk */
+  uint32_t magic;       /* LI_CHUNK_MAGIC */
+  uint32_t gid[1];      /* gid[id-1]: li_fn index of local id */
+} li_chunk;
+
+#define LI_CHUNK_MAGIC 0x6c69c3a5u
+
+/* A chunk map of n functions for P on top of L (gid to fill). */
+li_chunk *li_chunk_new(lua_State *L, li_prof *P, uint32_t n);
+/* The probe chunks loaded now get (option "probe"). */
+lua_CFunction li_probe_for(const li_prof *P);
+/* P->fast: the probe's fast path may run (after on, clock or trace
+** change). */
+void li_prof_set_fast(li_prof *P);
+/* Free what P holds outside the Lua heap. */
+void li_prof_free_data(li_prof *P);
+/* At the first start: measure the probe pair's cost (calibrate.c). */
+void li_prof_calibrate(li_prof *P, lua_State *L);
+
+/* calltree.c.  The record of a function (made if new): its index, or
+** LI_NONE when memory ran out; _pre with a name made of prefix + name. */
+uint32_t li_fn_find(li_prof *P, const char *chunkname, uint32_t id,
+                    const char *name, size_t namelen, uint32_t line,
+                    uint32_t lastline);
+uint32_t li_fn_find_pre(li_prof *P, const char *chunkname, uint32_t id,
+                        const char *prefix, size_t prelen, const char *name,
+                        size_t namelen, uint32_t line, uint32_t lastline);
+/* The call tree emptied to its root (0: no memory for the root). */
+int li_tree_init(li_prof *P);
+/* The child node of parent for func, made if new (LI_NONE: no memory). */
+LI_NOINLINE uint32_t li_node_child_slow(li_prof *P, uint32_t parent,
+                                        uint32_t func);
+/* A malloc'd NUL-terminated copy of s[0..n), or NULL. */
+char *li_dup_bytes(const char *s, size_t n);
+
+/* The node for func under parent, created on first sight.  LI_NONE: no
+** memory (the frame then counts under the parent's node).  A call site
+** calls the same function again and again: the node found last for the
+** slot of (parent, func) is checked inline.  (The child found last of
+** each node, as first written, missed at every call of a method that
+** calls two others in turn, or of a call site that calls several: about a
+** third of the calls of richards and oo_sim went to the hash, 51
+** instructions each.) */
+static LI_INLINE uint32_t li_node_child(li_prof *P, uint32_t parent, uint32_t func) {
+  uint32_t k = P->kids[li_kid_slot(parent, func)];
+  if (P->node[k].func == func && P->node[k].parent == parent) return k;
+  return li_node_child_slow(P, parent, func);
+}
+
+/* stacks.c */
+void li_stack_init(li_stack *S, li_prof *P, lua_State *L);
+/* Put S in P's set of stacks; write S in thread T's extra space (over
+** NULL or P's own pointers only). */
+void li_xs_add(li_prof *P, li_stack *S);
+void li_xs_put(li_prof *P, lua_State *T, li_stack *S);
+/* __gc of a coroutine's stack (metatable LI_MT_STACK). */
+int li_stack_gc(lua_State *L);
+/* The zones among the top frames of S down to depth `to`. */
+uint32_t li_stack_zones(const li_stack *S, uint32_t to);
+
+/* Close the top frame of S at time t: its figures to its node, its time
+** to the frame below.  No call: the probe's fast path has it too. */
+static LI_INLINE li_frame *li_frame_close(li_prof *P, li_stack *S, uint64_t t,
+                                       int err) {
+  li_frame *fr = &S->f[--S->n];
+  li_node *nd = &P->node[fr->node];
+  int64_t incl = li_frame_incl(P, S, fr, t), whole = incl + fr->done;
+  nd->total += incl;
+  nd->self += incl - fr->child;
+  if (whole < nd->min) nd->min = whole;
+  if (whole > nd->max) nd->max = whole;
+  if (err) nd->errors++;
+  if (S->n > 0) fr[-1].child += incl;
+  return fr;
+}
+
+static LI_INLINE void li_close_top(li_prof *P, li_stack *S, uint64_t t, int err) {
+  li_frame *fr = li_frame_close(P, S, t, err);
+  li_trace(P, S, err ? 'X' : 'E', fr->func, t);
+}
+
+
 #endif

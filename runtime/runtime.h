@@ -2,8 +2,12 @@
 ** runtime.h -- what the parts of the runtime share (internal).
 **
 **   clock.c      the clock: TSC, CLOCK_MONOTONIC or the host's; ticks -> ns
-**   profiler.c   one profiler per lua_State: functions, call tree, stacks,
-**                the probe (entry/exit), calibration of the probe's cost
+**   profiler.c   one profiler per lua_State: the probe (entry/exit), its
+**                factory, zones, the profiler's life
+**   calltree.c   function records and call-tree nodes
+**   stacks.c     per-coroutine shadow stacks, thread switches, inferred
+**                resumes
+**   calibrate.c  the probe pair's cost
 **   boundary.c   pcall/xpcall/coroutine replacements: where errors are
 **                caught and coroutines switch, so frames close exactly
 **   snapshot.c   the profile model (report/report.h) from a profiler

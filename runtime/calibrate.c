@@ -1,0 +1,162 @@
+/*
+** calibrate.c -- what one probe pair costs the code that calls it, and how
+** much of it falls inside the measured call: measured once, at the first
+** start, with the real probe over a scratch profiler.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include <lua.h>
+#include <lauxlib.h>
+
+#include "profiler.h"
+
+/* ======================================================================
+** Calibration: what one probe pair costs the caller, and how much of the
+** probes' own work falls inside a measured call.  Measured on this state
+** with the real probe, against a scratch profiler, at the first start.
+** ====================================================================== */
+
+static const char calibration_chunk[] =
+  "local P, n, probed = ...\n"
+  "local f\n"
+  "if probed then f = function() P(2); P(); end\n"
+  "else f = function() end end\n"
+  "for _ = 1, n do f() end\n";
+
+/* Many short rounds, not a few long ones: the median of 15 rounds of 500
+** calls lands where 7 rounds of 10,000 did (92-94 ticks a pair in 30
+** start-ups of each, the spread between start-ups narrower) in 0.5 ms
+** instead of 4-8 ms, and a round hit by an interrupt is one outlier of
+** 15.  A round lasts at least CAL_STEPS steps of the clock, so that a
+** coarse clock (100 us) reads it to a few per cent (its rounds are then
+** longer: 6.4 ms of calls with probes).  The rounds go on while the cost
+** still falls: a JIT (V8 running the wasm build) first runs the probe
+** unoptimised, at 3-4 times its later cost; once the median of the last
+** CAL_WINDOW rounds is no longer below that of the CAL_WINDOW before by
+** CAL_FALL, the median of both windows is the cost. */
+#define CAL_CALLS 500           /* calls a round, at least */
+#define CAL_MAX_CALLS 1000000   /* (a clock that never moves) */
+#define CAL_STEPS 32            /* clock steps a probed round spans */
+#define CAL_WINDOW 8            /* rounds compared */
+#define CAL_MAX_ROUNDS 96       /* a cost that keeps falling: the last window */
+#define CAL_FALL 0.95
+
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* The median of v[0..n) (sorts a copy). */
+static uint64_t median(const uint64_t *v, int n) {
+  uint64_t c[2 * CAL_WINDOW];
+  memcpy(c, v, (size_t)n * sizeof c[0]);
+  qsort(c, (size_t)n, sizeof c[0], cmp_u64);
+  return c[n / 2];
+}
+
+/* Ticks of one run of `calls` calls of the loop at index `loop` with the
+** probe at `pr`; 0 if it failed. */
+static uint64_t cal_time(li_prof *P, lua_State *L, int loop, int pr, int probed,
+                         uint32_t calls) {
+  uint64_t t0, t1;
+  lua_pushvalue(L, loop);
+  lua_pushvalue(L, pr);
+  lua_pushinteger(L, calls);
+  lua_pushboolean(L, probed);
+  t0 = li_clock_ticks(&P->clock);
+  if (lua_pcall(L, 3, 0, 0) != LUA_OK) { lua_pop(L, 1); return 0; }
+  t1 = li_clock_ticks(&P->clock);
+  return t1 > t0 ? t1 - t0 : 1;
+}
+
+/* Inclusive ticks of func over its nodes (no recursion here). */
+static int64_t fn_total(const li_prof *P, uint32_t func) {
+  int64_t t = 0;
+  for (uint32_t i = 1; i < P->nnode; i++)
+    if (P->node[i].func == func) t += P->node[i].total;
+  return t;
+}
+
+/* Calls a round needs to span CAL_STEPS steps of the clock with probes;
+** 0 if the loop failed. */
+static uint32_t cal_calls(li_prof *P, lua_State *L, int loop, int pr) {
+  uint64_t want = (P->clock.resolution ? P->clock.resolution : 1) * CAL_STEPS;
+  uint32_t n = CAL_CALLS;
+  for (;;) {
+    uint64_t t = cal_time(P, L, loop, pr, 1, n);
+    if (t == 0) return 0;
+    if (t >= want || n >= CAL_MAX_CALLS) return n;
+    n *= 2;
+  }
+}
+
+/* The scratch profiler's end.  Its probe is an ordinary Lua value while
+** the rounds run, and a call hook can take it (debug.getinfo, then the
+** loop's upvalue P) and keep it: the probe must be dead before Q's data
+** goes, closed, off and its map no map, so that a later call measures
+** nothing and passes its values through, as the probe of a closed
+** profiler does (tests/runtime/calibration_probe.lua). */
+static void cal_end(li_prof *Q, li_chunk *c) {
+  if (c != NULL) c->magic = 0;
+  Q->closed = 1;
+  Q->on = 0;
+  li_prof_set_fast(Q);
+  li_set_cur(Q, NULL, NULL);
+  li_prof_free_data(Q);
+}
+
+void li_prof_calibrate(li_prof *P, lua_State *L) {
+  li_prof *Q;           /* scratch profiler: the real probe, own figures */
+  li_chunk *c = NULL;
+  uint64_t pair[CAL_MAX_ROUNDS], inside[CAL_MAX_ROUNDS];
+  uint32_t calls;
+  int top = lua_gettop(L), r, w = 2 * CAL_WINDOW;
+  if (!lua_checkstack(L, 10)) return;
+  Q = lua_newuserdatauv(L, sizeof *Q, 0);              /* top+1 */
+  memset(Q, 0, sizeof *Q);
+  /* the profiler's finalizer frees what Q gets, should the Lua API raise
+  ** an error (out of memory) before `done` */
+  luaL_setmetatable(L, LI_MT_PROF);
+  Q->clock = P->clock;
+  Q->on = 1;
+  li_prof_set_fast(Q);
+  Q->mainL = L;
+  li_stack_init(&Q->main, Q, L);
+  if (!li_tree_init(Q) || li_fn_find(Q, "=calibration", 1, "main", 4, 0, 0) != 0 ||
+      li_fn_find(Q, "=calibration", 2, "f", 1, 1, 1) != 1)
+    goto done;
+  c = li_chunk_new(L, Q, 2);
+  c->gid[0] = 0;
+  c->gid[1] = 1;
+  lua_pushvalue(L, top + 1);
+  lua_pushcclosure(L, li_probe_for(P), 2);                /* top+2 */
+  if (luaL_loadbufferx(L, calibration_chunk, sizeof calibration_chunk - 1,
+                       "=luainstr calibration", "t") != LUA_OK)
+    goto done;                                         /* top+3 */
+  if ((calls = cal_calls(P, L, top + 3, top + 2)) == 0) goto done;
+  for (r = 0; r < CAL_MAX_ROUNDS; r++) {
+    uint64_t plain = cal_time(P, L, top + 3, top + 2, 0, calls), probed;
+    int64_t before = fn_total(Q, 1), after;
+    probed = cal_time(P, L, top + 3, top + 2, 1, calls);
+    if (plain == 0 || probed == 0) goto done;
+    after = fn_total(Q, 1);
+    pair[r] = li_minus(probed, plain) / calls;
+    inside[r] = after > before ? (uint64_t)(after - before) / calls : 0;
+    if (r + 1 >= w &&
+        (double)median(pair + r + 1 - CAL_WINDOW, CAL_WINDOW) >=
+        CAL_FALL * (double)median(pair + r + 1 - w, CAL_WINDOW))
+      break;
+  }
+  if (r == CAL_MAX_ROUNDS) r--, w = CAL_WINDOW;   /* still falling */
+  P->pair_cost = median(pair + r + 1 - w, w);
+  P->inside_cost = median(inside + r + 1 - w, w);
+  if (P->inside_cost > P->pair_cost) P->inside_cost = P->pair_cost;
+  P->cal_rounds = (uint32_t)(r + 1);
+  P->cal_calls = calls;
+done:
+  P->calibrated = 1;    /* once, whatever happened (an error raised above
+                           leaves it for the next start) */
+  cal_end(Q, c);
+  lua_settop(L, top);
+}

@@ -1,0 +1,195 @@
+/*
+** calltree.c -- the functions of user code and the call tree: a record
+** per function (by chunk and definition) and a node per calling context,
+** both in open-addressing hash tables, with the nodes found last cached
+** by (parent, function) for the probe (li_node_child, profiler.h).
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "profiler.h"
+
+/* ======================================================================
+** Functions and call-tree nodes
+** ====================================================================== */
+
+static uint64_t hash_bytes(uint64_t h, const void *p, size_t n) {
+  const unsigned char *s = p;
+  for (size_t i = 0; i < n; i++) { h ^= s[i]; h *= 1099511628211u; }
+  return h;
+}
+
+char *li_dup_bytes(const char *s, size_t n) {
+  char *c = malloc(n + 1);
+  if (c == NULL) return NULL;
+  memcpy(c, s, n);
+  c[n] = '\0';
+  return c;
+}
+
+/* The chunk name as Lua shows it in messages. */
+static char *display_source(const char *chunkname) {
+  size_t n = strlen(chunkname), line;
+  char *out;
+  if (chunkname[0] == '@' || chunkname[0] == '=')
+    return li_dup_bytes(chunkname + 1, n - 1);
+  line = strcspn(chunkname, "\r\n");
+  if (line > 40) line = 40;
+  out = malloc(line + 16);
+  if (out == NULL) return NULL;
+  memcpy(out, "[string \"", 9);
+  memcpy(out + 9, chunkname, line);
+  strcpy(out + 9 + line, line < n ? "...\"]" : "\"]");
+  return out;
+}
+
+static int grow(void **p, uint32_t *cap, uint32_t need, size_t size) {
+  uint32_t c = *cap ? *cap : 16;
+  void *np;
+  if (need <= *cap) return 1;
+  while (c < need) c *= 2;
+  np = realloc(*p, (size_t)c * size);
+  if (np == NULL) return 0;
+  *p = np;
+  *cap = c;
+  return 1;
+}
+
+/* Rebuild an open-addressing table of indexes + 1 with keys from hashes. */
+static int rehash_fns(li_prof *P) {
+  uint32_t cap = P->fnhcap ? P->fnhcap * 2 : 64;
+  uint32_t *h = calloc(cap, sizeof *h);
+  if (h == NULL) return 0;
+  for (uint32_t i = 0; i < P->nfn; i++) {
+    uint32_t k = (uint32_t)P->fn[i].hash & (cap - 1);
+    while (h[k]) k = (k + 1) & (cap - 1);
+    h[k] = i + 1;
+  }
+  free(P->fnhash);
+  P->fnhash = h;
+  P->fnhcap = cap;
+  return 1;
+}
+
+/* The record of a function, created on first sight; its name is pre (of
+** prelen bytes: "zone " for zones, else "") followed by name.  LI_NONE: no
+** memory. */
+uint32_t li_fn_find_pre(li_prof *P, const char *chunkname, uint32_t id,
+                        const char *pre, size_t prelen,
+                        const char *name, size_t namelen, uint32_t line,
+                        uint32_t lastline) {
+  uint64_t h = 14695981039346656037u;
+  uint32_t k, i;
+  li_fn *f;
+  h = hash_bytes(h, chunkname, strlen(chunkname) + 1);
+  h = hash_bytes(h, pre, prelen);
+  h = hash_bytes(h, name, namelen);
+  h = hash_bytes(h, &id, sizeof id);
+  h = hash_bytes(h, &line, sizeof line);
+  h = hash_bytes(h, &lastline, sizeof lastline);
+  if (P->fnhcap) {
+    for (k = (uint32_t)h & (P->fnhcap - 1); P->fnhash[k]; k = (k + 1) & (P->fnhcap - 1)) {
+      f = &P->fn[P->fnhash[k] - 1];
+      if (f->hash == h && f->id == id && f->line == line &&
+          f->lastline == lastline && strcmp(f->chunkname, chunkname) == 0 &&
+          strlen(f->name) == prelen + namelen &&
+          memcmp(f->name, pre, prelen) == 0 &&
+          memcmp(f->name + prelen, name, namelen) == 0)
+        return P->fnhash[k] - 1;
+    }
+  }
+  if ((P->nfn + 1) * 2 > P->fnhcap && !rehash_fns(P)) return LI_NONE;
+  if (!grow((void **)&P->fn, &P->capfn, P->nfn + 1, sizeof *P->fn)) return LI_NONE;
+  f = &P->fn[P->nfn];
+  memset(f, 0, sizeof *f);
+  f->name = malloc(prelen + namelen + 1);
+  f->chunkname = li_dup_bytes(chunkname, strlen(chunkname));
+  f->source = display_source(chunkname);
+  if (f->name == NULL || f->chunkname == NULL || f->source == NULL) {
+    free(f->name); free(f->chunkname); free(f->source);
+    return LI_NONE;
+  }
+  memcpy(f->name, pre, prelen);
+  memcpy(f->name + prelen, name, namelen);
+  f->name[prelen + namelen] = '\0';
+  f->id = id; f->line = line; f->lastline = lastline; f->hash = h;
+  f->zone = prelen > 0;
+  i = P->nfn++;
+  for (k = (uint32_t)h & (P->fnhcap - 1); P->fnhash[k]; k = (k + 1) & (P->fnhcap - 1)) {}
+  P->fnhash[k] = i + 1;
+  return i;
+}
+
+uint32_t li_fn_find(li_prof *P, const char *chunkname, uint32_t id,
+                    const char *name, size_t namelen, uint32_t line,
+                    uint32_t lastline) {
+  return li_fn_find_pre(P, chunkname, id, "", 0, name, namelen, line, lastline);
+}
+
+static uint32_t node_hash(uint32_t parent, uint32_t func) {
+  uint64_t x = ((uint64_t)parent << 32 | func) * 0x9E3779B97F4A7C15u;
+  return (uint32_t)(x >> 32);
+}
+
+static int rehash_nodes(li_prof *P) {
+  uint32_t cap = P->nodehcap ? P->nodehcap * 2 : 256;
+  uint32_t *h = calloc(cap, sizeof *h);
+  if (h == NULL) return 0;
+  for (uint32_t i = 1; i < P->nnode; i++) {
+    uint32_t k = node_hash(P->node[i].parent, P->node[i].func) & (cap - 1);
+    while (h[k]) k = (k + 1) & (cap - 1);
+    h[k] = i;
+  }
+  free(P->nodehash);
+  P->nodehash = h;
+  P->nodehcap = cap;
+  return 1;
+}
+
+/* node_child's search when the node found last in its slot is not the
+** one. */
+LI_NOINLINE uint32_t li_node_child_slow(li_prof *P, uint32_t parent,
+                                        uint32_t func) {
+  uint32_t k, i;
+  for (k = node_hash(parent, func) & (P->nodehcap - 1); P->nodehash[k];
+       k = (k + 1) & (P->nodehcap - 1)) {
+    i = P->nodehash[k];
+    if (P->node[i].parent == parent && P->node[i].func == func) {
+      P->kids[li_kid_slot(parent, func)] = i;
+      return i;
+    }
+  }
+  if ((P->nnode + 1) * 2 > P->nodehcap && !rehash_nodes(P)) return LI_NONE;
+  if (!grow((void **)&P->node, &P->capnode, P->nnode + 1, sizeof *P->node))
+    return LI_NONE;
+  i = P->nnode++;
+  memset(&P->node[i], 0, sizeof P->node[i]);
+  P->node[i].func = func;
+  P->node[i].parent = parent;
+  P->node[i].min = INT64_MAX;
+  P->kids[li_kid_slot(parent, func)] = i;
+  for (k = node_hash(parent, func) & (P->nodehcap - 1); P->nodehash[k];
+       k = (k + 1) & (P->nodehcap - 1)) {}
+  P->nodehash[k] = i;
+  return i;
+}
+
+
+/* Node 0, the root: there is always one. */
+int li_tree_init(li_prof *P) {
+  P->nnode = 0;
+  if (!grow((void **)&P->node, &P->capnode, 1, sizeof *P->node)) return 0;
+  memset(&P->node[0], 0, sizeof P->node[0]);
+  P->node[0].func = LI_NONE;
+  P->node[0].parent = LI_NONE;
+  P->node[0].min = INT64_MAX;
+  P->nnode = 1;
+  memset(P->kids, 0, sizeof P->kids);
+  /* a table there already is emptied, not made again: a reset needs no
+  ** memory, so it cannot leave the profiler without one */
+  if (P->nodehash != NULL) {
+    memset(P->nodehash, 0, (size_t)P->nodehcap * sizeof *P->nodehash);
+    return 1;
+  }
+  return rehash_nodes(P);
+}

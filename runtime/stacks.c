@@ -1,0 +1,351 @@
+/*
+** stacks.c -- the shadow stacks: one a coroutine (and the main thread's),
+** found through the thread's extra space or the registry, made current as
+** threads switch; closing their frames; the resumes the profiler infers
+** when a host resumes a coroutine behind its back.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include <lua.h>
+#include <lauxlib.h>
+
+#include "profiler.h"
+
+/* ======================================================================
+** Stacks and frames
+** ====================================================================== */
+
+void li_stack_init(li_stack *S, li_prof *P, lua_State *L) {
+  memset(S, 0, sizeof *S);
+  S->P = P;
+  S->L = L;
+}
+
+static void stack_link(li_prof *P, li_stack *S) {
+  S->prev = &P->main;
+  S->next = P->main.next;
+  if (P->main.next) P->main.next->prev = S;
+  P->main.next = S;
+}
+
+static void stack_unlink(li_stack *S) {
+  if (S->prev) S->prev->next = S->next;
+  if (S->next) S->next->prev = S->prev;
+  S->prev = S->next = NULL;
+}
+
+/* ---- a thread's stack in its extra space ------------------------------
+** Every thread has LUA_EXTRASPACE bytes (a pointer's) before its
+** lua_State, a copy of the main thread's when it is made.  The profiler
+** keeps a thread's stack there, so that a coroutine switch finds it with no
+** registry lookup.  It reads the pointer only as a key of its own set of
+** stacks (a host's value, or a thread's copy of another's, is never
+** dereferenced or taken: it must be in the set and belong to that thread),
+** and writes over nothing but its own pointers and NULL (a host's value
+** stays). */
+
+static uint32_t xs_home(const li_prof *P, const li_stack *S) {
+  return (uint32_t)(((uint64_t)(uintptr_t)S * 0x9E3779B97F4A7C15u) >> 32) &
+         (P->xcap - 1);
+}
+
+static int xs_has(const li_prof *P, const li_stack *S) {
+  if (P->xcap == 0 || S == NULL) return 0;
+  for (uint32_t k = xs_home(P, S); P->xset[k] != NULL; k = (k + 1) & (P->xcap - 1))
+    if (P->xset[k] == S) return 1;
+  return 0;
+}
+
+/* Add S to the set (nothing when memory is short: S is then found the
+** slow way). */
+void li_xs_add(li_prof *P, li_stack *S) {
+  uint32_t k;
+  if ((P->xn + 1) * 2 > P->xcap) {
+    uint32_t cap = P->xcap ? P->xcap * 2 : 64, old = P->xcap;
+    li_stack **t = calloc(cap, sizeof *t), **o = P->xset;
+    if (t == NULL) return;
+    P->xset = t;
+    P->xcap = cap;
+    for (uint32_t i = 0; i < old; i++)
+      if (o[i] != NULL) {
+        for (k = xs_home(P, o[i]); t[k] != NULL; k = (k + 1) & (cap - 1)) {}
+        t[k] = o[i];
+      }
+    free(o);
+  }
+  for (k = xs_home(P, S); P->xset[k] != NULL; k = (k + 1) & (P->xcap - 1))
+    if (P->xset[k] == S) return;
+  P->xset[k] = S;
+  P->xn++;
+}
+
+static void xs_del(li_prof *P, li_stack *S) {
+  uint32_t k, j, mask = P->xcap - 1;
+  if (P->xcap == 0) return;
+  for (k = xs_home(P, S); P->xset[k] != S; k = (k + 1) & mask)
+    if (P->xset[k] == NULL) return;
+  P->xn--;
+  for (j = (k + 1) & mask; P->xset[j] != NULL; j = (j + 1) & mask) {
+    uint32_t h = xs_home(P, P->xset[j]);
+    if (((j - h) & mask) >= ((j - k) & mask)) {   /* it may fill the hole */
+      P->xset[k] = P->xset[j];
+      k = j;
+    }
+  }
+  P->xset[k] = NULL;
+}
+
+/* The stack of thread T kept in its extra space, or NULL (also when the
+** host keeps the extra space for itself: option "extraspace" off). */
+static li_stack *xs_get(const li_prof *P, lua_State *T) {
+  li_stack *S;
+  if (P->xs_off) return NULL;
+  memcpy(&S, lua_getextraspace(T), sizeof S);
+  return xs_has(P, S) && S->L == T && S->P == P ? S : NULL;
+}
+
+void li_xs_put(li_prof *P, lua_State *T, li_stack *S) {
+  li_stack *old;
+  if (P->xs_off) return;
+  memcpy(&old, lua_getextraspace(T), sizeof old);
+  if (old == NULL || xs_has(P, old)) memcpy(lua_getextraspace(T), &S, sizeof S);
+}
+
+/* S is going: no stack may keep it as its waker (inferred resumes, which
+** are rare: the list is walked only while there are any). */
+static void forget_waker(li_prof *P, li_stack *S) {
+  if (S->waker != NULL) {
+    S->waker = NULL;
+    P->inferring--;
+  }
+  for (li_stack *T = &P->main; P->inferring > 0 && T != NULL; T = T->next)
+    if (T->waker == S) {
+      T->waker = NULL;
+      P->inferring--;
+    }
+}
+
+/* __gc of a coroutine's stack: the coroutine is gone.  Its open frames ran
+** until it was last suspended; they end there, not by an error. */
+int li_stack_gc(lua_State *L) {
+  li_stack *S = lua_touserdata(L, 1);
+  li_prof *P = S->P;
+  if (P != NULL && !P->closed) {
+    uint64_t t = S->suspended ? S->susp_since : li_clock_ticks(&P->clock);
+    li_stack_close(P, S, 0, t, 0);
+    forget_waker(P, S);
+    stack_unlink(S);
+    xs_del(P, S);
+    if (P->cur == S) li_set_cur(P, NULL, NULL);
+  }
+  free(S->f);
+  S->f = NULL;
+  S->n = S->cap = 0;
+  S->P = NULL;
+  return 0;
+}
+
+/* The stack of thread T, whose thread object is at index `idx` of the
+** running thread L (idx 0: T is L).  All Lua work is done on L: T may be
+** suspended, and a GC step run on it could call finalizers there. */
+static li_stack *stack_lookup(li_prof *P, lua_State *L, int idx, lua_State *T) {
+  li_stack *S;
+  int top = lua_gettop(L);
+  if (T == P->mainL) return &P->main;
+  if (idx != 0) idx = lua_absindex(L, idx);
+  if (!lua_checkstack(L, 5)) return NULL;
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &li_prof_key);
+  if (lua_touserdata(L, -1) != P || lua_getiuservalue(L, -1, 1) != LUA_TTABLE) {
+    lua_settop(L, top);
+    return NULL;
+  }
+  if (idx == 0) lua_pushthread(L); else lua_pushvalue(L, idx);
+  lua_rawget(L, -2);
+  S = lua_touserdata(L, -1);
+  if (S == NULL || S->P != P) {
+    lua_pop(L, 1);
+    S = lua_newuserdatauv(L, sizeof *S, 0);
+    li_stack_init(S, P, T);
+    S->tid = ++P->next_tid;
+    luaL_setmetatable(L, LI_MT_STACK);
+    if (idx == 0) lua_pushthread(L); else lua_pushvalue(L, idx);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, -4);
+    stack_link(P, S);
+    li_xs_add(P, S);
+  }
+  lua_settop(L, top);
+  if (S != NULL) li_xs_put(P, T, S);
+  return S;
+}
+
+/* The thread of the last probe (curL) is trusted by its address alone: the
+** probe's fast path compares nothing else.  A coroutine collected while it
+** is curL would leave its address there, and one made at that address
+** before the dead one's stack is finalized (li_stack_gc runs after the sweep
+** that freed the thread: a finalizer, or any allocation between, can make
+** it) would run on the dead one's stack, under its frames.  So a coroutine
+** becomes curL here only held by the profiler (key &pin_key of its thread
+** table), until another one takes its place: at most one thread is kept
+** alive longer.  A resume sets curL to the coroutine it holds, and back to
+** the resumer when it returns; the main thread lives as long as P.  0 when
+** it cannot be held (no stack space): then it does not become curL
+** (tests/test_runtime.c, thread_at_a_collected_threads_address_*). */
+static const char pin_key;
+
+static int xs_pin(li_prof *P, lua_State *L) {
+  int top = lua_gettop(L), ok;
+  if (L == P->mainL) return 1;
+  if (!lua_checkstack(L, 3)) return 0;
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &li_prof_key);
+  ok = lua_touserdata(L, -1) == P && lua_getiuservalue(L, -1, 1) == LUA_TTABLE;
+  if (ok) {
+    lua_pushthread(L);
+    lua_rawsetp(L, -2, &pin_key);   /* (a light key: weak keys keep it) */
+  }
+  lua_settop(L, top);
+  return ok;
+}
+
+li_stack *li_stack_switch(li_prof *P, lua_State *L) {
+  li_stack *S = xs_get(P, L);
+  if (S == NULL) S = stack_lookup(P, L, 0, L);
+  if (S != NULL && xs_pin(P, L)) li_set_cur(P, L, S);
+  return S;
+}
+
+lua_State *li_running_thread(li_prof *P) {
+  lua_Debug ar;
+  lua_State *T = P->curL;
+  if (T != NULL && T != P->mainL && P->cur != NULL && !P->cur->suspended &&
+      lua_status(T) == LUA_OK && lua_getstack(T, 0, &ar))
+    return T;
+  return P->mainL;
+}
+
+/* ---- resumes the profiler was not told of ------------------------------
+** A host that resumes a coroutine with Lua's own lua_resume (C code that
+** does not include luainstr_wrap.h) runs it behind the boundaries' back:
+** the first the profiler sees of it is a probe, or the end of a yield, in
+** a thread other than the current one.  It infers the resume then: the
+** resumer is the thread it saw run last, if that one still runs, else the
+** main thread; the coroutine's new calls hang under the resumer's top
+** frame, whose time waits from now (as resume_begin's does) until the
+** coroutine yields, returns from its last call, or is found dead (by an
+** error) at a later switch, where its calls close.  What it cannot know:
+** when the error happened (its calls end at the next switch), and what
+** was allocated before the coroutine's first probe (the resumer's). */
+
+/* T is running or waiting in a resume (not suspended, finished or dead). */
+static int thread_runs(lua_State *T) {
+  lua_Debug ar;
+  return lua_status(T) == LUA_OK && lua_getstack(T, 0, &ar);
+}
+
+static void infer_end(li_prof *P, li_stack *S, uint64_t t, int current) {
+  li_stack *R = S->waker;
+  if (R == NULL) return;
+  S->waker = NULL;
+  P->inferring--;
+  if (R->resuming) {
+    li_prof_charge(P, R, t - R->res_t0, P->entries - R->res_pairs0);
+    R->resuming = 0;
+  }
+  if (current) li_set_cur(P, R->L, R);
+}
+
+void li_infer_end(li_prof *P, li_stack *S, uint64_t t) {
+  infer_end(P, S, t, 1);
+}
+
+/* The inferred resumes that ended unseen, from X up its wakers to `to`:
+** a coroutine that died by an error closes its calls at t, one that
+** yielded from C is suspended since t. */
+static li_stack *infer_settle(li_prof *P, li_stack *X, li_stack *to,
+                              uint64_t t) {
+  while (X != NULL && X != to && X->waker != NULL && !thread_runs(X->L)) {
+    li_stack *R = X->waker;
+    int st = lua_status(X->L);
+    if (st != LUA_OK && st != LUA_YIELD)
+      li_stack_close(P, X, 0, t, 1);
+    else if (st == LUA_YIELD && !X->suspended) {
+      X->suspended = 1;
+      X->susp_since = t;
+    }
+    infer_end(P, X, t, 0);
+    X = R;
+  }
+  return X;
+}
+
+void li_infer_settle(li_prof *P) {
+  li_stack *X;
+  if (P->inferring == 0 || !P->on || P->cur == NULL) return;
+  X = infer_settle(P, P->cur, NULL, li_clock_ticks(&P->clock));
+  if (X != NULL && X != P->cur) li_set_cur(P, X->L, X);
+}
+
+li_stack *li_infer_switch(li_prof *P, lua_State *L) {
+  li_stack *X = P->cur, *S, *R;
+  uint64_t t;
+  P->unseen++;
+  if ((S = li_stack_switch(P, L)) == NULL) return NULL;
+  t = li_clock_ticks(&P->clock);
+  X = infer_settle(P, X, S, t);
+  /* L runs again where it waited (it is X or one of its wakers), or the
+  ** main thread runs: nothing was resumed */
+  if (S == &P->main || S->waker != NULL || X == S) return S;
+  R = X != NULL && X != &P->main && thread_runs(X->L) ? X : &P->main;
+  if (S->n == 0)
+    S->root = R->n > 0 ? R->f[R->n - 1].node : R->root;
+  R->resuming = 1;
+  R->res_t0 = t;
+  R->res_pairs0 = P->entries;
+  S->waker = R;
+  P->inferring++;
+  return S;
+}
+
+li_stack *li_stack_of_thread(li_prof *P, lua_State *L, int idx) {
+  lua_State *T = lua_tothread(L, idx);
+  li_stack *S;
+  if (T == NULL) return NULL;
+  if (T == P->curL && P->cur != NULL) return P->cur;
+  if ((S = xs_get(P, T)) != NULL) return S;
+  return stack_lookup(P, L, idx, T);
+}
+
+void li_stack_close(li_prof *P, li_stack *S, uint32_t to, uint64_t t, int err) {
+  /* (a suspended coroutine's nodes are saved for the frame when it runs
+  ** again: these calls close without its running) */
+  if (P->frames != NULL && S->suspended) li_frames_wake(P, S);
+  while (S->n > to) li_close_top(P, S, t, err);
+}
+
+/* The zones among the top frames of S down to depth `to`. */
+uint32_t li_stack_zones(const li_stack *S, uint32_t to) {
+  uint32_t n = 0;
+  for (uint32_t i = to; i < S->n; i++) n += li_is_zone(&S->f[i]);
+  return n;
+}
+
+void li_prof_close_all(li_prof *P, uint64_t t) {
+  for (li_stack *S = &P->main; S != NULL; S = S->next) {
+    S->zones_lost += li_stack_zones(S, 0);
+    li_stack_close(P, S, 0, S->suspended ? S->susp_since : t, 0);
+    if (S->waker != NULL) {          /* (its waker's frames closed too) */
+      S->waker->resuming = 0;
+      S->waker = NULL;
+    }
+  }
+  P->inferring = 0;
+}
+
+void li_prof_charge(const li_prof *P, li_stack *S, uint64_t ticks, uint64_t pairs) {
+  li_frame *fr;
+  if (S == NULL || S->n == 0) return;
+  fr = &S->f[S->n - 1];
+  fr->child += (int64_t)(ticks - pairs * P->pair_cost);
+  S->excl += pairs * P->pair_cost;
+}
