@@ -137,6 +137,8 @@ static void build_frames(built *b, fz_bytes *in) {
     ts += fr->duration_ns + fz_upto(in, 1000);
     fr->calls = figure(in);
     fr->alloc_bytes = figure(in);
+    /* idle spans: within the frame, or (a model no snapshot makes) past it */
+    fr->idle_ns = figure(in) % (fr->duration_ns + 2);
     if (b->p.nfuncs > 0 && b->p.nspikes < MAX_SPIKES && fz_upto(in, 3) == 0) {
       li_pspike *sp = &b->spikes[b->p.nspikes];
       sp->frame = fr->index;
@@ -173,6 +175,7 @@ static void build_trace(built *b, fz_bytes *in) {
   b->p.events = b->events;
   b->p.events_dropped = figure(in);
   b->p.trace_capacity = figure(in);
+  b->p.trace_recent = (int)fz_upto(in, 1);   /* a ring: may begin with ends */
 }
 
 static void build(built *b, fz_bytes *in) {
