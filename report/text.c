@@ -334,11 +334,23 @@ static void put_named_time(FILE *f, const li_pfunc *fn, uint64_t ns) {
   fprintf(f, " %s", cell);
 }
 
-/* One spike frame: its index, duration and the SPIKE_TOP functions with
+/* The kept frame of that index, or NULL (frames are kept in order, one
+** index after the other). */
+static const li_pframe *frame_of(const li_profile *p, uint64_t index) {
+  uint64_t first;
+  if (p->frames == NULL || p->nframes == 0) return NULL;
+  first = p->frames[0].index;
+  if (index < first || index - first >= p->nframes) return NULL;
+  return p->frames[index - first].index == index ? &p->frames[index - first] : NULL;
+}
+
+/* One spike frame: its index, duration (and busy time, when it had idle
+** spans) and the SPIKE_TOP functions with
 ** the most self time in its tree.  self: room for p->nfuncs sums. */
 static void put_spike(FILE *f, const li_profile *p, const li_pspike *sp,
                       uint64_t *self) {
   char cell[CELL];
+  const li_pframe *fr;
   int shown = 0;
   memset(self, 0, (size_t)p->nfuncs * sizeof *self);
   for (uint32_t i = 1; sp->nodes != NULL && i < sp->nnodes; i++)
@@ -346,6 +358,10 @@ static void put_spike(FILE *f, const li_profile *p, const li_pspike *sp,
       self[sp->nodes[i].func] += sp->nodes[i].self_ns;
   fmt_ns(cell, sp->duration_ns);
   fprintf(f, "  frame %" PRIu64 "  %s", sp->frame, cell);
+  if ((fr = frame_of(p, sp->frame)) != NULL && fr->idle_ns > 0) {
+    fmt_ns(cell, li_frame_busy(fr));     /* what the spike rule read */
+    fprintf(f, " (busy %s)", cell);
+  }
   for (; shown < SPIKE_TOP; shown++) {
     uint32_t best = UINT32_MAX;      /* most self time; ties: lower index */
     for (uint32_t i = 0; i < p->nfuncs; i++)

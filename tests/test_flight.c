@@ -273,6 +273,8 @@ Test(idle, in_the_reports) {
   cr_assert_not_null(strstr(out, "\n  busy (less idle spans): mean 59"), "%s", out);
   cr_assert_not_null(strstr(out, ", p50 50"), "%s", out);   /* 500 us busy */
   cr_assert_not_null(strstr(out, "; idle: mean 16.0 ms\n"), "%s", out);
+  /* a spike line says the busy time the rule read, next to the duration */
+  cr_assert_not_null(strstr(out, "  frame 10  19.5 ms (busy 3.50 ms): "), "%s", out);
   free(out);
   cr_assert_eq(li_report_to_string(&p, "json", &out, &n), 0);
   cr_assert_not_null(strstr(out, "{\"index\": 10, "), "%s", out);
