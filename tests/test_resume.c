@@ -623,3 +623,40 @@ Test(resume, close_handlers_nest_under_the_closer) {
   li_snapshot_free(&p);
   lua_close(L);
 }
+
+/* The first release's switch: install_loadbufferx_hook given the
+** profiler's loader turns every route on; given another loader, only
+** luaL_loadbufferx's; uninstalling puts Lua's functions back. */
+static int loads_seen;
+static int counting_loader(lua_State *L, const char *b, size_t sz,
+                           const char *name, const char *mode) {
+  loads_seen++;
+  return luainstr_loadbufferx(L, b, sz, name, mode);
+}
+
+Test(loaders, install_loadbufferx_hook_compat) {
+  lua_State *L;
+  li_profile p;
+  use_plain = 0;
+  L = state(0);
+  luainstr_uninstall_loadbufferx_hook();
+  cr_assert_eq(luaL_dostring(L, "function a() end a()"), LUA_OK);    /* Lua's */
+  luainstr_install_loadbufferx_hook(luainstr_loadbufferx);
+  cr_assert_eq(luaL_dostring(L, "function b() end b()"), LUA_OK);    /* routed */
+  loads_seen = 0;
+  luainstr_uninstall_hooks();
+  luainstr_install_loadbufferx_hook(counting_loader);
+  cr_assert_eq(luaL_loadbuffer(L, "function c() end c()", 20, "=c"), LUA_OK);
+  cr_assert_eq(lua_pcall(L, 0, 0, 0), LUA_OK);
+  cr_assert_eq(luaL_dostring(L, "function d() end d()"), LUA_OK);    /* Lua's */
+  cr_assert_eq(loads_seen, 1);
+  snap(L, &p);
+  for (uint32_t i = 0; i < p.nfuncs; i++)
+    cr_assert(strcmp(p.funcs[i].name, "a") != 0 && strcmp(p.funcs[i].name, "d") != 0,
+              "%s measured", p.funcs[i].name);
+  cr_assert_eq(func(&p, "b")->calls, 1);
+  cr_assert_eq(func(&p, "c")->calls, 1);
+  li_snapshot_free(&p);
+  luainstr_install_hooks();
+  lua_close(L);
+}
