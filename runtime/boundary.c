@@ -386,6 +386,21 @@ static int host_stacks(li_prof *P, lua_State *W, int idx) {
   return ok;
 }
 
+/* T is about to run for the host on behalf of W (a resume of T, or a call
+** on it): its bookkeeping begun as a resume's, T's thread object at the
+** index returned on W's stack; 0 when it could not be (no room, no
+** memory: T then runs as under Lua's own function). */
+static int host_begin(resume_ctx *c, li_prof *P, lua_State *W, lua_State *T) {
+  int idx = push_thread_on(W, T);
+  if (idx == 0) return 0;
+  if (!host_stacks(P, W, idx)) {
+    pop_thread_on(W, idx, T);
+    return 0;
+  }
+  resume_begin(c, P, W, T, idx);
+  return idx;
+}
+
 int li_host_resume(lua_State *co, lua_State *from, int narg, int *nres) {
   li_prof *P = host_prof(from != NULL ? from : co);
   lua_State *W;
@@ -394,13 +409,8 @@ int li_host_resume(lua_State *co, lua_State *from, int narg, int *nres) {
   if (P == NULL) return lua_resume(co, from, narg, nres);
   /* the resumer: the thread the host names, or the one running now */
   W = from != NULL ? from : li_running_thread(P);
-  if (W == co || (idx = push_thread_on(W, co)) == 0)
+  if (W == co || (idx = host_begin(&c, P, W, co)) == 0)
     return lua_resume(co, from, narg, nres);   /* refused, or no room */
-  if (!host_stacks(P, W, idx)) {
-    pop_thread_on(W, idx, co);
-    return lua_resume(co, from, narg, nres);
-  }
-  resume_begin(&c, P, W, co, idx);
   status = lua_resume(co, from, narg, nres);
   resume_end(&c, W, idx, died(co, status));
   pop_thread_on(W, idx, co);
@@ -419,14 +429,7 @@ int li_host_pcall(lua_State *L, int nargs, int nresults, int msgh) {
   int idx = 0, status;
   if (P == NULL) return lua_pcall(L, nargs, nresults, msgh);
   /* (the thread object goes to W's stack before L's calls are counted) */
-  if (W != L && (idx = push_thread_on(W, L)) != 0) {
-    if (host_stacks(P, W, idx)) {
-      resume_begin(&c, P, W, L, idx);
-    } else {
-      pop_thread_on(W, idx, L);
-      idx = 0;
-    }
-  }
+  if (W != L) idx = host_begin(&c, P, W, L);
   /* L's stack: made above, or L is the main thread or the current one
   ** (li_running_thread), whose stacks are at hand */
   S = W == L || idx != 0 ? li_stack_of(P, L) : NULL;

@@ -18,9 +18,9 @@
 ** the median busy time of the LI_WINDOW frames before it (once there are
 ** LI_HISTORY of them) and longer than spike_ms.  Busy: the frame less its
 ** idle spans (luainstr_idle_begin/end: the host's sleep or vsync wait),
-** which would otherwise hide a spike inside the frame budget.  The trees of the `keep` slowest spikes
-** are kept: a slower one replaces the fastest kept, whose summary loses
-** its mark.
+** which would otherwise hide a spike inside the frame budget.  The trees
+** of the `keep` slowest spikes are kept: a slower one replaces the
+** fastest kept, whose summary loses its mark.
 */
 #include <stdlib.h>
 #include <string.h>

@@ -291,9 +291,12 @@ static int empty_report(li_prof *P, const li_profile *prof, const char *format) 
               "(option 'frames' with luainstr_frame or p.frame())%s", "");
 }
 
-/* Snapshot P and hand it to the writer: path (NULL: stderr) or string. */
-static int dump(li_prof *P, const char *format, const char *path,
-                char **str, size_t *len) {
+/* Snapshot P (of state L) and hand it to the writer: path (NULL: stderr)
+** or string.  Before the snapshot, the chunks compiled outside the loader
+** are counted and the inferred resumes that ended are closed (the
+** report's notes and figures). */
+static int dump(lua_State *L, li_prof *P, const char *format,
+                const char *path, char **str, size_t *len) {
   li_profile prof;
   int r = 0;
   char err[300];
@@ -306,6 +309,8 @@ static int dump(li_prof *P, const char *format, const char *path,
   if (!P->ever_started)
     return fail(P, LUAINSTR_EORDER,
                 "dump: nothing to dump, the profiler was never started%s", "");
+  li_loader_scan(L, P);
+  li_infer_settle(P);
   if (li_snapshot(P, &prof) != 0)
     return fail(P, LUAINSTR_EMEM, "not enough memory%s", "");
   if (str != NULL) {
@@ -325,9 +330,7 @@ static int dump(li_prof *P, const char *format, const char *path,
 int (luainstr_dump)(lua_State *L, const char *format, const char *path) {
   li_prof *P = li_prof_get(L);
   if (P == NULL) return LUAINSTR_EORDER;
-  li_loader_scan(L, P);
-  li_infer_settle(P);
-  return dump(P, format, path, NULL, NULL);
+  return dump(L, P, format, path, NULL, NULL);
 }
 
 /* The stack of the running thread L for the C API, which must not raise:
@@ -394,19 +397,18 @@ int (luainstr_zone_end)(lua_State *L) {
   return LUAINSTR_OK;
 }
 
-static int idle_end(li_prof *P) {
-  int r = li_idle_end(P);
-  return r == LUAINSTR_EORDER && !P->on ? LUAINSTR_OK : r;
-}
-
-/* Idle spans: the C API (the stack of a coroutine may have to be made). */
+/* Idle spans, for the C API and the Lua module alike (the stack of a
+** coroutine may have to be made: api_stack). */
 static int idle_api(lua_State *L, int begin) {
   li_prof *P = L != NULL ? li_prof_get(L) : NULL;
   li_stack *S;
   int r;
   if (P == NULL) return LUAINSTR_EORDER;
   /* not collecting: nothing, but a span begun before a stop still ends */
-  if (!begin) r = idle_end(P);
+  if (!begin) {
+    r = li_idle_end(P);
+    if (r == LUAINSTR_EORDER && !P->on) r = LUAINSTR_OK;
+  }
   else if (!P->on) r = LUAINSTR_OK;
   else if ((S = api_stack(P, L)) == NULL) r = LUAINSTR_EMEM;
   else r = li_idle_begin(P, L, S);
@@ -550,9 +552,7 @@ static int l_dump(lua_State *L) {
   int r;
   if (P == NULL) return closing(L);
   box = push_box(L);
-  li_loader_scan(L, P);
-  li_infer_settle(P);
-  r = dump(P, format, NULL, box, &n);
+  r = dump(L, P, format, NULL, box, &n);
   if (r != LUAINSTR_OK && r != LUAINSTR_EEMPTY) return result(L, P, r);
   lua_pushlstring(L, *box, n);
   free(*box);
@@ -568,9 +568,7 @@ static int l_dump_to(lua_State *L) {
   const char *format = check_format(L, 2);
   int r;
   if (P == NULL) return closing(L);
-  li_loader_scan(L, P);
-  li_infer_settle(P);
-  r = dump(P, format, path, NULL, NULL);
+  r = dump(L, P, format, path, NULL, NULL);
   if (r != LUAINSTR_EEMPTY) return result(L, P, r);
   lua_pushboolean(L, 1);
   empty_note(L, P);
@@ -718,20 +716,11 @@ static int l_zone(lua_State *L) {
 ** open already / none is): an idle span, the host's wait */
 static int l_idle(lua_State *L, int begin) {
   li_prof *P = li_prof_get(L);
-  li_stack *S;
-  int r = LUAINSTR_OK;
-  if (P != NULL) {
-    if (!begin) r = idle_end(P);
-    else if (!P->on) r = LUAINSTR_OK;
-    else if ((S = li_stack_of(P, L)) == NULL) r = LUAINSTR_EMEM;
-    else r = li_idle_begin(P, L, S);
-    if (r == LUAINSTR_EORDER)
-      fail(P, r, begin ? "idle_begin: an idle span is open already%s"
-                       : "idle_end: no idle span is open%s", "");
-    else if (r == LUAINSTR_EMEM)
-      fail(P, r, "idle_begin: not enough memory%s", "");
+  if (P == NULL) {
+    lua_pushboolean(L, 1);
+    return 1;
   }
-  return P != NULL ? result(L, P, r) : (lua_pushboolean(L, 1), 1);
+  return result(L, P, idle_api(L, begin));
 }
 
 static int l_idle_begin(lua_State *L) {
