@@ -14,6 +14,7 @@
 #include <criterion/criterion.h>
 
 #include "report.h"
+#include "chrome_check.h"
 
 static li_pfunc funcs[] = {
   {"main chunk", "m.lua", 0, 0, 0, 1, 0, 0, 0, 0, 0, {0}},
@@ -143,27 +144,9 @@ static li_profile game_profile(int with_events) {
   return p;
 }
 
-/* The trace read by Python's json module; check is Python code run on d
-** (the document) and ev (its events); 0 when every assert holds. */
-static int python_check(const li_profile *p, const char *check) {
-  char path[] = "/tmp/li-chrome-XXXXXX", cmd[4096];
-  int fd = mkstemp(path), st;
-  FILE *f = fdopen(fd, "w");
-  cr_assert_eq(li_report_write(p, "chrome", f), 0);
-  fclose(f);
-  snprintf(cmd, sizeof cmd,
-           "python3 -c 'import json,sys\n"
-           "d = json.load(open(sys.argv[1]))\n"
-           "ev = d[\"traceEvents\"]\n"
-           "%s' %s", check, path);
-  st = system(cmd);
-  remove(path);
-  return st;
-}
-
 Test(chrome, frames_track_without_trace) {
   li_profile p = game_profile(0);
-  cr_assert_eq(python_check(&p,
+  cr_assert_eq(chrome_check(&p,
     "fr = [e for e in ev if e.get(\"cat\") == \"frame\"]\n"
     "assert [e[\"name\"] for e in fr] == [\"frame 1\", \"frame 2\"], fr\n"
     "assert all(e[\"ph\"] == \"X\" and e[\"tid\"] == fr[0][\"tid\"] for e in fr)\n"
@@ -177,7 +160,7 @@ Test(chrome, frames_track_without_trace) {
 
 Test(chrome, frame_marks_and_zones) {
   li_profile p = game_profile(1);
-  cr_assert_eq(python_check(&p,
+  cr_assert_eq(chrome_check(&p,
     "marks = [e for e in ev if e[\"name\"] == \"frame mark\"]\n"
     "assert [(m[\"ph\"], m[\"s\"], m[\"ts\"]) for m in marks] == "
     "[(\"i\", \"g\", 3.0), (\"i\", \"g\", 9.5)], marks\n"
@@ -194,7 +177,7 @@ Test(chrome, frame_marks_and_zones) {
 Test(chrome, frames_after_dropped_events) {
   li_profile p = game_profile(1);
   p.events_dropped = 3;
-  cr_assert_eq(python_check(&p,
+  cr_assert_eq(chrome_check(&p,
     "assert any(\"events dropped\" in e[\"name\"] for e in ev)\n"
     "assert len([e for e in ev if e.get(\"cat\") == \"frame\" and e[\"ph\"] == \"X\"]) == 2\n"), 0);
 }

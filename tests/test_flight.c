@@ -19,28 +19,11 @@
 #include "luainstr.h"
 #include "profiler.h"
 #include "vtime.h"
+#include "chrome_check.h"
 
 
 static const char *fname(const li_profile *p, uint32_t func) {
   return func < p->nfuncs ? p->funcs[func].name : "-";
-}
-
-/* The chrome trace of p read by Python's json module, check run on d and
-** ev; 0 when every assert holds. */
-static int chrome_check(const li_profile *p, const char *check) {
-  char path[] = "/tmp/li-flight-XXXXXX", cmd[8192];
-  int fd = mkstemp(path), st;
-  FILE *f = fdopen(fd, "w");
-  cr_assert_eq(li_report_write(p, "chrome", f), 0);
-  fclose(f);
-  snprintf(cmd, sizeof cmd,
-           "python3 -c 'import json,sys\n"
-           "d = json.load(open(sys.argv[1]))\n"
-           "ev = d[\"traceEvents\"]\n"
-           "%s' %s", check, path);
-  st = system(cmd);
-  remove(path);
-  return st;
 }
 
 /* Python: every track's B and E pair up, each E closing the B on top of

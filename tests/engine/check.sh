@@ -44,18 +44,8 @@ unset LUAINSTR_PROBE
 # --- 2. build ---------------------------------------------------------------
 step "tests/engine with CMake (CMAKE_PREFIX_PATH=$PREFIX)"
 EC=$WORK/engine-cmake
-cmake -S "$ENGINE_SRC" -B "$EC" -DCMAKE_PREFIX_PATH="$PREFIX" \
-      -DCMAKE_BUILD_TYPE=Release -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF \
-      >"$WORK/engine-cmake.log" 2>&1 \
-  || { cat "$WORK/engine-cmake.log" >&2; fail "configure tests/engine"; }
-found=$(sed -n 's/^luainstr_DIR:PATH=//p' "$EC/CMakeCache.txt")
-[[ $(realpath "$found") == "$(realpath "$PREFIX")"/* ]] \
-  || fail "find_package found luainstr in '$found', not in the prefix"
-cmake --build "$EC" >>"$WORK/engine-cmake.log" 2>&1 \
-  || { cat "$WORK/engine-cmake.log" >&2; fail "build tests/engine (CMake)"; }
-lib=$(ldd "$EC/engine" | awk '/libluainstr\.so/ { print $3 }')
-[[ $(realpath "$lib") == "$(realpath "$LIBDIR")"/* ]] \
-  || fail "engine uses libluainstr.so from '$lib', not from the prefix"
+build_with_package tests/engine "$ENGINE_SRC" "$EC" "$WORK/engine-cmake.log" -DCMAKE_BUILD_TYPE=Release
+uses_prefix "$EC/engine"
 echo "ok: built with find_package"
 
 # Builds the engine with the Makefile (pkg-config) into $WORK/$1, with the

@@ -34,18 +34,8 @@ export LD_LIBRARY_PATH=$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 # --- 2. build ---------------------------------------------------------------
 step "samples/game with CMake (CMAKE_PREFIX_PATH=$PREFIX)"
 GC=$WORK/game-cmake
-cmake -S "$SRC/samples/game" -B "$GC" -DCMAKE_PREFIX_PATH="$PREFIX" \
-      -DCMAKE_BUILD_TYPE=Release -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF \
-      >"$WORK/game-cmake.log" 2>&1 \
-  || { cat "$WORK/game-cmake.log" >&2; fail "configure samples/game"; }
-found=$(sed -n 's/^luainstr_DIR:PATH=//p' "$GC/CMakeCache.txt")
-[[ $(realpath "$found") == "$(realpath "$PREFIX")"/* ]] \
-  || fail "find_package found luainstr in '$found', not in the prefix"
-cmake --build "$GC" >>"$WORK/game-cmake.log" 2>&1 \
-  || { cat "$WORK/game-cmake.log" >&2; fail "build samples/game (CMake)"; }
-lib=$(ldd "$GC/game" | awk '/libluainstr\.so/ { print $3 }')
-[[ $(realpath "$lib") == "$(realpath "$LIBDIR")"/* ]] \
-  || fail "game uses libluainstr.so from '$lib', not from the prefix"
+build_with_package samples/game "$SRC/samples/game" "$GC" "$WORK/game-cmake.log" -DCMAKE_BUILD_TYPE=Release
+uses_prefix "$GC/game"
 echo "ok: built with find_package"
 
 step "samples/game with pkg-config (PKG_CONFIG_PATH=$(dirname "$PCFILE"))"

@@ -15,3 +15,29 @@ install_prefix() {
   [[ -n $PCFILE ]] || fail "no luainstr.pc installed"
   LIBDIR=$(dirname "$(dirname "$PCFILE")")
 }
+
+#   build_with_package NAME SOURCE_DIR BUILD_DIR LOG [CMAKE ARGS...]
+# configures and builds an outside program with find_package(luainstr)
+# from PREFIX (set by the caller, installed by install_prefix) and checks
+# that the package found is the prefix's.
+build_with_package() {
+  local name=$1 src=$2 dir=$3 log=$4 found
+  shift 4
+  cmake -S "$src" -B "$dir" -DCMAKE_PREFIX_PATH="$PREFIX" \
+        -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF "$@" >"$log" 2>&1 \
+    || { cat "$log" >&2; fail "configure $name"; }
+  found=$(sed -n 's/^luainstr_DIR:PATH=//p' "$dir/CMakeCache.txt")
+  [[ $(realpath "$found") == "$(realpath "$PREFIX")"/* ]] \
+    || fail "find_package found luainstr in '$found', not in the prefix"
+  cmake --build "$dir" >>"$log" 2>&1 \
+    || { cat "$log" >&2; fail "build $name (CMake)"; }
+}
+
+#   uses_prefix BINARY
+# checks that BINARY takes libluainstr.so from the prefix (LIBDIR).
+uses_prefix() {
+  local lib
+  lib=$(ldd "$1" | awk '/libluainstr\.so/ { print $3 }')
+  [[ $(realpath "$lib") == "$(realpath "$LIBDIR")"/* ]] \
+    || fail "$1 uses libluainstr.so from '$lib', not from the prefix"
+}

@@ -62,26 +62,11 @@ done
 echo "ok: installed files (libdir ${LIBDIR#"$PREFIX"/})"
 export LD_LIBRARY_PATH=$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
-# Checks that binary $1 takes libluainstr.so from the prefix.
-check_uses_prefix() {
-  local lib
-  lib=$(ldd "$1" | awk '/libluainstr\.so/ { print $3 }')
-  [[ $(realpath "$lib") == "$(realpath "$LIBDIR")"/* ]] \
-    || fail "$1 uses libluainstr.so from '$lib', not from the prefix"
-}
-
 # --- 2a. the sample host through find_package(luainstr) -------------------
 step "samples/host with CMake (CMAKE_PREFIX_PATH=$PREFIX)"
 HC=$WORK/host-cmake
-cmake -S "$SRC/samples/host" -B "$HC" -DCMAKE_PREFIX_PATH="$PREFIX" \
-      -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF >"$WORK/host-cmake.log" 2>&1 \
-  || { cat "$WORK/host-cmake.log" >&2; fail "configure samples/host"; }
-found=$(sed -n 's/^luainstr_DIR:PATH=//p' "$HC/CMakeCache.txt")
-[[ $(realpath "$found") == "$(realpath "$PREFIX")"/* ]] \
-  || fail "find_package found luainstr in '$found', not in the prefix"
-cmake --build "$HC" >>"$WORK/host-cmake.log" 2>&1 \
-  || { cat "$WORK/host-cmake.log" >&2; fail "build samples/host (CMake)"; }
-check_uses_prefix "$HC/host"
+build_with_package samples/host "$SRC/samples/host" "$HC" "$WORK/host-cmake.log"
+uses_prefix "$HC/host"
 out=$("$HC/host" "$GAME" 2>&1) || { echo "$out" >&2; fail "host (CMake) exited $?"; }
 check_profile "host (CMake, luainstr::luainstr)" "$out"
 out=$("$HC/host_static" "$GAME" 2>&1) || { echo "$out" >&2; fail "host_static exited $?"; }
@@ -94,7 +79,7 @@ mkdir -p "$HP"
 PKG_CONFIG_PATH=$(dirname "$PCFILE") make -C "$HP" -f "$SRC/samples/host/Makefile" \
   >"$WORK/host-pc.log" 2>&1 \
   || { cat "$WORK/host-pc.log" >&2; fail "build samples/host (pkg-config)"; }
-check_uses_prefix "$HP/host"
+uses_prefix "$HP/host"
 out=$("$HP/host" "$GAME" 2>&1) || { echo "$out" >&2; fail "host (pkg-config) exited $?"; }
 check_profile "host (pkg-config)" "$out"
 
