@@ -9,7 +9,7 @@
 **            local P <const> = ...;return function(...)do local _=_ENV end P(1);
 **            ... and " end" after the last token: the chunk is the inner
 **            function, whose upvalue 1 is _ENV and upvalue 2 the probe, set
-**            by the loader (rewriter/instrument.c, bytecode.h)
+**            by the loader (runtime/instrument.c, bytecode.h)
 **   entry:   P(id);                 before the first statement of a function
 **   exit:    P() return x           values that run no code when evaluated
 **                                   (locals, upvalues, literals, `...`)

@@ -1,7 +1,7 @@
 /*
 ** protos.h -- the function prototypes of a compiled Lua 5.4 chunk, read
 ** from its binary dump (ldump.c's layout), for the rewriter's fuzz target.
-** Written independently of rewriter/bytecode.c on purpose: the target
+** Written independently of runtime/bytecode.c on purpose: the target
 ** checks the rewriter against what Lua itself reports, so it should not
 ** share the project's reading of dumps.
 */
