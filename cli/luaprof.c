@@ -526,7 +526,9 @@ static int pmain (lua_State *L) {
   }
   luaL_openlibs(L);
   createargtable(L, argv, r->argc, script);
+#if LUA_VERSION_NUM >= 504
   lua_gc(L, LUA_GCGEN, 0, 0);
+#endif
   if (!start_profiler(L, r->opts))
     return 0;
   li_run_report_hooks(L);
@@ -604,7 +606,9 @@ int main (int argc, char **argv) {
   /* Lua leaves the main thread's extra space (lua_getextraspace)
   ** uninitialised; nothing here uses it, so it is NULL, and the profiler
   ** keeps its stacks there (coroutine switches find them at once). */
+#if LI_HAVE_EXTRASPACE
   memset(lua_getextraspace(L), 0, LUA_EXTRASPACE);
+#endif
   /* The program may change directory before the report is written. */
   out_abs = li_report_abspath(opts.out);
   if (runs_code(&run))

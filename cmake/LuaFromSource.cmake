@@ -18,6 +18,7 @@ file(STRINGS ${LI_LUA_SRC}/lua.h LI_LUA_VERSION_LINE
 if(NOT LI_LUA_VERSION_LINE MATCHES "\"4\"")
   message(FATAL_ERROR "LUAINSTR_LUA_SOURCE=${LI_LUA_SRC}: not Lua 5.4 (${LI_LUA_VERSION_LINE})")
 endif()
+set(LI_SOURCE_LUA_VERSION 5.4)
 
 # The library: lua.c and luac.c are programs, the rest is liblua
 # (ORDER: as CORE_O and LIB_O of Lua's src/Makefile).

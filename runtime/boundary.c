@@ -60,6 +60,7 @@ static int finish_pcall(lua_State *L, int status, lua_KContext ctx) {
   }
   return lua_gettop(L) - (int)(ctx & 3);
 }
+LI_CONTINUATION(finish_pcall)
 
 /* The depth of L's shadow stack, packed with `extra` for finish_pcall. */
 static lua_KContext pcall_ctx(lua_State *L, int extra) {
@@ -78,7 +79,7 @@ static int li_pcall(lua_State *L) {
   ctx = pcall_ctx(L, 0);
   lua_pushboolean(L, 1);
   lua_insert(L, 1);
-  return finish_pcall(L, lua_pcallk(L, lua_gettop(L) - 2, LUA_MULTRET, 0,
+  return finish_pcall(L, li_pcallk(L, lua_gettop(L) - 2, LUA_MULTRET, 0,
                                     ctx, finish_pcall), ctx);
 }
 
@@ -90,7 +91,7 @@ static int li_xpcall(lua_State *L) {
   lua_pushboolean(L, 1);
   lua_pushvalue(L, 1);
   lua_rotate(L, 3, 2);
-  return finish_pcall(L, lua_pcallk(L, n - 2, LUA_MULTRET, 2, ctx,
+  return finish_pcall(L, li_pcallk(L, n - 2, LUA_MULTRET, 2, ctx,
                                     finish_pcall), ctx);
 }
 
@@ -128,6 +129,8 @@ static LI_INLINE void resume_begin(resume_ctx *c, li_prof *P, lua_State *L,
   /* the coroutine runs now: memory mode charges its top frame */
   if (C != NULL) li_set_cur(P, co, C);
   c->t0 = li_clock_ticks(&P->clock);
+  /* no continuation tells when a yield returns (Lua 5.1): the resume does */
+  if (!LI_HAVE_CONTINUATIONS && C != NULL && C->suspended) li_stack_wake(P, C, c->t0);
   if (R != NULL) {            /* (a frame mark meanwhile charges its part) */
     R->resuming = 1;
     R->res_t0 = c->t0;
@@ -207,7 +210,7 @@ static int reset_thread(lua_State *L, lua_State *co, int coidx) {
 
 static lua_State *check_co(lua_State *L) {
   lua_State *co = lua_tothread(L, 1);
-  luaL_argexpected(L, co, 1, "thread");
+  li_argexpected_thread(L, co);
   return co;
 }
 
@@ -260,26 +263,24 @@ static int li_wrap(lua_State *L) {
 
 /* Back from a yield: the coroutine runs again.  ctx is the profiler that
 ** li_yield found (the registry keeps its userdata until the state's last
-** object is freed, so the pointer outlives any resume), or 0. */
+** object is freed, so the pointer outlives any resume), or 0 where a
+** context cannot hold a pointer (Lua 5.2: looked up again).  (Lua 5.1 has
+** no continuations: the resume wakes the coroutine, resume_begin.) */
 static int yield_done(lua_State *L, int status, lua_KContext ctx) {
   li_prof *P = (li_prof *)ctx;
   (void)status;
+  if (P == NULL && lua_checkstack(L, 1)) P = prof_of(L);
   if (P != NULL && !P->closed) {
     li_stack *S;
     if (L != P->curL && P->curL != NULL && P->on)
       S = li_infer_switch(P, L);           /* Lua's own lua_resume */
     else
       S = li_stack_of(P, L);
-    if (S != NULL && S->suspended) {
-      uint64_t t = li_clock_ticks(&P->clock);
-      S->excl += t - S->susp_since;
-      S->suspended = 0;
-      if (P->frames != NULL) li_frames_wake(P, S);  /* (frames.c) */
-      if (P->on) li_trace(P, S, 'R', 0, t);
-    }
+    if (S != NULL && S->suspended) li_stack_wake(P, S, li_clock_ticks(&P->clock));
   }
   return lua_gettop(L);
 }
+LI_CONTINUATION(yield_done)
 
 static int li_yield(lua_State *L) {
   li_prof *P = prof_of(L);
@@ -292,7 +293,7 @@ static int li_yield(lua_State *L) {
       if (S->waker != NULL) li_infer_end(P, S, S->susp_since);
     }
   }
-  return lua_yieldk(L, lua_gettop(L), (lua_KContext)P, yield_done);
+  return li_yieldk(L, lua_gettop(L), LI_KCONTEXT_PTR(P), yield_done);
 }
 
 /* coroutine.status's view: 0 running, 1 dead, 2 suspended, 3 normal. */

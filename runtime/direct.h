@@ -37,7 +37,7 @@ static inline int li_api_arg1_int(lua_State *L, lua_Integer *v) {
 }
 static inline const void *li_api_caller(lua_State *L) {
   lua_Debug ar;
-  return lua_getstack(L, 1, &ar) ? (const void *)ar.i_ci : NULL;
+  return lua_getstack(L, 1, &ar) ? LI_AR_CI(ar) : NULL;
 }
 
 #ifdef LI_LUA_INTERNALS

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include <lauxlib.h>
+#include "luaver.h"
 #include "bytecode.h"
 #include "instrument.h"
 

@@ -92,7 +92,7 @@ int li_load(lua_State *L, const char *buff, size_t sz, const char *name,
   if (P != NULL && !li_prof_wants(P, name))
     return luaL_loadbufferx(L, buff, sz, name, mode);
   memset(&o, 0, sizeof o);
-  o.version = 54;
+  o.version = LI_LUA_DIALECT;
   o.chunkname = name;
   o.probe_upvalue = 1;
   status = li_instrument_load(L, buff, sz, name, mode, &o, &r, &instrumented);

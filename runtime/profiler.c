@@ -553,6 +553,12 @@ static int before_probes(li_prof *P, const char *option) {
 int li_prof_set_extraspace(li_prof *P, int on) {
   li_stack *S;
   if (!before_probes(P, "extraspace")) return LUAINSTR_EORDER;
+  if (!LI_HAVE_EXTRASPACE) {                 /* (Lua 5.1 and 5.2) */
+    if (!on) return LUAINSTR_OK;
+    snprintf(P->errmsg, sizeof P->errmsg, "extraspace: Lua " LI_LUA_VERSION
+             " has no extra space (lua_getextraspace is Lua 5.3's)");
+    return LUAINSTR_EARG;
+  }
   /* Only the main thread's can hold our pointer yet (no coroutine has a
   ** stack): give it back as it was, NULL. */
   memcpy(&S, lua_getextraspace(P->mainL), sizeof S);
@@ -733,9 +739,12 @@ li_prof *li_prof_attach(lua_State *L) {
   P->enabled = 1;
   P->spike_factor = 2.0;
   P->spike_keep = 16;
-  lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
-  P->mainL = lua_tothread(L, -1);
+  if ((P->mainL = li_push_mainthread(L)) == NULL) {
+    lua_settop(L, top);        /* (Lua 5.1 without Lua's headers) */
+    return NULL;
+  }
   lua_pop(L, 1);
+  P->xs_off = !LI_HAVE_EXTRASPACE;
   li_stack_init(&P->main, P, P->mainL);
   if (!li_tree_init(P)) { lua_settop(L, top); return NULL; }
   li_xs_add(P, &P->main);

@@ -267,6 +267,10 @@ void li_infer_settle(li_prof *P);
 ** the current stack does not change. */
 li_stack *li_stack_of_thread(li_prof *P, lua_State *L, int idx);
 
+/* Suspended S runs again at t (back from its yield): its suspension is
+** excluded from its frames' times. */
+void li_stack_wake(li_prof *P, li_stack *S, uint64_t t);
+
 /* Close the top frames of S down to depth `to` at time t (frames end then:
 ** t already excludes nothing; suspended stacks pass their suspension time).
 ** err: count them as exits by an error. */

@@ -16,6 +16,7 @@
 
 #include <lua.h>
 #include <lauxlib.h>
+#include "luaver.h"
 #include <lualib.h>
 
 #include "luainstr.h"

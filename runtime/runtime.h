@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include <lua.h>
+#include "luaver.h"
 #include "report.h"
 
 typedef struct li_prof li_prof;

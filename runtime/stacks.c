@@ -100,14 +100,14 @@ static void xs_del(li_prof *P, li_stack *S) {
 ** host keeps the extra space for itself: option "extraspace" off). */
 static li_stack *xs_get(const li_prof *P, lua_State *T) {
   li_stack *S;
-  if (P->xs_off) return NULL;
+  if (!LI_HAVE_EXTRASPACE || P->xs_off) return NULL;
   memcpy(&S, lua_getextraspace(T), sizeof S);
   return xs_has(P, S) && S->L == T && S->P == P ? S : NULL;
 }
 
 void li_xs_put(li_prof *P, lua_State *T, li_stack *S) {
   li_stack *old;
-  if (P->xs_off) return;
+  if (!LI_HAVE_EXTRASPACE || P->xs_off) return;
   memcpy(&old, lua_getextraspace(T), sizeof old);
   if (old == NULL || xs_has(P, old)) memcpy(lua_getextraspace(T), &S, sizeof S);
 }
@@ -295,6 +295,8 @@ li_stack *li_infer_switch(li_prof *P, lua_State *L) {
   X = infer_settle(P, X, S, t);
   /* L runs again where it waited (it is X or one of its wakers), or the
   ** main thread runs: nothing was resumed */
+  /* no continuation woke it at its resume (Lua 5.1): now */
+  if (!LI_HAVE_CONTINUATIONS && S->suspended) li_stack_wake(P, S, t);
   if (S == &P->main || S->waker != NULL || X == S) return S;
   R = X != NULL && X != &P->main && thread_runs(X->L) ? X : &P->main;
   if (S->n == 0)
@@ -314,6 +316,13 @@ li_stack *li_stack_of_thread(li_prof *P, lua_State *L, int idx) {
   if (T == P->curL && P->cur != NULL) return P->cur;
   if ((S = xs_get(P, T)) != NULL) return S;
   return stack_lookup(P, L, idx, T);
+}
+
+void li_stack_wake(li_prof *P, li_stack *S, uint64_t t) {
+  S->excl += t - S->susp_since;
+  S->suspended = 0;
+  if (P->frames != NULL) li_frames_wake(P, S);  /* (frames.c) */
+  if (P->on) li_trace(P, S, 'R', 0, t);
 }
 
 void li_stack_close(li_prof *P, li_stack *S, uint32_t to, uint64_t t, int err) {

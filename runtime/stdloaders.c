@@ -22,6 +22,7 @@
 
 #include <lua.h>
 #include <lauxlib.h>
+#include "luaver.h"
 #include <lualib.h>
 
 #include "runtime.h"
@@ -304,6 +305,7 @@ static int dofile_cont (lua_State *L, int status, lua_KContext ctx) {
   (void)status;  (void)ctx;
   return lua_gettop(L) - 1;  /* all results of the chunk, not the name */
 }
+LI_CONTINUATION(dofile_cont)
 
 
 static int ld_dofile (lua_State *L) {
@@ -312,7 +314,7 @@ static int ld_dofile (lua_State *L) {
   if (li_loadfilex(L, fname, NULL) != LUA_OK)
     return lua_error(L);
   /* a continuation, so that the chunk may yield as under the original */
-  lua_callk(L, 0, LUA_MULTRET, 0, dofile_cont);
+  li_callk(L, 0, LUA_MULTRET, 0, dofile_cont);
   return dofile_cont(L, LUA_OK, 0);
 }
 

@@ -27,8 +27,8 @@ static int (*cur_loadfilex)(lua_State *, const char *, const char *) =
     luaL_loadfilex;
 static int (*cur_loadstring)(lua_State *, const char *) = luaL_loadstring;
 static int (*cur_load)(lua_State *, lua_Reader, void *, const char *,
-                       const char *) = lua_load;
-static int (*cur_resume)(lua_State *, lua_State *, int, int *) = lua_resume;
+                       const char *) = li_stock_load;
+static int (*cur_resume)(lua_State *, lua_State *, int, int *) = li_stock_resume;
 static int (*cur_pcall)(lua_State *, int, int, int) = stock_pcall;
 
 
@@ -76,8 +76,8 @@ void (luainstr_uninstall_hooks)(void) {
   cur_loadbufferx = luaL_loadbufferx;
   cur_loadfilex = luaL_loadfilex;
   cur_loadstring = luaL_loadstring;
-  cur_load = lua_load;
-  cur_resume = lua_resume;
+  cur_load = li_stock_load;
+  cur_resume = li_stock_resume;
   cur_pcall = stock_pcall;
 }
 

@@ -1,0 +1,354 @@
+/*
+** luaver.h -- what differs between the Luas the runtime is built for:
+** Lua 5.1, 5.2, 5.3 and 5.4 (one build of runtime/ per version, chosen
+** by the lua.h it is compiled with).
+**
+** The runtime is written against Lua 5.4's C API.  On an older Lua this
+** header gives that API where the older one can express it exactly:
+**  - functions the older Lua lacks, under their 5.4 names (lua_rawgetp,
+**    lua_absindex, luaL_getsubtable, lua_newuserdatauv, lua_rotate ...);
+**  - getters that return the value's type from 5.3 on (lua_getfield,
+**    lua_rawget, lua_rawgeti ...), as macros that call the older function
+**    and then lua_type;
+**  - lua_resume, lua_load and lua_dump with 5.4's arguments;
+**  - continuations: 5.3's lua_KFunction and lua_KContext on 5.2 (whose
+**    continuations are lua_CFunctions asking lua_getctx, with an int
+**    context: LI_CONTINUATION makes the adapter next to the function), and
+**    on 5.1, which has none (no yield crosses a C call there), lua_pcallk
+**    and lua_yieldk as the plain calls.
+** Where a version's semantics differ (not only its spelling), a feature
+** macro says so and the code that depends on it reads the macro:
+**    LI_HAVE_CONTINUATIONS  yields cross pcall (5.2+); without it the
+**                           coroutine's wake-up is booked by its resume
+**    LI_HAVE_EXTRASPACE     lua_getextraspace (5.3+): the thread's stack
+**                           found with no registry lookup
+**    LI_HAVE_CLOSE          coroutine.close, to-be-closed variables and
+**                           lua_resetthread (5.4)
+**    LI_HAVE_INTEGERS       integer subtype (5.3+)
+** Nothing else in runtime/ tests LUA_VERSION_NUM.
+*/
+#ifndef LI_LUAVER_H
+#define LI_LUAVER_H
+
+#include <stdio.h>
+#include <string.h>
+
+#include <lua.h>
+#include <lauxlib.h>
+
+#if !defined(LUA_VERSION_NUM) || LUA_VERSION_NUM < 501 || LUA_VERSION_NUM > 504
+#error "luainstr's runtime builds for Lua 5.1, 5.2, 5.3 and 5.4"
+#endif
+
+/* "5.4": the version a build is for, as in lib/lua/5.4 and luaprof5.4. */
+#define LI_LUA_STR_(a, b) #a "." #b
+#define LI_LUA_STR(a, b) LI_LUA_STR_(a, b)
+#define LI_LUA_VERSION LI_LUA_STR(LUA_VERSION_MAJOR_N, LUA_VERSION_MINOR_N)
+#if LUA_VERSION_NUM == 501
+#define LUA_VERSION_MAJOR_N 5
+#define LUA_VERSION_MINOR_N 1
+#elif LUA_VERSION_NUM == 502
+#define LUA_VERSION_MAJOR_N 5
+#define LUA_VERSION_MINOR_N 2
+#elif LUA_VERSION_NUM == 503
+#define LUA_VERSION_MAJOR_N 5
+#define LUA_VERSION_MINOR_N 3
+#else
+#define LUA_VERSION_MAJOR_N 5
+#define LUA_VERSION_MINOR_N 4
+#endif
+
+#if LUA_VERSION_NUM < 502
+#define LUA_OK 0
+LUA_API const char lua_ident[];         /* (exported, not declared, by 5.1) */
+#endif
+
+/* The dialect the rewriter reads (li_rewrite_opts.version): 51 .. 54. */
+#define LI_LUA_DIALECT (LUA_VERSION_NUM / 100 * 10 + LUA_VERSION_NUM % 10)
+
+#define LI_HAVE_CONTINUATIONS (LUA_VERSION_NUM >= 502)
+#define LI_HAVE_EXTRASPACE (LUA_VERSION_NUM >= 503)
+#define LI_HAVE_CLOSE (LUA_VERSION_NUM >= 504)
+#define LI_HAVE_INTEGERS (LUA_VERSION_NUM >= 503)
+
+/* 1 if the Lua library this program runs with is the version this build
+** is for (its lua_ident, a string every release exports: read, not
+** called, so a mismatch is found before any call with another ABI). */
+static inline int li_lua_matches(void) {
+  static const char want[] = "$LuaVersion: Lua " LI_LUA_VERSION ".";
+  return strncmp(lua_ident, want, sizeof want - 1) == 0;
+}
+
+
+/* ======================================================================
+** Lua 5.4 only: user values, coroutine.close, small auxlib additions
+** ====================================================================== */
+
+#if LUA_VERSION_NUM < 504
+/* Every userdata the runtime makes has at most one user value. */
+#define lua_newuserdatauv(L, sz, nuv) lua_newuserdata(L, sz)
+#if LUA_VERSION_NUM >= 502
+#define lua_setiuservalue(L, idx, n) lua_setuservalue(L, idx)
+#define lua_getiuservalue(L, idx, n) (lua_getuservalue(L, idx), lua_type(L, -1))
+#else
+#define lua_setiuservalue(L, idx, n) lua_setfenv(L, idx)
+#define lua_getiuservalue(L, idx, n) (lua_getfenv(L, idx), lua_type(L, -1))
+#endif
+#define luaL_pushfail(L) lua_pushnil(L)
+/* (never called where LI_HAVE_CLOSE is 0: coroutine.close is 5.4's) */
+static inline int lua_resetthread(lua_State *co) { (void)co; return LUA_YIELD; }
+static inline void luaL_addgsub(luaL_Buffer *b, const char *s, const char *p,
+                                const char *r) {
+  const char *wild;
+  size_t l = strlen(p);
+  while ((wild = strstr(s, p)) != NULL) {
+    luaL_addlstring(b, s, (size_t)(wild - s));
+    luaL_addstring(b, r);
+    s = wild + l;
+  }
+  luaL_addstring(b, s);
+}
+#define lua_warning(L, msg, tocont) ((void)(L), (void)(msg), (void)(tocont))
+#endif
+
+/* The check of coroutine.resume/close's first argument, with each
+** version's message (lcorolib.c getco). */
+#if LUA_VERSION_NUM >= 504
+#define li_argexpected_thread(L, co) luaL_argexpected(L, (co), 1, "thread")
+#elif LUA_VERSION_NUM >= 502
+#define li_argexpected_thread(L, co) luaL_argcheck(L, (co), 1, "thread expected")
+#else
+#define li_argexpected_thread(L, co) luaL_argcheck(L, (co), 1, "coroutine expected")
+#endif
+
+
+/* ======================================================================
+** lua_resume and lua_dump with Lua 5.4's arguments
+** ====================================================================== */
+
+#if LUA_VERSION_NUM < 504
+/* Lua 5.4's lua_resume: *nres is the count of values yielded or returned
+** (before 5.4 they are co's whole stack). */
+static inline int li_lua_resume(lua_State *co, lua_State *from, int narg, int *nres) {
+#if LUA_VERSION_NUM >= 502
+  int st = lua_resume(co, from, narg);
+#else
+  int st = ((void)from, lua_resume(co, narg));
+#endif
+  if (nres != NULL) *nres = (st == LUA_OK || st == LUA_YIELD) ? lua_gettop(co) : 0;
+  return st;
+}
+#define lua_resume(co, from, narg, nres) li_lua_resume(co, from, narg, nres)
+#endif
+
+#if LUA_VERSION_NUM < 503
+#define lua_dump(L, w, d, strip) ((void)(strip), (lua_dump)(L, w, d))
+#endif
+
+
+/* ======================================================================
+** Lua 5.3: getters return the value's type; integers; rotate; extra space
+** ====================================================================== */
+
+#if LUA_VERSION_NUM < 503
+#define lua_getfield(L, i, k) ((lua_getfield)(L, (i), (k)), lua_type(L, -1))
+#define lua_rawget(L, i) ((lua_rawget)(L, (i)), lua_type(L, -1))
+#define lua_rawgeti(L, i, n) ((lua_rawgeti)(L, (i), (int)(n)), lua_type(L, -1))
+#define lua_gettable(L, i) ((lua_gettable)(L, (i)), lua_type(L, -1))
+#define lua_rawseti(L, i, n) (lua_rawseti)(L, (i), (int)(n))
+#if LUA_VERSION_NUM == 502
+#define lua_getglobal(L, k) ((lua_getglobal)(L, (k)), lua_type(L, -1))
+#define lua_rawgetp(L, i, p) ((lua_rawgetp)(L, (i), (p)), lua_type(L, -1))
+#else
+#undef lua_getglobal
+#define lua_getglobal(L, k) lua_getfield(L, LUA_GLOBALSINDEX, (k))
+#endif
+#define lua_isyieldable(L) li_lua_isyieldable(L)
+int li_lua_isyieldable(lua_State *L);      /* (direct.h: needs Lua's structures) */
+#define LUA_LOADED_TABLE "_LOADED"
+/* Rotate the elements from idx to the top n positions toward the top
+** (away from it when n < 0), as 5.3's lua_rotate. */
+static inline void lua_rotate(lua_State *L, int idx, int n) {
+  int i, m;
+  idx = idx < 0 ? lua_gettop(L) + idx + 1 : idx;
+  m = lua_gettop(L) - idx + 1;
+  if (m <= 0) return;
+  n = ((n % m) + m) % m;
+  for (i = 0; i < n; i++) lua_insert(L, idx);
+}
+#endif
+
+#if !LI_HAVE_EXTRASPACE
+/* (never reached: the profiler keeps option "extraspace" off) */
+#define lua_getextraspace(L) ((void)(L), (void *)NULL)
+#endif
+
+/* How lua.c and print write (5.3's lauxlib.h; luaconf.h's before) */
+#if !defined(LUA_PATH_SEP)
+#define LUA_PATH_SEP ";"       /* (loadlib.c's, before 5.3) */
+#endif
+#if !defined(LUA_PATH_MARK)
+#define LUA_PATH_MARK "?"
+#endif
+#if LUA_VERSION_NUM < 502
+#define lua_writestring(s, l) fwrite((s), sizeof(char), (l), stdout)
+#define lua_writeline() (lua_writestring("\n", 1), fflush(stdout))
+#define lua_writestringerror(s, p) (fprintf(stderr, (s), (p)), fflush(stderr))
+#elif LUA_VERSION_NUM < 503
+#define lua_writestring(s, l) fwrite((s), sizeof(char), (l), stdout)
+#define lua_writeline() (lua_writestring("\n", 1), fflush(stdout))
+#define lua_writestringerror(s, p) (fprintf(stderr, (s), (p)), fflush(stderr))
+#endif
+/* The suffix of lua.c's versioned init variable (LUA_INIT_5_2); Lua 5.1
+** reads LUA_INIT only. */
+#if !defined(LUA_VERSUFFIX)
+#if LUA_VERSION_NUM == 502
+#define LUA_VERSUFFIX "_5_2"
+#else
+#define LUA_VERSUFFIX ""
+#endif
+#endif
+
+
+/* ======================================================================
+** Lua 5.2: continuations, lua_rawgetp, main thread, absindex ...
+** ====================================================================== */
+
+#if LUA_VERSION_NUM < 503
+typedef ptrdiff_t lua_KContext;
+typedef int (*lua_KFunction)(lua_State *L, int status, lua_KContext ctx);
+#endif
+
+/* li_pcallk, li_callk, li_yieldk: lua_pcallk, lua_callk and lua_yieldk
+** as 5.3 has them, continuation k a lua_KFunction. */
+#if LUA_VERSION_NUM == 502
+/* The 5.2 continuation of the 5.3-style continuation k: write
+** LI_CONTINUATION(k) after k.  Its context must fit an int. */
+#define LI_CONTINUATION(k) \
+  static int k##_52(lua_State *L) { \
+    int ctx_ = 0, st_ = lua_getctx(L, &ctx_); \
+    return k(L, st_, (lua_KContext)ctx_); \
+  }
+#define li_pcallk(L, n, r, f, ctx, k) lua_pcallk(L, n, r, f, (int)(ctx), k##_52)
+#define li_callk(L, n, r, ctx, k) lua_callk(L, n, r, (int)(ctx), k##_52)
+#define li_yieldk(L, n, ctx, k) lua_yieldk(L, n, (int)(ctx), k##_52)
+/* A pointer does not fit 5.2's int context: such a continuation gets 0. */
+#define LI_KCONTEXT_PTR(p) ((lua_KContext)0)
+#elif LUA_VERSION_NUM == 501
+#define LI_CONTINUATION(k)
+#define li_pcallk(L, n, r, f, ctx, k) ((void)(ctx), (void)(k), lua_pcall(L, n, r, f))
+#define li_callk(L, n, r, ctx, k) ((void)(ctx), (void)(k), lua_call(L, n, r))
+#define li_yieldk(L, n, ctx, k) ((void)(ctx), (void)(k), lua_yield(L, n))
+#define LI_KCONTEXT_PTR(p) ((lua_KContext)0)
+#else
+#define LI_CONTINUATION(k)
+#define li_pcallk lua_pcallk
+#define li_callk lua_callk
+#define li_yieldk lua_yieldk
+#define LI_KCONTEXT_PTR(p) ((lua_KContext)(p))
+#endif
+
+#if LUA_VERSION_NUM < 502
+typedef size_t lua_Unsigned;
+#define lua_pushlstring(L, s, l) ((lua_pushlstring)(L, (s), (l)), lua_tostring(L, -1))
+#define lua_pushstring(L, s) ((lua_pushstring)(L, (s)), lua_tostring(L, -1))
+#define lua_rawlen(L, i) lua_objlen(L, (i))
+#define lua_pushglobaltable(L) lua_pushvalue(L, LUA_GLOBALSINDEX)
+#define luaL_checkversion(L) ((void)(L))
+
+static inline int lua_absindex(lua_State *L, int idx) {
+  return idx > 0 || idx <= LUA_REGISTRYINDEX ? idx : lua_gettop(L) + idx + 1;
+}
+static inline int lua_rawgetp(lua_State *L, int idx, const void *p) {
+  idx = lua_absindex(L, idx);
+  lua_pushlightuserdata(L, (void *)p);
+  lua_rawget(L, idx);                   /* (the macro above: the type) */
+  return lua_type(L, -1);
+}
+static inline void lua_rawsetp(lua_State *L, int idx, const void *p) {
+  idx = lua_absindex(L, idx);
+  lua_pushlightuserdata(L, (void *)p);
+  lua_insert(L, -2);
+  lua_rawset(L, idx);
+}
+/* Lua 5.1 numbers are all floats: an integer is one with no fraction. */
+static inline lua_Integer lua_tointegerx(lua_State *L, int idx, int *isnum) {
+  lua_Number n = lua_tonumber(L, idx);
+  lua_Integer i = (lua_Integer)n;
+  if (isnum != NULL) *isnum = lua_isnumber(L, idx) && (lua_Number)i == n;
+  return (lua_Number)i == n ? i : 0;
+}
+static inline int luaL_getsubtable(lua_State *L, int idx, const char *fname) {
+  if (lua_getfield(L, idx, fname) == LUA_TTABLE) return 1;
+  lua_pop(L, 1);
+  idx = lua_absindex(L, idx);
+  lua_newtable(L);
+  lua_pushvalue(L, -1);
+  lua_setfield(L, idx, fname);
+  return 0;
+}
+static inline void luaL_setmetatable(lua_State *L, const char *tname) {
+  luaL_getmetatable(L, tname);
+  lua_setmetatable(L, -2);
+}
+static inline void luaL_setfuncs(lua_State *L, const luaL_Reg *l, int nup) {
+  for (; l->name != NULL; l++) {
+    int i;
+    for (i = 0; i < nup; i++) lua_pushvalue(L, -nup);
+    lua_pushcclosure(L, l->func, nup);
+    lua_setfield(L, -(nup + 2), l->name);
+  }
+  lua_pop(L, nup);
+}
+#define luaL_newlib(L, l) (lua_newtable(L), luaL_setfuncs(L, l, 0))
+static inline lua_Integer luaL_len(lua_State *L, int idx) {
+  return (lua_Integer)lua_objlen(L, idx);
+}
+/* 5.1's tracebacks come from debug.traceback (li_lua_traceback). */
+void luaL_traceback(lua_State *L, lua_State *L1, const char *msg, int level);
+/* 5.1 has no mode: these check it as 5.2's do, then load. */
+int li_lua_loadbufferx(lua_State *L, const char *buff, size_t sz,
+                       const char *name, const char *mode);
+int li_lua_loadfilex(lua_State *L, const char *filename, const char *mode);
+#define luaL_loadbufferx li_lua_loadbufferx
+#define luaL_loadfilex li_lua_loadfilex
+int li_lua_load(lua_State *L, lua_Reader reader, void *data,
+                const char *chunkname, const char *mode);
+#define lua_load(L, r, d, n, m) li_lua_load(L, r, d, n, m)
+#endif
+
+/* Lua's own lua_load and lua_resume with 5.4's arguments, as function
+** pointers (wrap.c swaps them). */
+#if LUA_VERSION_NUM < 502
+#define li_stock_load li_lua_load
+#else
+#define li_stock_load lua_load
+#endif
+#if LUA_VERSION_NUM < 504
+#define li_stock_resume li_lua_resume
+#else
+#define li_stock_resume lua_resume
+#endif
+
+/* The main thread of L's state, pushed; NULL (nothing pushed) if it
+** cannot be known (Lua 5.1 asked from a coroutine, built without Lua's
+** headers). */
+#if LUA_VERSION_NUM >= 502
+static inline lua_State *li_push_mainthread(lua_State *L) {
+  lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
+  return lua_tothread(L, -1);
+}
+#else
+lua_State *li_push_mainthread(lua_State *L);
+#endif
+
+/* The caller's activation as lua_getstack(L, 1) names it: its CallInfo
+** (5.2+), or its level's index in the thread's CallInfo array plus one
+** (5.1, whose array moves when it grows: an index is what stays). */
+#if LUA_VERSION_NUM >= 502
+#define LI_AR_CI(ar) ((const void *)(ar).i_ci)
+#else
+#define LI_AR_CI(ar) ((const void *)(uintptr_t)((ar).i_ci + 1))
+#endif
+
+#endif
