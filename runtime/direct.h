@@ -40,7 +40,7 @@ static inline const void *li_api_caller(lua_State *L) {
   return lua_getstack(L, 1, &ar) ? LI_AR_CI(ar) : NULL;
 }
 
-#ifdef LI_LUA_INTERNALS
+#if defined(LI_LUA_INTERNALS) && LUA_VERSION_NUM == 504
 
 #include "lstate.h"     /* lua_State, CallInfo; lobject.h: TValue, Udata */
 

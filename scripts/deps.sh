@@ -7,8 +7,10 @@ set -euo pipefail
 packages=(
   # build
   cmake gcc make pkg-config re2c lemon liblua5.4-dev
+  # the runtime for every other Lua (issue 19)
+  liblua5.1-0-dev liblua5.2-dev liblua5.3-dev
   # tests and tools
-  lua5.4 libcriterion-dev valgrind lua5.1 luajit lua5.3 python3 chromium fonts-dejavu-core
+  lua5.4 libcriterion-dev valgrind lua5.1 lua5.2 luajit lua5.3 python3 chromium fonts-dejavu-core
   # sanitizer runtimes (scripts/sanitize.sh; gcc 12's, found by gcc itself)
   libasan8 libubsan1 libtsan2
   # fuzzing (scripts/fuzz.sh): clang and its libFuzzer, ASan and UBSan
@@ -17,6 +19,8 @@ packages=(
   clang-14 libclang-rt-14-dev
   # the real-world corpus (tests/corpus/list_corpus.sh)
   lua-penlight luarocks lua-busted lua-ldoc lua-luassert prosody nmap-common
+  # real Lua 5.1 code run under luaprof5.1
+  lua-markdown lua-check
 )
 
 missing=()

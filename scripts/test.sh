@@ -5,10 +5,9 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 bash scripts/deps.sh
-# Lua's own headers for the probe's direct path (Debian's source package)
-lua_src=$(bash scripts/lua-source.sh)
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DLUAINSTR_LUA_INTERNALS="$lua_src"
+# Lua's own headers for the probe's direct path (Debian's source
+# packages), for every Lua the runtime is built for
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo $(bash scripts/lua-internals.sh)
 cmake --build build -j2
 status=0
 ctest --test-dir build --output-on-failure || status=$?
