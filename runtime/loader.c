@@ -15,11 +15,34 @@
 #include "instrument.h"
 #include "profiler.h"
 
+/* VERSION (5.2): lua_load sets upvalue 1 of what it loads to the globals
+** only when the function has exactly one upvalue (5.3 on: at least one;
+** 5.1: never, its functions have an environment instead).  The probe adds
+** one: when the function on top of L has two, the probe as the second,
+** set the first as lua_load would have set it without the probe. */
+static void env_as_loaded(lua_State *L, int probe) {
+#if LUA_VERSION_NUM == 502
+  if (probe == 2 && lua_getupvalue(L, -1, 3) == NULL) {
+    lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_GLOBALS);
+    lua_setupvalue(L, -2, 1);
+  } else if (probe == 2) {
+    lua_pop(L, 1);
+  }
+#else
+  (void)L; (void)probe;
+#endif
+}
+
 /* A string.dump()ed instrumented function keeps its probe's upvalue but
 ** not its value (load() leaves it nil, or the environment when it is the
 ** first): give it a probe that does nothing, so it runs as the original
 ** would.  Found by its entry probe (bytecode.h) and, in a stripped dump
-** where names are gone, by the <const> kind of the loader's form. */
+** where names are gone, by the <const> kind of the loader's form (5.4);
+** dumps of 5.3 (string.dump(f, true)) and 5.2 (luac -s) have no kinds,
+** so there the entry probe alone says: a false match would only give a
+** do-nothing function to an upvalue that the function calls first and that
+** load() left nil or the globals table.  (5.1 keeps no upvalue of a
+** stripped dump reachable: lua_getupvalue gives NULL.) */
 void li_loaded_binary(lua_State *L, const char *buff, size_t sz) {
   int kind, up = li_bc_entry_probe(buff, sz, &kind);
   const char *name;
@@ -27,10 +50,14 @@ void li_loaded_binary(lua_State *L, const char *buff, size_t sz) {
   lua_pop(L, 1);
   if (strncmp(name, "__LI", 4) == 0 && strspn(name + 4, "0123456789") == strlen(name + 4))
     ;                                    /* the rewriter's name */
-  else if (!(strcmp(name, "(no name)") == 0 && kind == LI_BC_CONST))
+  /* VERSION: what lua_getupvalue names an upvalue of a stripped dump:
+  ** 5.4 "(no name)", 5.3 "(*no name)", 5.2 "" */
+  else if (!((strcmp(name, "(no name)") == 0 || strcmp(name, "(*no name)") == 0 ||
+              name[0] == '\0') && (kind == LI_BC_CONST || kind == LI_BC_NOKIND)))
     return;
   li_push_probe(L, "", NULL, 0);
   lua_setupvalue(L, -2, up);
+  env_as_loaded(L, up);
 }
 
 /* What the loaded function on top of the stack gets: its probe (r), or
@@ -48,7 +75,8 @@ static int give_probe(lua_State *L) {
     li_loaded_binary(L, j->buff, j->sz);
   } else {
     li_push_probe(L, j->name, j->r->funcs, j->r->nfuncs);
-    lua_setupvalue(L, -2, 2);
+    lua_setupvalue(L, -2, j->r->probe_upvalue);   /* 2 (5.1: 1), rewrite.h */
+    env_as_loaded(L, j->r->probe_upvalue);
   }
   return 0;
 }
@@ -92,7 +120,7 @@ int li_load(lua_State *L, const char *buff, size_t sz, const char *name,
   if (P != NULL && !li_prof_wants(P, name))
     return luaL_loadbufferx(L, buff, sz, name, mode);
   memset(&o, 0, sizeof o);
-  o.version = 54;
+  o.version = 50 + LUA_VERSION_NUM % 100;   /* VERSION: 501..504 -> 51..54 */
   o.chunkname = name;
   o.probe_upvalue = 1;
   status = li_instrument_load(L, buff, sz, name, mode, &o, &r, &instrumented);
