@@ -335,7 +335,10 @@ exp(A) ::= TRUE(T). { A = span(T.off, tend(&T), ctx); A.kind = EK_CONST; A.oneli
 exp(A) ::= NUMBER(T). { A = span(T.off, tend(&T), ctx); A.kind = EK_CONST; A.oneline = 1; }
 exp(A) ::= STRING(T). { A = span(T.off, tend(&T), ctx); A.kind = EK_CONST; A.oneline = T.line == T.lastline; }
 exp(A) ::= LONGSTRING(T). { A = span(T.off, tend(&T), ctx); A.kind = EK_CONST; A.oneline = T.line == T.lastline; }
-exp(A) ::= DOTS(T). { A = span(T.off, tend(&T), ctx); A.kind = EK_VARARG; A.oneline = 1; }
+exp(A) ::= DOTS(T). {
+  A = span(T.off, tend(&T), ctx); A.kind = EK_VARARG; A.oneline = 1;
+  if (ctx->nfstack) ctx->funcs[ctx->fstack[ctx->nfstack - 1]].dots = 1;
+}
 exp(A) ::= FUNCTION(T) funcbody(B). {
   A = span(T.off, ctx->funcs[B].end_off + 3, ctx); A.kind = EK_FUNC; A.func = B;
 }

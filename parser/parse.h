@@ -107,6 +107,8 @@ typedef struct lp_func {
   uint16_t maxactive;   /* most local variables active at once */
   uint8_t noprobe;      /* 1: leave this function without probes */
   uint8_t noprobe_tree; /* 1: ... and every function inside it */
+  uint8_t dots;         /* 1: its own body uses `...` (the rewriter's 5.1
+                           loader form needs to know, rewrite.h) */
   const char *reason;   /* why it is left alone (static) */
 } lp_func;
 

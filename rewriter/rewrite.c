@@ -99,6 +99,7 @@ typedef struct plan {
   buf text;               /* all inserted texts */
   char probe[8];          /* the probe's local name: __LI or __LI<k> */
   int probe_upvalue;      /* the loader's form (rewrite.h) */
+  int version;            /* 51..54 */
   int oom;
 } plan;
 
@@ -295,12 +296,19 @@ static void descriptors(buf *d, const lp_ctx *ctx, const char *chunkname) {
 static void plan_prologue(plan *pl, const lp_ctx *ctx, const char *chunkname) {
   buf d = {0};
   if (pl->probe_upvalue) {
-    /* the loader's form: the chunk is the inner function; touching _ENV
-    ** first makes it upvalue 1 (where load() puts the environment), the
-    ** probe comes second; <const> marks it in dumps (bytecode.h) */
+    /* the loader's form (rewrite.h): the chunk is the inner function;
+    ** touching _ENV first makes it upvalue 1 (where load() puts the
+    ** environment), the probe comes second; <const> (5.4) marks it in
+    ** stripped dumps (bytecode.h).  5.1 has no _ENV and the probe is
+    ** upvalue 1 of a function without `...` */
     buf_str(&pl->text, "local ");
     buf_str(&pl->text, pl->probe);
-    buf_str(&pl->text, " <const> = ...;return function(...)do local _=_ENV end ");
+    if (pl->version == 51)
+      buf_str(&pl->text, " = ...;return function() ");
+    else if (pl->version <= 53)
+      buf_str(&pl->text, " = ...;return function(...)do local _=_ENV end ");
+    else
+      buf_str(&pl->text, " <const> = ...;return function(...)do local _=_ENV end ");
     return;
   }
   descriptors(&d, ctx, chunkname);
@@ -527,7 +535,10 @@ int li_rewrite(const char *src, size_t len, const li_rewrite_opts *o,
   plan pl;
   memset(&pl, 0, sizeof pl);
   pl.src = src; pl.len = len;
-  pl.probe_upvalue = o && o->probe_upvalue;
+  pl.version = version;
+  /* 5.1: a chunk whose main level uses `...` keeps the offline form (see
+  ** rewrite.h) */
+  pl.probe_upvalue = o && o->probe_upvalue && !(version == 51 && ctx.funcs[0].dots);
   unsigned k = 0;
   while (k < 64 && (ctx.li_used >> k & 1)) k++;
   if (k == 0) snprintf(pl.probe, sizeof pl.probe, "__LI");
@@ -569,7 +580,7 @@ int li_rewrite(const char *src, size_t len, const li_rewrite_opts *o,
   }
   if (pl.oom || pl.text.oom) { status = LI_EMEM; goto done; }
   status = emit(&pl, r);
-  r->probe_upvalue = pl.probe_upvalue;
+  r->probe_upvalue = !pl.probe_upvalue ? 0 : version == 51 ? 1 : 2;
 
 done:
   if (warn.oom) status = LI_EMEM;

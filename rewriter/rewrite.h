@@ -9,7 +9,21 @@
 **            local P <const> = ...;return function(...)do local _=_ENV end P(1);
 **            ... and " end" after the last token: the chunk is the inner
 **            function, whose upvalue 1 is _ENV and upvalue 2 the probe, set
-**            by the loader (runtime/instrument.c, bytecode.h)
+**            by the loader (runtime/instrument.c, bytecode.h).  By dialect:
+**     5.4    as above; <const> marks the probe in stripped dumps.
+**     5.2/3  local P = ...;return function(...)do local _=_ENV end P(1);
+**            (no <const> in these dialects; 5.3 strips no kinds anyway).
+**     5.1    local P = ...;return function() P(1);   the probe is upvalue
+**            1: there is no _ENV (and naming it would read a global, which
+**            runs __index code under a setfenv sandbox).  `function()`,
+**            not `function(...)`: with LUA_COMPAT_VARARG (on in Debian's
+**            5.1) a `...` parameter declares a hidden local `arg`, which
+**            would capture every free `arg` of the chunk (scripts read the
+**            global `arg`) and take a register; the lift makes the main
+**            function vararg again.  A chunk whose main level uses `...`
+**            cannot be wrapped so and keeps the offline form (line 1 above:
+**            no form with `...` is exact, and renumbering registers after
+**            the fact is not a byte patch).
 **   entry:   P(id);                 before the first statement of a function
 **   exit:    P() return x           values that run no code when evaluated
 **                                   (locals, upvalues, literals, `...`)
@@ -61,7 +75,8 @@ typedef struct li_rewrite_opts {
   uint32_t nskip;            /* entries in skip */
   int probe_upvalue;         /* 1: the loader's form (see above): the probe
                                 is an upvalue the loader sets, not fetched
-                                through the string metatable */
+                                through the string metatable (5.1: unless
+                                the main level uses `...`) */
 } li_rewrite_opts;
 
 typedef struct li_rewrite_result {
@@ -73,8 +88,11 @@ typedef struct li_rewrite_result {
                             ins[2k+1] = length, ascending */
   size_t nins;           /* number of spans */
   char *warnings;        /* "name:line: warning: ...\n" lines, or NULL */
-  int probe_upvalue;     /* out is in the loader's form (opts->probe_upvalue
-                            and something was probed) */
+  int probe_upvalue;     /* out is in the loader's form (opts->probe_upvalue,
+                            something was probed, and the dialect's form
+                            fits): the probe's upvalue in the lifted main
+                            function, 2 (1 on 5.1, which has no _ENV);
+                            0: the offline form */
   uint32_t errline;      /* LI_ESYNTAX: line of the error */
   char errmsg[200];      /* LI_ESYNTAX: message, luac style without name */
 } li_rewrite_result;

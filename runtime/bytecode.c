@@ -1,16 +1,24 @@
 /*
-** bytecode.c -- reading and lifting Lua 5.4 binary chunks (see bytecode.h).
+** bytecode.c -- reading and lifting Lua 5.1 to 5.4 binary chunks (see
+** bytecode.h).  The version byte of the header picks the layout; nothing
+** here depends on the Lua this file is built with.
 **
-** The layout read here is ldump.c's: a header, the byte count of the main
-** function's upvalues, then the function, recursively:
-**   source (string)  linedefined lastlinedefined (sizes)
-**   numparams is_vararg maxstacksize (bytes)
-**   code: n, n instructions    constants: n, {tag, payload}
-**   upvalues: n, {instack, idx, kind}    protos: n, {function}
-**   debug: lineinfo n bytes; abslineinfo n {pc, line}; locvars n {string,
-**          startpc, endpc}; upvalue names n {string}
-** Sizes are big-endian groups of 7 bits, the last one marked by 0x80;
-** strings are a size (length + 1, 0 for none) and the bytes.
+** The layouts read here are ldump.c's: a header, then (5.3, 5.4) a byte
+** counting the main function's upvalues, then the function, recursively:
+**   5.1  source lines nups params code constants protos debug
+**   5.2         lines      params code constants protos upvalues debug+source
+**   5.3  source lines      params code constants upvalues protos debug
+**   5.4  source lines      params code constants upvalues protos debug
+** where lines = linedefined lastlinedefined, params = numparams is_vararg
+** maxstacksize (bytes), code = n instructions, upvalues = n descriptors
+** (instack idx, and kind on 5.4), debug = lineinfo locvars upvalue-names
+** (5.4 adds abslineinfo after lineinfo).  Counts and lines are C ints
+** (5.1-5.3, of the width and byte order the header gives) or groups of 7
+** bits, the last marked by 0x80 (5.4).  Strings: 5.1, 5.2 a size_t
+** (length + 1) and the bytes with their NUL; 5.3 a byte (length + 1), or
+** 0xFF and a size_t, and the bytes; 5.4 a size (length + 1) and the bytes;
+** a size 0 is no string (stripped, or a nested function's source when it is
+** its parent's: 5.1, 5.3, 5.4).
 */
 #include <stdint.h>
 #include <stdlib.h>
@@ -18,26 +26,36 @@
 
 #include "bytecode.h"
 
-/* Opcodes and instruction fields of Lua 5.4 (lopcodes.h; the same from
-** 5.4.0 to 5.4.6, checked against the interpreter by tests/test_rewrite.c). */
-enum { OP_LOADI = 1, OP_LOADFALSE = 5, OP_GETUPVAL = 9, OP_JMP = 56,
-       OP_TEST = 66, OP_CALL = 68, OP_VARARGPREP = 81 };
-#define OPCODE(i) ((unsigned)((i) & 0x7Fu))
-#define ARG_A(i)  ((unsigned)(((i) >> 7) & 0xFFu))
-#define ARG_B(i)  ((unsigned)(((i) >> 16) & 0xFFu))
-#define ARG_C(i)  ((unsigned)(((i) >> 24) & 0xFFu))
-#define ARG_sBx(i) ((long)((i) >> 15) - 65535L)
-#define ARG_sJ(i)  ((long)((i) >> 7) - 16777215L)
+/* Opcodes the entry probe is made of (lopcodes.h of each release; checked
+** against the interpreters by tests/bytecode/run.sh and tests/test_rewrite.c).
+** LOADBOOL is LOADFALSE on 5.4; LOADI and VARARGPREP are 5.4's only. */
+typedef struct opcodes {
+  unsigned loadk, loadi, loadbool, getupval, jmp, test, call, varargprep;
+} opcodes;
 
-/* Tags of constants (lobject.h makevariant). */
-enum { TAG_NIL = 0, TAG_FALSE = 1, TAG_TRUE = 17, TAG_INT = 3, TAG_FLT = 19,
-       TAG_SHRSTR = 4, TAG_LNGSTR = 20 };
+#define NO_OP 0xFFFFu
+static const opcodes ops51 = { 1, NO_OP, 2, 4, 22, 26, 28, NO_OP };
+static const opcodes ops52 = { 1, NO_OP, 3, 5, 23, 27, 29, NO_OP };
+static const opcodes ops53 = { 1, NO_OP, 3, 5, 30, 34, 36, NO_OP };
+static const opcodes ops54 = { 3, 1, 5, 9, 56, 66, 68, 81 };
+
+/* Tags of constants (lobject.h: 5.1, 5.2 type numbers; 5.3 variants;
+** 5.4 makevariant) and 5.1's is_vararg flag of a main chunk. */
+enum { K_NIL = 0, K_BOOL = 1, K_NUM = 3, K_STR = 4,          /* 5.1 5.2 */
+       K53_FLT = 3, K53_INT = 19, K53_LNGSTR = 20,           /* 5.3 */
+       K54_FALSE = 1, K54_TRUE = 17, K54_INT = 3, K54_FLT = 19 };
+#define VARARG_ISVARARG 2
 
 #define MAX_NESTING 250     /* protos nested deeper than Lua compiles */
 
 typedef struct rd {
   const unsigned char *p, *end;
-  size_t intsz, numsz;       /* sizes of lua_Integer and lua_Number */
+  int v;                     /* the header's version byte, 0x51..0x54 */
+  int big;                   /* multi-byte fields are big-endian */
+  size_t intw, sizew;        /* bytes of a C int and a size_t (5.1-5.3) */
+  size_t intsz, numsz;       /* bytes of lua_Integer and lua_Number */
+  int integral;              /* 5.1, 5.2: lua_Number is an integer type */
+  const opcodes *op;
   int bad;                   /* set on any malformed or truncated read */
 } rd;
 
@@ -46,7 +64,28 @@ static unsigned rd_byte(rd *r) {
   return *r->p++;
 }
 
-static size_t rd_size(rd *r) {
+static const unsigned char *rd_skip(rd *r, size_t n) {
+  const unsigned char *at = r->p;
+  if (r->bad || (size_t)(r->end - r->p) < n) { r->bad = 1; return NULL; }
+  r->p += n;
+  return at;
+}
+
+/* w (1..8) bytes as an unsigned number, in the chunk's byte order. */
+static uint64_t get_uint(const rd *r, const unsigned char *s, size_t w) {
+  uint64_t x = 0;
+  for (size_t i = 0; i < w; i++)
+    x = (x << 8) | s[r->big ? i : w - 1 - i];
+  return x;
+}
+
+static uint64_t rd_uint(rd *r, size_t w) {
+  const unsigned char *s = rd_skip(r, w);
+  return s ? get_uint(r, s, w) : 0;
+}
+
+/* 5.4's size: groups of 7 bits, the last one marked by 0x80. */
+static size_t rd_varint(rd *r) {
   size_t x = 0;
   unsigned b;
   do {
@@ -57,107 +96,253 @@ static size_t rd_size(rd *r) {
   return x;
 }
 
-static const unsigned char *rd_skip(rd *r, size_t n) {
-  const unsigned char *at = r->p;
-  if (r->bad || (size_t)(r->end - r->p) < n) { r->bad = 1; return NULL; }
-  r->p += n;
-  return at;
+/* A count or a line: a C int (5.1-5.3; negative is malformed) or a size. */
+static size_t rd_count(rd *r) {
+  uint64_t x;
+  if (r->v == 0x54) return rd_varint(r);
+  x = rd_uint(r, r->intw);
+  if (x >> (8 * r->intw - 1)) { r->bad = 1; return 0; }
+  return (size_t)x;
 }
 
 /* A string: *len bytes at the result; NULL with *len 0 for "no string". */
 static const unsigned char *rd_string(rd *r, size_t *len) {
-  size_t n = rd_size(r);
+  size_t n;
+  const unsigned char *s;
   *len = 0;
-  if (n == 0) return NULL;
+  if (r->v == 0x54) n = rd_varint(r);
+  else if (r->v == 0x53 && (n = rd_byte(r)) != 0xFF) {}
+  else {
+    uint64_t x = rd_uint(r, r->sizew);
+    if (x > SIZE_MAX) { r->bad = 1; return NULL; }
+    n = (size_t)x;
+  }
+  if (r->bad || n == 0) return NULL;
   *len = n - 1;
-  return rd_skip(r, n - 1);
+  s = rd_skip(r, n - 1);
+  if (r->v <= 0x52 && rd_byte(r) != 0) r->bad = 1;    /* its NUL */
+  return r->bad ? NULL : s;
 }
 
-/* The header; its length, or 0 if it is not a Lua 5.4 chunk of this
-** machine's instruction size. */
+/* The bytes of LUAC_INT (0x5678) say the byte order (5.3, 5.4). */
+static int byte_order(rd *r, const unsigned char *s, size_t w) {
+  if (w < 2) return 0;
+  r->big = 0;
+  if (get_uint(r, s, w) == 0x5678) return 1;
+  r->big = 1;
+  return get_uint(r, s, w) == 0x5678;
+}
+
+/* The header; its length, or 0 if it is not a chunk of Lua 5.1 to 5.4 with
+** 4-byte instructions. */
 static size_t rd_header(rd *r) {
-  static const char data[] = "\x19\x93\r\n\x1a\n";
-  const unsigned char *h = r->p;
-  if (rd_skip(r, 15) == NULL || memcmp(h, "\x1bLua", 4) != 0 || h[4] != 0x54 ||
-      h[5] != 0 || memcmp(h + 6, data, 6) != 0 || h[12] != 4)
+  static const char data[] = "\x19\x93\r\n\x1a\n";   /* LUAC_DATA, LUAC_TAIL */
+  const unsigned char *h = r->p, *s;
+  if (rd_skip(r, 12) == NULL || memcmp(h, "\x1bLua", 4) != 0 || h[5] != 0)
     return 0;
-  r->intsz = h[13];
-  r->numsz = h[14];
-  if (rd_skip(r, r->intsz + r->numsz) == NULL) return 0;
+  r->v = h[4];
+  switch (r->v) {
+    case 0x51: case 0x52:
+      if (h[6] > 1 || h[9] != 4 || h[11] > 1) return 0;
+      r->big = h[6] == 0;
+      r->intw = h[7]; r->sizew = h[8]; r->numsz = h[10]; r->integral = h[11];
+      r->op = r->v == 0x51 ? &ops51 : &ops52;
+      if (r->v == 0x52 && ((s = rd_skip(r, 6)) == NULL || memcmp(s, data, 6) != 0))
+        return 0;
+      break;
+    case 0x53:
+      if (memcmp(h + 6, data, 6) != 0 || (s = rd_skip(r, 5)) == NULL || s[2] != 4)
+        return 0;
+      r->intw = s[0]; r->sizew = s[1]; r->intsz = s[3]; r->numsz = s[4];
+      r->op = &ops53;
+      break;
+    case 0x54:
+      if (memcmp(h + 6, data, 6) != 0 || (s = rd_skip(r, 3)) == NULL || s[0] != 4)
+        return 0;
+      r->intw = r->sizew = 8;          /* (unused: 5.4 writes sizes) */
+      r->intsz = s[1]; r->numsz = s[2];
+      r->op = &ops54;
+      break;
+    default:
+      return 0;
+  }
+  if (r->intw < 2 || r->intw > 8 || r->sizew < 2 || r->sizew > 8) return 0;
+  if (r->v >= 0x53) {
+    if (r->intsz > 8 || (s = rd_skip(r, r->intsz)) == NULL ||
+        !byte_order(r, s, r->intsz) || rd_skip(r, r->numsz) == NULL)
+      return 0;
+  }
   return (size_t)(r->p - h);
 }
 
-/* What a function's first part holds. */
-typedef struct fnhead {
-  const unsigned char *source; size_t srclen;  /* NULL: none (stripped or
+/* What the loader needs of one function. */
+typedef struct fn {
+  const unsigned char *source; size_t srclen;  /* NULL: none (stripped, or
                                                    as its parent's) */
-  const unsigned char *lines;  /* where linedefined starts */
-  const unsigned char *rest;   /* where numparams starts */
+  size_t linedefined;
+  const unsigned char *after;  /* just past lastlinedefined */
+  const unsigned char *params; /* numparams, is_vararg, maxstacksize */
   const unsigned char *code; size_t ncode;
-  const unsigned char *upv; size_t nupv;       /* 3 bytes each */
-} fnhead;
+  const unsigned char *k; size_t nk;           /* constants */
+  const unsigned char *upv; size_t nupv;       /* 5.4: 3 bytes each */
+  const unsigned char *proto1;                 /* first nested, or NULL */
+  const unsigned char *lineinfo;               /* 5.4's, or NULL */
+} fn;
 
-/* Read a function up to and including its upvalues. */
-static void rd_head(rd *r, fnhead *f) {
+static void rd_constant(rd *r) {
+  size_t len;
+  unsigned tag = rd_byte(r);
+  if (r->bad) return;
+  if (tag == K_STR || (r->v >= 0x53 && tag == K53_LNGSTR)) {
+    rd_string(r, &len);
+    return;
+  }
+  switch (r->v) {
+    case 0x51: case 0x52:
+      if (tag == K_BOOL) rd_byte(r);
+      else if (tag == K_NUM) rd_skip(r, r->numsz);
+      else if (tag != K_NIL) r->bad = 1;
+      break;
+    case 0x53:
+      if (tag == K_BOOL) rd_byte(r);
+      else if (tag == K53_FLT) rd_skip(r, r->numsz);
+      else if (tag == K53_INT) rd_skip(r, r->intsz);
+      else if (tag != K_NIL) r->bad = 1;
+      break;
+    default:
+      if (tag == K54_INT) rd_skip(r, r->intsz);
+      else if (tag == K54_FLT) rd_skip(r, r->numsz);
+      else if (tag != K_NIL && tag != K54_FALSE && tag != K54_TRUE) r->bad = 1;
+  }
+}
+
+static void rd_function(rd *r, fn *f, int depth);
+
+static void rd_protos(rd *r, fn *f, int depth) {
+  size_t n = rd_count(r);
+  for (size_t i = 0; i < n && !r->bad; i++) {
+    fn sub;
+    if (i == 0) f->proto1 = r->p;
+    rd_function(r, &sub, depth + 1);
+  }
+}
+
+static void rd_upvalues(rd *r, fn *f) {
+  size_t w = r->v == 0x54 ? 3 : 2;
+  f->nupv = rd_count(r);
+  if (f->nupv > 255) { r->bad = 1; return; }
+  f->upv = rd_skip(r, f->nupv * w);
+}
+
+/* Debug information; 5.2's source is its first part. */
+static void rd_debug(rd *r, fn *f) {
   size_t n, len;
-  f->source = rd_string(r, &f->srclen);
-  f->lines = r->p;
-  rd_size(r); rd_size(r);
-  f->rest = r->p;
-  rd_skip(r, 3);
-  f->ncode = rd_size(r);
+  if (r->v == 0x52) f->source = rd_string(r, &f->srclen);
+  n = rd_count(r);                                   /* lineinfo */
+  if (r->v == 0x54) {
+    f->lineinfo = n ? rd_skip(r, n) : NULL;
+    n = rd_count(r);                                 /* abslineinfo */
+    for (size_t i = 0; i < n && !r->bad; i++) { rd_count(r); rd_count(r); }
+  } else {
+    if (n > (size_t)(r->end - r->p) / r->intw) { r->bad = 1; return; }
+    rd_skip(r, n * r->intw);
+  }
+  n = rd_count(r);                                   /* locvars */
+  for (size_t i = 0; i < n && !r->bad; i++) {
+    rd_string(r, &len); rd_count(r); rd_count(r);
+  }
+  n = rd_count(r);                                   /* upvalue names */
+  for (size_t i = 0; i < n && !r->bad; i++) rd_string(r, &len);
+}
+
+/* Read a whole function (its nested ones skipped over). */
+static void rd_function(rd *r, fn *f, int depth) {
+  size_t n;
+  memset(f, 0, sizeof *f);
+  if (depth > MAX_NESTING) { r->bad = 1; return; }
+  if (r->v != 0x52) f->source = rd_string(r, &f->srclen);
+  f->linedefined = rd_count(r);
+  rd_count(r);                                       /* lastlinedefined */
+  f->after = r->p;
+  if (r->v == 0x51) f->nupv = rd_byte(r);
+  f->params = rd_skip(r, 3);
+  f->ncode = rd_count(r);
   if (f->ncode > (size_t)(r->end - r->p) / 4) { r->bad = 1; return; }
   f->code = rd_skip(r, f->ncode * 4);
-  n = rd_size(r);
-  for (size_t i = 0; i < n && !r->bad; i++) {
-    switch (rd_byte(r)) {
-      case TAG_NIL: case TAG_FALSE: case TAG_TRUE: break;
-      case TAG_INT: rd_skip(r, r->intsz); break;
-      case TAG_FLT: rd_skip(r, r->numsz); break;
-      case TAG_SHRSTR: case TAG_LNGSTR: rd_string(r, &len); break;
-      default: r->bad = 1;
-    }
-  }
-  f->nupv = rd_size(r);
-  if (f->nupv > 255) { r->bad = 1; return; }
-  f->upv = rd_skip(r, f->nupv * 3);
+  f->k = r->p;
+  f->nk = n = rd_count(r);
+  for (size_t i = 0; i < n && !r->bad; i++) rd_constant(r);
+  if (r->v <= 0x52) rd_protos(r, f, depth);
+  if (r->v >= 0x52) rd_upvalues(r, f);
+  if (r->v >= 0x53) rd_protos(r, f, depth);
+  rd_debug(r, f);
+  if (r->bad) memset(f, 0, sizeof *f);
 }
 
-/* Skip the rest of a function whose head was read: protos, debug info.
-** Returns where its lineinfo starts (NULL if it has none). */
-static const unsigned char *rd_tail(rd *r, int depth) {
-  size_t n, len;
-  const unsigned char *lineinfo;
-  if (depth > MAX_NESTING) { r->bad = 1; return NULL; }
-  n = rd_size(r);
-  for (size_t i = 0; i < n && !r->bad; i++) {
-    fnhead f;
-    rd_head(r, &f);
-    rd_tail(r, depth + 1);
-  }
-  n = rd_size(r);                                   /* lineinfo */
-  lineinfo = rd_skip(r, n);
-  if (n == 0) lineinfo = NULL;
-  n = rd_size(r);                                   /* abslineinfo */
-  for (size_t i = 0; i < n && !r->bad; i++) { rd_size(r); rd_size(r); }
-  n = rd_size(r);                                   /* locvars */
-  for (size_t i = 0; i < n && !r->bad; i++) {
-    rd_string(r, &len); rd_size(r); rd_size(r);
-  }
-  n = rd_size(r);                                   /* upvalue names */
-  for (size_t i = 0; i < n && !r->bad; i++) rd_string(r, &len);
-  return lineinfo;
+/* ---- instructions ------------------------------------------------------- */
+
+/* Fields of an instruction: 5.4 has a 7-bit opcode and A B C of 8 bits at
+** 7, 16, 24; 5.1 to 5.3 a 6-bit opcode, A (8 bits) at 6, C and B (9 bits)
+** at 14 and 23, Bx over both. */
+static uint32_t instr(const rd *r, const fn *f, size_t pc) {
+  return (uint32_t)get_uint(r, f->code + 4 * pc, 4);
+}
+static unsigned op_of(const rd *r, uint32_t i) { return i & (r->v == 0x54 ? 0x7Fu : 0x3Fu); }
+static unsigned arg_a(const rd *r, uint32_t i) { return (i >> (r->v == 0x54 ? 7 : 6)) & 0xFFu; }
+static unsigned arg_b(const rd *r, uint32_t i) { return r->v == 0x54 ? (i >> 16) & 0xFFu : (i >> 23) & 0x1FFu; }
+static unsigned arg_c(const rd *r, uint32_t i) { return r->v == 0x54 ? (i >> 24) & 0xFFu : (i >> 14) & 0x1FFu; }
+static unsigned arg_bx(const rd *r, uint32_t i) { return i >> (r->v == 0x54 ? 15 : 14); }
+static long arg_sbx(const rd *r, uint32_t i) {
+  return (long)arg_bx(r, i) - (r->v == 0x54 ? 65535L : 131071L);
+}
+/* A jump's offset: 5.4's sJ, else sBx. */
+static long arg_jump(const rd *r, uint32_t i) {
+  return r->v == 0x54 ? (long)(i >> 7) - 16777215L : arg_sbx(r, i);
 }
 
-static uint32_t instr(const fnhead *f, size_t pc) {
-  const unsigned char *c = f->code + 4 * pc;    /* dumped in host order */
-  uint32_t i;
-  memcpy(&i, c, 4);
-  return i;
+/* Constant idx of f, if it is a whole number from 1 to 2^31 - 1; else 0. */
+static long const_id(const rd *r0, const fn *f, size_t idx) {
+  rd r = *r0;
+  unsigned tag;
+  const unsigned char *s;
+  if (idx >= f->nk) return 0;
+  r.p = f->k;
+  rd_count(&r);
+  for (size_t i = 0; i < idx && !r.bad; i++) rd_constant(&r);
+  tag = rd_byte(&r);
+  if (r.bad) return 0;
+  if ((r.v == 0x53 && tag == K53_INT) || (r.v == 0x54 && tag == K54_INT) ||
+      (r.v <= 0x52 && tag == K_NUM && r.integral)) {
+    size_t w = r.v <= 0x52 ? r.numsz : r.intsz;
+    uint64_t x;
+    if (w < 1 || w > 8 || (s = rd_skip(&r, w)) == NULL) return 0;
+    x = get_uint(&r, s, w);
+    return x >= 1 && x <= 0x7FFFFFFFu ? (long)x : 0;
+  }
+  if (r.v <= 0x52 && tag == K_NUM && r.numsz == 8) {  /* an IEEE double */
+    uint64_t x;
+    double d;
+    if ((s = rd_skip(&r, 8)) == NULL) return 0;
+    x = get_uint(&r, s, 8);
+    memcpy(&d, &x, 8);
+    return d >= 1 && d <= 2147483647.0 && d == (double)(long)d ? (long)d : 0;
+  }
+  return 0;
 }
 
-/* Append a size in dump form. */
-static size_t put_size(unsigned char *o, size_t x) {
+/* Is the instruction at pc the load of a probe id into register a? */
+static int loads_id(const rd *r, const fn *f, size_t pc, unsigned a) {
+  uint32_t i = instr(r, f, pc);
+  if (arg_a(r, i) != a) return 0;
+  if (op_of(r, i) == r->op->loadi) return arg_sbx(r, i) > 0;
+  if (op_of(r, i) == r->op->loadk) return const_id(r, f, arg_bx(r, i)) > 0;
+  return 0;
+}
+
+/* ---- the two uses ------------------------------------------------------- */
+
+/* Append a size in 5.4's form. */
+static size_t put_varint(unsigned char *o, size_t x) {
   unsigned char tmp[sizeof(size_t) * 8 / 7 + 1];
   size_t n = 0;
   do { tmp[sizeof tmp - ++n] = (unsigned char)(x & 0x7Fu); x >>= 7; } while (x);
@@ -166,81 +351,130 @@ static size_t put_size(unsigned char *o, size_t x) {
   return n;
 }
 
+/* Append w bytes of x in the chunk's byte order. */
+static size_t put_uint(const rd *r, unsigned char *o, uint64_t x, size_t w) {
+  for (size_t i = 0; i < w; i++)
+    o[r->big ? w - 1 - i : i] = (unsigned char)(x >> (8 * i));
+  return w;
+}
+
+/* Append a string as the chunk's version writes it. */
+static size_t put_string(const rd *r, unsigned char *o, const unsigned char *s,
+                         size_t len) {
+  size_t n;
+  if (r->v == 0x54) n = put_varint(o, len + 1);
+  else if (r->v == 0x53 && len + 1 < 0xFF) { o[0] = (unsigned char)(len + 1); n = 1; }
+  else {
+    n = 0;
+    if (r->v == 0x53) o[n++] = 0xFF;
+    n += put_uint(r, o + n, len + 1, r->sizew);
+  }
+  memcpy(o + n, s, len);
+  n += len;
+  if (r->v <= 0x52) o[n++] = 0;
+  return n;
+}
+
+/* Append a line 0. */
+static size_t put_zero_line(const rd *r, unsigned char *o) {
+  if (r->v == 0x54) { o[0] = 0x80u; return 1; }
+  return put_uint(r, o, 0, r->intw);
+}
+
 int li_bc_lift_main(const char *dump, size_t n, char **out, size_t *outlen) {
-  rd r = { (const unsigned char *)dump, (const unsigned char *)dump + n, 0, 0, 0 };
-  fnhead outer, inner;
-  const unsigned char *lineinfo;
-  size_t hlen = rd_header(&r), o;
+  rd r = { (const unsigned char *)dump, (const unsigned char *)dump + n,
+           0, 0, 0, 0, 0, 0, 0, NULL, 0 };
+  rd ri;
+  fn outer, inner;
+  size_t hlen = rd_header(&r), o, body;
+  int first_delta = 0;
   unsigned char *b;
   *out = NULL;
   if (hlen == 0) return 0;
-  rd_byte(&r);                               /* the wrapper's upvalue count */
-  rd_head(&r, &outer);
-  if (r.bad || outer.source == NULL || rd_size(&r) < 1) return 0;
-  rd_head(&r, &inner);
-  lineinfo = rd_tail(&r, 1);
-  /* Lines are kept as deltas from linedefined: moving that from 1 to 0
-  ** moves the first instruction's delta from 0 to 1 (it is the vararg
-  ** prologue, on line 1; any other shape is not the wrapper's) */
-  if (r.bad || lineinfo == NULL || lineinfo[0] != 0 || inner.ncode == 0) return 0;
-  /* header, upvalue count, source, lines 0 and 0, the inner function from
-  ** its numparams on */
-  b = malloc(hlen + 1 + 10 + outer.srclen + 2 + (size_t)(r.p - inner.rest));
+  if (r.v >= 0x53) rd_byte(&r);              /* the wrapper's upvalue count */
+  rd_function(&r, &outer, 0);
+  if (r.bad || outer.proto1 == NULL || (r.v != 0x52 && outer.source == NULL))
+    return 0;
+  ri = r;
+  ri.p = outer.proto1;
+  rd_function(&ri, &inner, 1);
+  if (ri.bad || inner.ncode == 0 || inner.params[0] != 0) return 0;
+  /* 5.1: the inner function is `function()` (no hidden `arg`: rewrite.h),
+  ** made vararg as a main chunk is; later: `function(...)`, vararg already */
+  if (r.v == 0x51 ? (inner.params[1] & ~VARARG_ISVARARG) != 0 : inner.params[1] != 1)
+    return 0;
+  /* 5.4 keeps lines as deltas from linedefined (signed bytes; 0x80: see
+  ** abslineinfo): moving that to 0 adds it to the first instruction's
+  ** delta (the wrapper's vararg prologue: 1 on line 1) */
+  if (r.v == 0x54) {
+    if (inner.lineinfo == NULL) return 0;
+    if (inner.lineinfo[0] != 0x80u) {
+      if (inner.linedefined > 127) return 0;
+      first_delta = (signed char)inner.lineinfo[0] + (int)inner.linedefined;
+      if (first_delta < -127 || first_delta > 127) return 0;
+    }
+  }
+  if (r.v == 0x52 && inner.source == NULL) return 0;
+  /* header, (5.3, 5.4) upvalue count, (not 5.2) source, lines 0 and 0, the
+  ** inner function from there on */
+  body = (size_t)(ri.p - inner.after);
+  b = malloc(hlen + 1 + (9 + outer.srclen + 1) + 2 * 8 + body);   /* at most */
   if (b == NULL) return 0;
   memcpy(b, dump, hlen);
   o = hlen;
-  b[o++] = (unsigned char)inner.nupv;
-  o += put_size(b + o, outer.srclen + 1);
-  memcpy(b + o, outer.source, outer.srclen);
-  o += outer.srclen;
-  b[o++] = 0x80u;
-  b[o++] = 0x80u;
-  memcpy(b + o, inner.rest, (size_t)(r.p - inner.rest));
-  b[o + (size_t)(lineinfo - inner.rest)] = 1;
-  o += (size_t)(r.p - inner.rest);
+  if (r.v >= 0x53) b[o++] = (unsigned char)inner.nupv;
+  if (r.v != 0x52) o += put_string(&r, b + o, outer.source, outer.srclen);
+  o += put_zero_line(&r, b + o);
+  o += put_zero_line(&r, b + o);
+  memcpy(b + o, inner.after, body);
+  if (r.v == 0x51) b[o + (size_t)(inner.params + 1 - inner.after)] = VARARG_ISVARARG;
+  if (r.v == 0x54 && inner.lineinfo[0] != 0x80u)
+    b[o + (size_t)(inner.lineinfo - inner.after)] = (unsigned char)(signed char)first_delta;
+  o += body;
   *out = (char *)b;
   *outlen = o;
   return 1;
 }
 
 int li_bc_entry_probe(const char *chunk, size_t n, int *kind) {
-  rd r = { (const unsigned char *)chunk, (const unsigned char *)chunk + n, 0, 0, 0 };
-  fnhead f;
+  rd r = { (const unsigned char *)chunk, (const unsigned char *)chunk + n,
+           0, 0, 0, 0, 0, 0, 0, NULL, 0 };
+  fn f;
   size_t pc = 0;
   *kind = LI_BC_REGULAR;
   if (rd_header(&r) == 0) return 0;
-  rd_byte(&r);
-  rd_head(&r, &f);
+  if (r.v >= 0x53) rd_byte(&r);
+  rd_function(&r, &f, 0);
   if (r.bad) return 0;
   for (int steps = 0; steps < 16 && pc < f.ncode; steps++) {
-    uint32_t i = instr(&f, pc);
-    switch (OPCODE(i)) {
-      case OP_VARARGPREP: pc++; continue;
-      case OP_LOADFALSE:                  /* if false then <names> end */
-        if (pc + 2 < f.ncode && OPCODE(instr(&f, pc + 1)) == OP_TEST &&
-            OPCODE(instr(&f, pc + 2)) == OP_JMP) {
-          long to = (long)pc + 3 + ARG_sJ(instr(&f, pc + 2));
-          if (to <= (long)pc || (size_t)to >= f.ncode) return 0;
-          pc = (size_t)to;
-          continue;
-        }
-        return 0;
-      case OP_GETUPVAL: {                 /* probe(id) ? */
-        unsigned a = ARG_A(i), b = ARG_B(i);
-        if (pc + 2 < f.ncode) {
-          uint32_t k = instr(&f, pc + 1), c = instr(&f, pc + 2);
-          if (OPCODE(k) == OP_LOADI && ARG_A(k) == a + 1 && ARG_sBx(k) > 0 &&
-              OPCODE(c) == OP_CALL && ARG_A(c) == a && ARG_B(c) == 2 &&
-              ARG_C(c) == 1 && b < f.nupv) {
-            *kind = f.upv[3 * b + 2];
-            return (int)b + 1;
-          }
-        }
-        pc++;                             /* do local _=_ENV end */
+    uint32_t i = instr(&r, &f, pc);
+    unsigned op = op_of(&r, i);
+    if (op == r.op->varargprep) { pc++; continue; }
+    if (op == r.op->loadbool) {            /* if false then <names> end */
+      if ((r.v == 0x54 || (arg_b(&r, i) == 0 && arg_c(&r, i) == 0)) &&
+          pc + 2 < f.ncode && op_of(&r, instr(&r, &f, pc + 1)) == r.op->test &&
+          op_of(&r, instr(&r, &f, pc + 2)) == r.op->jmp) {
+        long to = (long)pc + 3 + arg_jump(&r, instr(&r, &f, pc + 2));
+        if (to <= (long)pc || (size_t)to >= f.ncode) return 0;
+        pc = (size_t)to;
         continue;
       }
-      default: return 0;
+      return 0;
     }
+    if (op == r.op->getupval) {            /* probe(id) ? */
+      unsigned a = arg_a(&r, i), b = arg_b(&r, i);
+      if (pc + 2 < f.ncode && b < f.nupv && loads_id(&r, &f, pc + 1, a + 1)) {
+        uint32_t c = instr(&r, &f, pc + 2);
+        if (op_of(&r, c) == r.op->call && arg_a(&r, c) == a &&
+            arg_b(&r, c) == 2 && arg_c(&r, c) == 1) {
+          *kind = r.v == 0x54 ? f.upv[3 * b + 2] : LI_BC_NOKIND;
+          return (int)b + 1;
+        }
+      }
+      pc++;                                /* do local _=_ENV end */
+      continue;
+    }
+    return 0;
   }
   return 0;
 }

@@ -19,7 +19,12 @@
 ** not its value (load() leaves it nil, or the environment when it is the
 ** first): give it a probe that does nothing, so it runs as the original
 ** would.  Found by its entry probe (bytecode.h) and, in a stripped dump
-** where names are gone, by the <const> kind of the loader's form. */
+** where names are gone, by the <const> kind of the loader's form (5.4);
+** dumps of 5.3 (string.dump(f, true)) and 5.2 (luac -s) have no kinds,
+** so there the entry probe alone says: a false match would only give a
+** do-nothing function to an upvalue that the function calls first and that
+** load() left nil or the globals table.  (5.1 keeps no upvalue of a
+** stripped dump reachable: lua_getupvalue gives NULL.) */
 void li_loaded_binary(lua_State *L, const char *buff, size_t sz) {
   int kind, up = li_bc_entry_probe(buff, sz, &kind);
   const char *name;
@@ -27,10 +32,12 @@ void li_loaded_binary(lua_State *L, const char *buff, size_t sz) {
   lua_pop(L, 1);
   if (strncmp(name, "__LI", 4) == 0 && strspn(name + 4, "0123456789") == strlen(name + 4))
     ;                                    /* the rewriter's name */
-  else if (!(strcmp(name, "(no name)") == 0 && kind == LI_BC_CONST))
+  else if (!(strcmp(name, LI_STRIPPED_UPVALUE) == 0 &&
+              (kind == LI_BC_CONST || kind == LI_BC_NOKIND)))
     return;
   li_push_probe(L, "", NULL, 0);
   lua_setupvalue(L, -2, up);
+  li_env_as_loaded(L, up);
 }
 
 /* What the loaded function on top of the stack gets: its probe (r), or
@@ -48,7 +55,8 @@ static int give_probe(lua_State *L) {
     li_loaded_binary(L, j->buff, j->sz);
   } else {
     li_push_probe(L, j->name, j->r->funcs, j->r->nfuncs);
-    lua_setupvalue(L, -2, 2);
+    lua_setupvalue(L, -2, j->r->probe_upvalue);   /* 2 (5.1: 1), rewrite.h */
+    li_env_as_loaded(L, j->r->probe_upvalue);
   }
   return 0;
 }

@@ -342,6 +342,34 @@ static inline lua_State *li_push_mainthread(lua_State *L) {
 lua_State *li_push_mainthread(lua_State *L);
 #endif
 
+/* The loader's form gives a chunk's function one more upvalue, its probe
+** (upvalue `probe`).  Lua 5.2's lua_load sets upvalue 1 to the globals
+** only when the function has exactly one upvalue (5.3 on: at least one;
+** 5.1: never, its functions have an environment instead): with the probe
+** as the second of two, set the first as lua_load would have without it. */
+static inline void li_env_as_loaded(lua_State *L, int probe) {
+#if LUA_VERSION_NUM == 502
+  if (probe == 2 && lua_getupvalue(L, -1, 3) == NULL) {
+    lua_pushglobaltable(L);
+    lua_setupvalue(L, -2, 1);
+  } else if (probe == 2) {
+    lua_pop(L, 1);
+  }
+#else
+  (void)L; (void)probe;
+#endif
+}
+
+/* What lua_getupvalue names an upvalue of a stripped dump (5.1 keeps none
+** reachable: it gives NULL). */
+#if LUA_VERSION_NUM >= 504
+#define LI_STRIPPED_UPVALUE "(no name)"
+#elif LUA_VERSION_NUM == 503
+#define LI_STRIPPED_UPVALUE "(*no name)"
+#else
+#define LI_STRIPPED_UPVALUE ""
+#endif
+
 /* The caller's activation as lua_getstack(L, 1) names it: its CallInfo
 ** (5.2+), or its level's index in the thread's CallInfo array plus one
 ** (5.1, whose array moves when it grows: an index is what stays). */

@@ -881,3 +881,32 @@ Test(bytecode, loaders_form_is_a_main_chunk) {
   li_rewrite_free(&r);
   lua_close(L);
 }
+
+/* The loader's form of each dialect (rewrite.h), and where the probe is:
+** 5.1 has no _ENV and no `...` in its form, so a main level using `...`
+** keeps the offline form (varargs of nested functions do not matter). */
+Test(rules, loaders_form_of_each_dialect) {
+  static const struct { int version; const char *src, *starts; int probe; } cases[] = {
+    { 54, "print(1)", "local __LI <const> = ...;return function(...)do local _=_ENV end __LI(1);", 2 },
+    { 53, "print(1)", "local __LI = ...;return function(...)do local _=_ENV end __LI(1);", 2 },
+    { 52, "print(1)", "local __LI = ...;return function(...)do local _=_ENV end __LI(1);", 2 },
+    { 51, "print(arg)", "local __LI = ...;return function() __LI(1);", 1 },
+    { 51, "local f = function(...) return ... end", "local __LI = ...;return function() __LI(1);", 1 },
+    { 51, "local a = ...", "local __LI=((\"\").__luainstr", 0 },
+    { 51, "print(select('#', ...))", "local __LI=((\"\").__luainstr", 0 },
+    { 53, "local a = ...", "local __LI = ...;return function(...)", 2 },
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    li_rewrite_opts o;
+    li_rewrite_result r;
+    memset(&o, 0, sizeof o);
+    o.version = cases[i].version;
+    o.probe_upvalue = 1;
+    cr_assert_eq(li_rewrite(cases[i].src, strlen(cases[i].src), &o, &r), LI_OK, "case %zu", i);
+    cr_expect(strncmp(r.out, cases[i].starts, strlen(cases[i].starts)) == 0,
+              "case %zu: %s", i, r.out);
+    cr_expect_eq(r.probe_upvalue, cases[i].probe, "case %zu", i);
+    cr_expect_eq(strcmp(r.out + r.outlen - 4, " end") == 0, cases[i].probe != 0, "case %zu", i);
+    li_rewrite_free(&r);
+  }
+}

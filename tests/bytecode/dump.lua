@@ -1,0 +1,5 @@
+-- dump.lua IN OUT: string.dump(loadfile(IN)) to OUT (tests/bytecode/run.sh)
+local f = assert(loadfile(arg[1]))
+local out = assert(io.open(arg[2], "wb"))
+assert(out:write(string.dump(f)))
+assert(out:close())
