@@ -115,7 +115,7 @@ static inline void luaL_addgsub(luaL_Buffer *b, const char *s, const char *p,
 ** version's message (lcorolib.c getco). */
 #if LUA_VERSION_NUM >= 504
 #define li_argexpected_thread(L, co) luaL_argexpected(L, (co), 1, "thread")
-#elif LUA_VERSION_NUM >= 502
+#elif LUA_VERSION_NUM >= 503   /* (helper-beh: 5.2 says "coroutine expected") */
 #define li_argexpected_thread(L, co) luaL_argcheck(L, (co), 1, "thread expected")
 #else
 #define li_argexpected_thread(L, co) luaL_argcheck(L, (co), 1, "coroutine expected")

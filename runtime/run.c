@@ -330,15 +330,27 @@ static void make_arg(lua_State *L) {
 
 /* lua.c's message handler, without the two levels lua.c's script does not
 ** have below it: require, and lua.c's main function below it (the script
-** runs inside `require "luainstr.run"`). */
+** runs inside `require "luainstr.run"`).  They are the traceback's last
+** two lines, both C functions; how they read differs between the versions
+** (5.1 names neither; 5.2 calls require "require" or "_G.require", as the
+** order of _G falls), so only their shape is checked. */
 static int run_msghandler(lua_State *L) {
-  static const char below[] = "\n\t[C]: in function 'require'\n\t" LI_TB_UNNAMED_C;
-  size_t n, k = sizeof below - 1;
-  const char *s;
+  static const char cline[] = "\n\t[C]: ";
+  size_t n, k = sizeof cline - 1;
+  const char *s, *cut = NULL;
+  int lines = 0;
   li_run_msghandler(L);
+  if (lua_type(L, -1) != LUA_TSTRING) return 1;
   s = lua_tolstring(L, -1, &n);
-  if (s != NULL && n >= k && memcmp(s + n - k, below, k) == 0)
-    lua_pushlstring(L, s, n - k);
+  while (lines < 2 && n >= k) {       /* back to the line's start */
+    size_t i = n;
+    while (i > 0 && s[i - 1] != '\n') i--;
+    if (i == 0 || n - (i - 1) < k || memcmp(s + i - 1, cline, k) != 0) break;
+    n = i - 1;
+    cut = s + n;
+    lines++;
+  }
+  if (lines == 2) lua_pushlstring(L, s, (size_t)(cut - s));
   return 1;
 }
 
