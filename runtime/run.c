@@ -91,16 +91,17 @@ static void pin_module(void) {
 
 /* os.exit as loslib's, but writing the report first: a requested
 ** lua_close frees the profiler, and exit() is too late to change the
-** status when the report fails. */
+** status when the report fails.  (5.1's takes a number only, and never
+** closes the state: LI_OSEXIT_CLOSE.) */
 static int run_os_exit(lua_State *L) {
   int status;
-  if (lua_isboolean(L, 1))
+  if (LI_OSEXIT_CLOSE && lua_isboolean(L, 1))
     status = lua_toboolean(L, 1) ? EXIT_SUCCESS : EXIT_FAILURE;
   else
     status = (int)luaL_optinteger(L, 1, EXIT_SUCCESS);
   if (!li_run_report_write() && status == EXIT_SUCCESS)
     status = EXIT_FAILURE;
-  if (lua_toboolean(L, 2)) {
+  if (LI_OSEXIT_CLOSE && lua_toboolean(L, 2)) {
     report.L = NULL;
     pin_module();
     lua_close(L);
