@@ -233,6 +233,8 @@ if [ "$V" -ge 54 ]; then same args_e_glued $n -- -ex=1 -W args.lua a
 else same args_e_glued $n -- -ex=1 args.lua a; fi
 same args_dashdash    $n -- -e "x=1" -- args.lua -e -- a
 [ "$V" -ge 52 ] && same args_E_v $n -- -E -v args.lua
+# (5.2 takes -Exyz as -E)
+[ "$V" = 52 ] && same args_E_tail $n LUA_INIT='print("init")' -- -Ex args.lua
 # (5.2 and 5.3 require "m=mod_ok", which fails as under lua5.N)
 same args_l           $n -- -l mod_ok -lm=mod_ok args.lua 1
 same args_e_only      $n -- -e "print(arg and arg[0], arg and #arg, ...)"
