@@ -1,14 +1,18 @@
 /*
-** luaprof.c -- the `luaprof` command: lua5.4 with the profiler on.
+** luaprof.c -- the `luaprof` command: lua5.4 with the profiler on; built
+** for Lua 5.1, 5.2 or 5.3 (luaprof5.1 ...), lua5.1, lua5.2 or lua5.3.
 **
 **   luaprof [-o FILE] [-f FORMAT] [--include PAT] [--exclude PAT]
 **           [lua options] [script [args]]
 **
-** After its own options luaprof is the standalone interpreter of Lua 5.4.4
-** (lua.c): same options, same `arg` table, same LUA_INIT, same messages and
-** exit status, so that a program cannot tell it from `lua5.4` except by
-** being measured.  Its interpreter name is "lua5.4" (arg[-n] and the
-** prefix of uncaught errors), so stderr matches lua5.4's byte for byte.
+** After its own options luaprof is the standalone interpreter (lua.c) of
+** the Lua it is built for: same options, same `arg` table, same LUA_INIT,
+** same messages and exit status, so that a program cannot tell it from
+** `lua5.N` except by being measured.  Its interpreter name is "lua5.N"
+** (arg[-n] and the prefix of uncaught errors), so stderr matches lua5.N's
+** byte for byte.  What differs between the versions' lua.c (options, when
+** `arg` is made, the message handler, -l, -v, LUA_INIT's order) is named
+** in luaver.h (LI_LUAC_*) and read here and in run.c in plain `if`s.
 ** Chunks are loaded through the instrumenting loader: the script by
 ** li_loadfilex, -e and LUA_INIT strings by li_load, modules and
 ** load/loadfile/dofile by the replacements luainstr_open installs.
@@ -16,7 +20,7 @@
 ** The report is written once, when the program ends (to the -o path as
 ** it named a file at start), unless the command line runs no code (-v
 ** alone): after the script
-** returns or fails (after lua5.4's error message), from os.exit (before a
+** returns or fails (after lua5.N's error message), from os.exit (before a
 ** requested lua_close, which would free the profiler), and from an atexit
 ** handler when C code calls exit().
 */
@@ -59,9 +63,9 @@ static int stdin_is_tty (void) {
 
 /* The interpreter luaprof stands in for: its name is what scripts see in
 ** arg and what prefixes uncaught errors. */
-#define PROGNAME "lua5.4"
+#define PROGNAME "lua" LI_LUA_VERSION
 
-/* Exit status of luaprof's own usage errors (the script's are lua5.4's). */
+/* Exit status of luaprof's own usage errors (the script's are lua5.N's). */
 #define EXIT_USAGE 2
 
 /* Formats luainstr_dump writes.  ORDER: as listed in the messages. */
@@ -93,8 +97,8 @@ typedef struct Options {
 static void print_help (FILE *f) {
   fputs(
   "usage: " SELF " [options] [lua options] [script [args]]\n"
-  "Runs a Lua 5.4 program as lua5.4 does, with every function of its Lua\n"
-  "code measured, and writes a profile when the program ends.\n"
+  "Runs a Lua " LI_LUA_VERSION " program as " PROGNAME " does, with every function of its\n"
+  "Lua code measured, and writes a profile when the program ends.\n"
   "Options (before any lua option):\n"
   "  -o FILE          write the report to FILE (default: stderr)\n"
   "  -f FORMAT        report format: text (default), csv, folded,\n"
@@ -118,21 +122,27 @@ static void print_help (FILE *f) {
   "  --memory         memory per function: bytes allocated, freed, live\n"
   "  --help           show this help\n"
   "  --version        show the versions of luaprof and Lua\n"
-  "Lua options, as lua5.4's:\n"
-  "  -e stat   execute string 'stat'\n"
-  "  -l mod    require library 'mod' into global 'mod'\n"
-  "  -l g=mod  require library 'mod' into global 'g'\n"
-  "  -v        show version information (alone: no report)\n"
-  "  -E        ignore environment variables\n"
-  "  -W        turn warnings on\n"
+  "Lua options, as " PROGNAME "'s:\n"
+  "  -e stat   execute string 'stat'\n", f);
+  if (LI_LUAC_LIB_RENAME)
+    fputs("  -l mod    require library 'mod' into global 'mod'\n"
+          "  -l g=mod  require library 'mod' into global 'g'\n", f);
+  else if (LI_LUAC_LIB_GLOBAL)
+    fputs("  -l name   require library 'name' into global 'name'\n", f);
+  else
+    fputs("  -l name   require library 'name'\n", f);
+  fputs("  -v        show version information (alone: no report)\n", f);
+  if (LI_LUAC_OPT_E) fputs("  -E        ignore environment variables\n", f);
+  if (LI_LUAC_OPT_W) fputs("  -W        turn warnings on\n", f);
+  fputs(
   "  --        stop handling options\n"
   "  -         stop handling options and execute stdin\n"
   "Interactive mode (-i, or no script with stdin a terminal) is not\n"
   "supported: profile a script, or pipe a program into '-'.\n"
-  "The script sees the arg table lua5.4 would give it (arg[-n] = \"lua5.4\";\n"
+  "The script sees the arg table " PROGNAME " would give it (arg[-n] = \"" PROGNAME "\";\n"
   "luaprof's own options are not in it).  Exit status: the program's\n"
-  "(as lua5.4's); 1 if the report cannot be written after a successful run;\n"
-  "2 for a usage error.\n", f);
+  "(as " PROGNAME "'s); 1 if the report cannot be written after a successful\n"
+  "run; 2 for a usage error.\n", f);
 }
 
 
@@ -241,7 +251,8 @@ static int own_options (int argc, char **argv, Options *o) {
 /*
 ** {======================================================
 ** The standalone interpreter (lua.c of Lua 5.4.4, behaviour for
-** behaviour; loads go through the instrumenting loader)
+** behaviour, and of 5.1.5, 5.2.4 and 5.3.6 where luaver.h's LI_LUAC_*
+** say they differ; loads go through the instrumenting loader)
 ** =======================================================
 */
 
@@ -255,7 +266,7 @@ static int own_options (int argc, char **argv, Options *o) {
 
 /* What main hands to pmain. */
 typedef struct Run {
-  int argc;             /* Lua's arguments: "lua5.4", options, script... */
+  int argc;             /* Lua's arguments: "lua5.N", options, script... */
   char **argv;          /* ... NULL-terminated */
   int script;           /* index of the script in argv (argc: none) */
   int args;             /* has_* bits */
@@ -285,50 +296,49 @@ static void lstop (lua_State *L, lua_Debug *ar) {
 /* A signal handler may not touch the state: it only sets a hook.  A second
 ** SIGINT kills the process. */
 static void laction (int sig) {
-  int flag = LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE | LUA_MASKCOUNT;
+  int flag = LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT |
+             (LI_LUAC_SIGHOOK_LINE ? LUA_MASKLINE : 0);
   set_signal(sig, SIG_DFL);
   lua_sethook(globalL, lstop, flag, 1);
 }
 
 
 static void l_message (const char *pname, const char *msg) {
-  if (pname) lua_writestringerror("%s: ", pname);
-  lua_writestringerror("%s\n", msg);
+  li_run_message(pname, msg);
 }
 
 
 /* Prints the error message on the top, if status is an error. */
 static int report_status (lua_State *L, int status) {
-  if (status != LUA_OK) {
-    l_message(PROGNAME, lua_tostring(L, -1));
-    lua_pop(L, 1);
-  }
-  return status;
+  return li_run_report(L, PROGNAME, status);
 }
 
 
 static int docall (lua_State *L, int narg, int nres) {
   int status;
-  int base = lua_gettop(L) - narg;
-  lua_pushcfunction(L, li_run_msghandler);
-  lua_insert(L, base);
   globalL = L;
   set_signal(SIGINT, laction);
-  status = lua_pcall(L, narg, nres, base);
+  status = li_run_docall(L, li_run_msghandler, narg, nres);
   set_signal(SIGINT, SIG_DFL);
-  lua_remove(L, base);
   return status;
 }
 
 
+/* -v: the banner on stdout (5.2+), or 5.1's on stderr. */
 static void print_version (void) {
-  lua_writestring(LUA_COPYRIGHT, strlen(LUA_COPYRIGHT));
-  lua_writeline();
+  if (LI_LUAC_INIT_FIRST)
+    l_message(NULL, LI_LUAC_BANNER);
+  else {
+    lua_writestring(LI_LUAC_BANNER, strlen(LI_LUAC_BANNER));
+    lua_writeline();
+  }
 }
 
 
 /* arg: the script at 0, its arguments above, the interpreter and its
-** options below (the interpreter at 0 when there is no script). */
+** options below (the interpreter at 0 when there is no script).  From 5.3
+** on made before any code runs; by 5.1 and 5.2 just before the script
+** loads, and only if there is one. */
 static void createargtable (lua_State *L, char **argv, int argc, int script) {
   int i, narg;
   if (script == argc) script = 0;
@@ -358,10 +368,11 @@ static int dostring (lua_State *L, const char *s, const char *name) {
 }
 
 
-/* -l globname[=modname]: globname = require(modname) */
+/* -l globname[=modname]: globname = require(modname) (5.4); -l name:
+** name = require(name) (5.2, 5.3), or require(name) alone (5.1). */
 static int dolibrary (lua_State *L, char *globname) {
   int status;
-  char *modname = strchr(globname, '=');
+  char *modname = LI_LUAC_LIB_RENAME ? strchr(globname, '=') : NULL;
   if (modname == NULL)
     modname = globname;
   else {
@@ -371,20 +382,36 @@ static int dolibrary (lua_State *L, char *globname) {
   lua_getglobal(L, "require");
   lua_pushstring(L, modname);
   status = docall(L, 1, 1);
-  if (status == LUA_OK)
-    lua_setglobal(L, globname);
+  if (status == LUA_OK) {
+    if (LI_LUAC_LIB_GLOBAL) lua_setglobal(L, globname);
+    else lua_pop(L, 1);
+  }
   return report_status(L, status);
 }
 
 
-static int handle_script (lua_State *L, char **argv) {
+/* The script's arguments as 5.1's and 5.2's getargs pass them: from the
+** command line (the arg table, made just before, is not read). */
+static int pushargv (lua_State *L, char **args) {
+  int i, n = 0;
+  while (args[n] != NULL) n++;
+  luaL_checkstack(L, n + 3, "too many arguments to script");
+  for (i = 0; i < n; i++) lua_pushstring(L, args[i]);
+  return n;
+}
+
+
+static int handle_script (lua_State *L, const Run *r) {
   int status;
+  char **argv = r->argv + r->script;
   const char *fname = argv[0];
+  if (!LI_LUAC_ARG_EARLY) createargtable(L, r->argv, r->argc, r->script);
   if (strcmp(fname, "-") == 0 && strcmp(argv[-1], "--") != 0)
     fname = NULL;  /* stdin */
   status = li_loadfilex(L, fname, NULL);
   if (status == LUA_OK) {
-    int n = li_run_pushargs(L);  /* read now: -e code may change arg */
+    /* (5.3+: read now, -e code may change arg) */
+    int n = LI_LUAC_ARG_EARLY ? li_run_pushargs(L) : pushargv(L, argv + 1);
     status = docall(L, n, LUA_MULTRET);
   }
   return report_status(L, status);
@@ -407,12 +434,13 @@ static int collectargs (char **argv, int *first) {
         return args;
       case '\0':
         return args;
-      case 'E':
-        if (argv[i][2] != '\0') return has_error;
+      case 'E':                     /* (5.2 takes -Exyz as -E) */
+        if (!LI_LUAC_OPT_E || (LI_LUAC_OPT_E_EXACT && argv[i][2] != '\0'))
+          return has_error;
         args |= has_E;
         break;
       case 'W':
-        if (argv[i][2] != '\0') return has_error;
+        if (!LI_LUAC_OPT_W || argv[i][2] != '\0') return has_error;
         break;
       case 'i':
         args |= has_i;  /* -i implies -v */
@@ -426,9 +454,9 @@ static int collectargs (char **argv, int *first) {
         /* FALLTHROUGH */
       case 'l':
         if (argv[i][1] == 'l') args |= has_l;
-        if (argv[i][2] == '\0') {
+        if (argv[i][2] == '\0') {    /* (5.1 takes "-e -x" as code) */
           i++;
-          if (argv[i] == NULL || argv[i][0] == '-')
+          if (argv[i] == NULL || (LI_LUAC_OPTARG_NODASH && argv[i][0] == '-'))
             return has_error;
         }
         break;
@@ -518,25 +546,26 @@ static int pmain (lua_State *L) {
   char **argv = r->argv;
   int script = r->script;
   luaL_checkversion(L);
-  if (r->args & has_v)
+  if ((r->args & has_v) && !LI_LUAC_INIT_FIRST)
     print_version();
   if (r->args & has_E) {  /* libraries ignore environment variables */
     lua_pushboolean(L, 1);
     lua_setfield(L, LUA_REGISTRYINDEX, "LUA_NOENV");
   }
   luaL_openlibs(L);
-  createargtable(L, argv, r->argc, script);
-#if LUA_VERSION_NUM >= 504
-  lua_gc(L, LUA_GCGEN, 0, 0);
-#endif
+  if (LI_LUAC_ARG_EARLY)
+    createargtable(L, argv, r->argc, script);
+  li_luac_gcgen(L);
   if (!start_profiler(L, r->opts))
     return 0;
   li_run_report_hooks(L);
   if (!(r->args & has_E) && handle_luainit(L) != LUA_OK)
     return 0;
+  if ((r->args & has_v) && LI_LUAC_INIT_FIRST)
+    print_version();      /* (5.1: after LUA_INIT, on stderr) */
   if (!runargs(L, argv, script))
     return 0;
-  if (script < r->argc && handle_script(L, argv + script) != LUA_OK)
+  if (script < r->argc && handle_script(L, r) != LUA_OK)
     return 0;
   if (script == r->argc && !(r->args & (has_e | has_v)))
     dofile(L, NULL);  /* stdin; as lua.c, its failure is not the status */
@@ -545,9 +574,9 @@ static int pmain (lua_State *L) {
 }
 
 /* Does the command line run any code: a script, stdin, -e or -l?  Without
-** (`-v`, with -E or -W) lua5.4 prints its version and ends, and so does
+** (`-v`, with -E or -W) lua5.N prints its version and ends, and so does
 ** luaprof: a profile of nothing is no answer to "which version?".  LUA_INIT
-** still runs then, as in lua5.4, unmeasured by any report. */
+** still runs then, as in lua5.N, unmeasured by any report. */
 static int runs_code (const Run *r) {
   return r->script < r->argc ||
          (r->args & (has_e | has_l)) ||

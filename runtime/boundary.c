@@ -9,8 +9,11 @@
 **   coroutine.yield      the coroutine's frames stop while it is suspended;
 **   coroutine.close      a suspended coroutine's frames end where it
 **                        stopped.
-** Each replacement behaves as Lua 5.4's own function (same results, same
-** messages, same yieldability); only the bookkeeping is added.  They
+** Each replacement behaves as the function it replaces, of the Lua it is
+** built for (same results, same messages, same yieldability: what differs
+** between 5.1's lbaselib.c and 5.4's lcorolib.c is named in luaver.h,
+** LI_XPCALL_* and LI_CO_*); only the bookkeeping is added.  A function
+** the Lua does not have (coroutine.close before 5.4) is not added.  They
 ** also look like the originals to the debug library: light C functions
 ** with no upvalue, and a wrap function whose one upvalue is its coroutine.
 ** So the profiler is not an upvalue: it is found in the registry under a
@@ -86,7 +89,15 @@ static int li_pcall(lua_State *L) {
 static int li_xpcall(lua_State *L) {
   int n = lua_gettop(L);
   lua_KContext ctx;
-  luaL_checktype(L, 2, LUA_TFUNCTION);
+  if (LI_XPCALL_CHECK_HANDLER)
+    luaL_checktype(L, 2, LUA_TFUNCTION);
+  else if (LI_XPCALL_ARGS)                  /* 5.2: any handler */
+    luaL_argcheck(L, n >= 2, 2, "value expected");
+  else {                      /* 5.1: any handler, and f gets no arguments */
+    luaL_checkany(L, 2);
+    lua_settop(L, 2);
+    n = 2;
+  }
   ctx = pcall_ctx(L, 2);
   lua_pushboolean(L, 1);
   lua_pushvalue(L, 1);
@@ -170,21 +181,47 @@ static int died(lua_State *co, int status) {
          lua_status(co) != LUA_OK && lua_status(co) != LUA_YIELD;
 }
 
+static int co_state(lua_State *L, lua_State *co);
+static const char *const co_names[] = {"running", "dead", "suspended", "normal"};
+
+/* The resume the version refuses before lua_resume (LI_CO_CHECK_*): 1
+** with the message pushed, 0 if co may be resumed. */
+static int refused(lua_State *L, lua_State *co, int narg) {
+  if (LI_CO_CHECK_STATUS) {                     /* 5.1's auxresume */
+    int st = co_state(L, co);
+    if (!lua_checkstack(co, narg))
+      luaL_error(L, "too many arguments to resume");
+    if (st != 2) {
+      lua_pushfstring(L, "cannot resume %s coroutine", co_names[st]);
+      return 1;
+    }
+    return 0;
+  }
+  if (!lua_checkstack(co, narg)) {
+    lua_pushliteral(L, "too many arguments to resume");
+    return 1;
+  }
+  if (LI_CO_CHECK_DEAD && lua_status(co) == LUA_OK && lua_gettop(co) == 0) {
+    lua_pushliteral(L, "cannot resume dead coroutine");
+    return 1;
+  }
+  return 0;
+}
+
 /* Resume co with narg values from L's top.  Returns the count of results
 ** moved to L, or -1 with the error value on L's top. */
 static int resume(lua_State *L, lua_State *co, int coidx, int narg) {
   resume_ctx c;
   int status, nres;
-  if (!lua_checkstack(co, narg)) {
-    lua_pushliteral(L, "too many arguments to resume");
-    return -1;
-  }
+  if (refused(L, co, narg)) return -1;
   resume_begin(&c, prof_of(L), L, co, coidx);
   lua_xmove(L, co, narg);
+  li_co_setlevel(L, co);
   status = lua_resume(co, L, narg, &nres);
   resume_end(&c, L, coidx, died(co, status));
   if (status == LUA_OK || status == LUA_YIELD) {
     if (!lua_checkstack(L, nres + 1)) {
+      if (LI_CO_RAISE_LIMITS) luaL_error(L, "too many results to resume");
       lua_pop(co, nres);
       lua_pushliteral(L, "too many results to resume");
       return -1;
@@ -237,11 +274,15 @@ static int wrapped(lua_State *L) {
   r = resume(L, co, lua_upvalueindex(1), lua_gettop(L));
   if (r < 0) {
     int st = lua_status(co);
-    if (st != LUA_OK && st != LUA_YIELD) {   /* died: close its tbc vars */
-      st = reset_thread(L, co, lua_upvalueindex(1));
+    if (LI_HAVE_CLOSE && st != LUA_OK && st != LUA_YIELD) {
+      st = reset_thread(L, co, lua_upvalueindex(1));  /* died: its tbc vars */
       lua_xmove(co, L, 1);
     }
-    if (st != LUA_ERRMEM && lua_type(L, -1) == LUA_TSTRING) {
+    /* (5.4 leaves a memory error as it is; 5.1 and 5.2 take numbers as
+    ** strings) */
+    if ((!LI_HAVE_CLOSE || st != LUA_ERRMEM) &&
+        (LI_CO_WHERE_NUMBER ? lua_isstring(L, -1)
+                            : lua_type(L, -1) == LUA_TSTRING)) {
       luaL_where(L, 1);                        /* where the caller is */
       lua_insert(L, -2);
       lua_concat(L, 2);
@@ -253,7 +294,11 @@ static int wrapped(lua_State *L) {
 
 static int li_wrap(lua_State *L) {
   lua_State *co;
-  luaL_checktype(L, 1, LUA_TFUNCTION);
+  if (LI_CO_LUA_FUNCTION)
+    luaL_argcheck(L, lua_isfunction(L, 1) && !lua_iscfunction(L, 1), 1,
+                  "Lua function expected");
+  else
+    luaL_checktype(L, 1, LUA_TFUNCTION);
   co = lua_newthread(L);
   lua_pushvalue(L, 1);
   lua_xmove(L, co, 1);
@@ -310,12 +355,11 @@ static int co_state(lua_State *L, lua_State *co) {
 }
 
 static int li_close(lua_State *L) {
-  static const char *const names[] = {"running", "dead", "suspended", "normal"};
   lua_State *co = check_co(L);
   int st = co_state(L, co);
   li_prof *P;
   if (st != 1 && st != 2)
-    return luaL_error(L, "cannot close a %s coroutine", names[st]);
+    return luaL_error(L, "cannot close a %s coroutine", co_names[st]);
   P = prof_of(L);
   if (P != NULL && P->on) {           /* its frames end where it stopped */
     li_stack *C = li_stack_of_thread(P, L, 1);
@@ -451,7 +495,8 @@ int li_host_pcall(lua_State *L, int nargs, int nresults, int msgh) {
 ** Installing
 ** ====================================================================== */
 
-/* Which functions are replaced: table (NULL = globals), name. */
+/* Which functions are replaced, where the Lua has them: table (NULL =
+** globals), name. */
 static const struct {
   const char *table;      /* global holding it, or NULL for a global */
   const char *name;       /* field */
@@ -508,9 +553,11 @@ void li_install_boundaries(lua_State *L) {
   lua_setfield(L, LUA_REGISTRYINDEX, LI_REG_ORIGINALS);
   for (size_t i = 0; i < NREPLACED; i++) {
     if (!push_holder(L, i)) continue;
-    lua_pushcfunction(L, replaced[i].fn);
-    lua_setfield(L, -2, replaced[i].name);
-    lua_pop(L, 1);
+    if (lua_getfield(L, -1, replaced[i].name) != LUA_TNIL) {
+      lua_pushcfunction(L, replaced[i].fn);  /* (not added where absent) */
+      lua_setfield(L, -3, replaced[i].name);
+    }
+    lua_pop(L, 2);
   }
   lua_settop(L, top);
 }

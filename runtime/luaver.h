@@ -115,7 +115,7 @@ static inline void luaL_addgsub(luaL_Buffer *b, const char *s, const char *p,
 ** version's message (lcorolib.c getco). */
 #if LUA_VERSION_NUM >= 504
 #define li_argexpected_thread(L, co) luaL_argexpected(L, (co), 1, "thread")
-#elif LUA_VERSION_NUM >= 502
+#elif LUA_VERSION_NUM >= 503   /* (helper-beh: 5.2 says "coroutine expected") */
 #define li_argexpected_thread(L, co) luaL_argcheck(L, (co), 1, "thread expected")
 #else
 #define li_argexpected_thread(L, co) luaL_argcheck(L, (co), 1, "coroutine expected")
@@ -377,6 +377,110 @@ static inline void li_env_as_loaded(lua_State *L, int probe) {
 #define LI_AR_CI(ar) ((const void *)(ar).i_ci)
 #else
 #define LI_AR_CI(ar) ((const void *)(uintptr_t)((ar).i_ci + 1))
+#endif
+
+/* ======================================================================
+** (helper-beh addition) What a user sees of each version's lua.c, base
+** library and coroutine library: the behaviours luaprof5.N
+** (cli/luaprof.c), the luainstr.run module (run.c) and the replaced
+** pcall, xpcall and coroutine functions (boundary.c) reproduce.  Each is
+** 0 or 1 (a few name the version they follow), so the code reads them in
+** plain `if`s and every branch compiles on every Lua.
+** ====================================================================== */
+
+/* lua.c's options: -E (5.2+), which 5.2 takes with trailing characters
+** too (-Exyz), -W (5.4); from 5.2 on, -e and -l refuse a next argument
+** that starts with '-' (5.1 takes it as their argument). */
+#define LI_LUAC_OPT_E (LUA_VERSION_NUM >= 502)
+#define LI_LUAC_OPT_E_EXACT (LUA_VERSION_NUM >= 503)
+#define LI_LUAC_OPT_W (LUA_VERSION_NUM >= 504)
+#define LI_LUAC_OPTARG_NODASH (LUA_VERSION_NUM >= 502)
+/* lua.c makes `arg` before LUA_INIT, -e and -l, and passes the script
+** arg[1..#arg] (5.3+); before, `arg` is made just before the script loads
+** (LUA_INIT and -e code see none; with no script there is none) and the
+** script gets the command line's arguments. */
+#define LI_LUAC_ARG_EARLY (LUA_VERSION_NUM >= 503)
+/* -l NAME: require(NAME) only (5.1), also the global NAME set to its
+** result (5.2+), -l G=NAME to name the global (5.4). */
+#define LI_LUAC_LIB_GLOBAL (LUA_VERSION_NUM >= 502)
+#define LI_LUAC_LIB_RENAME (LUA_VERSION_NUM >= 504)
+/* Lua 5.1 runs LUA_INIT first, and -v prints LUA_RELEASE and the
+** copyright on stderr after it; later ones print LUA_COPYRIGHT on stdout
+** before anything runs. */
+#define LI_LUAC_INIT_FIRST (LUA_VERSION_NUM == 501)
+/* The message handler, by the version whose lua.c has it:
+**   51  a string or number gets debug.traceback (the global `debug`, if
+**       it is still there), other values stay as they are;
+**   52  a string gets a traceback; another value, non-nil, its __tostring
+**       result (whatever it is) or "(no error message)";
+**   53  a string gets a traceback; another value its __tostring string,
+**       or "(error object is a T value)" with a traceback (5.3, 5.4). */
+#define LI_LUAC_MSGH (LUA_VERSION_NUM <= 502 ? LUA_VERSION_NUM - 450 : 53)
+/* The message of a failed chunk (lua.c's report): up to 5.2 a nil error
+** prints nothing and a non-string "(error object is not a string)". */
+#define LI_LUAC_REPORT_NONSTRING (LUA_VERSION_NUM <= 502)
+/* A full collection after a failed chunk: before its message (5.1's
+** docall), after it (5.2's report), none (5.3+).  Finalizers show it. */
+#define LI_LUAC_GC_BEFORE_MSG (LUA_VERSION_NUM == 501)
+#define LI_LUAC_GC_AFTER_MSG (LUA_VERSION_NUM == 502)
+/* The collector in generational mode (5.4's lua.c). */
+#define LI_LUAC_GCGEN (LUA_VERSION_NUM >= 504)
+#if LI_LUAC_GCGEN
+#define li_luac_gcgen(L) lua_gc(L, LUA_GCGEN, 0, 0)
+#else
+#define li_luac_gcgen(L) ((void)(L))
+#endif
+/* os.exit takes true/false for the status and a second argument that
+** closes the state first (5.2+); 5.1's takes a number only. */
+#define LI_OSEXIT_CLOSE (LUA_VERSION_NUM >= 502)
+/* lua.c's SIGINT hook also stops at a new line (5.4). */
+#define LI_LUAC_SIGHOOK_LINE (LUA_VERSION_NUM >= 504)
+/* How a traceback names a C function with no name: "[C]: ?" (5.1) or
+** "[C]: in ?". */
+#if LUA_VERSION_NUM == 501
+#define LI_TB_UNNAMED_C "[C]: ?"
+#else
+#define LI_TB_UNNAMED_C "[C]: in ?"
+#endif
+/* lua.c's banner for -v: 5.1 has LUA_RELEASE and the copyright apart. */
+#if LUA_VERSION_NUM == 501
+#define LI_LUAC_BANNER LUA_RELEASE "  " LUA_COPYRIGHT
+#else
+#define LI_LUAC_BANNER LUA_COPYRIGHT
+#endif
+
+/* pcall and xpcall (lbaselib.c): xpcall passes its extra arguments to
+** the function (5.2+; 5.1 calls it with none); its handler is checked to
+** be a function (5.3+), or only to be there: "value expected". */
+#define LI_XPCALL_ARGS (LUA_VERSION_NUM >= 502)
+#define LI_XPCALL_CHECK_HANDLER (LUA_VERSION_NUM >= 503)
+
+/* coroutine.resume and wrap (lcorolib.c, 5.1's lbaselib.c):
+**   LI_CO_CHECK_STATUS  any coroutine not suspended is refused before
+**                       lua_resume: "cannot resume running/normal/dead
+**                       coroutine" (5.1; its lua_resume needs it);
+**   LI_CO_CHECK_DEAD    a dead one is, "cannot resume dead coroutine"
+**                       (5.2, 5.3; 5.4's lua_resume says it itself, and
+**                       refuses a running or normal one in all of them);
+**   LI_CO_RAISE_LIMITS  too many arguments or results to resume raise
+**                       the error (5.1) rather than return it;
+**   LI_CO_LUA_FUNCTION  create and wrap take Lua functions only (5.1:
+**                       "Lua function expected");
+**   LI_CO_WHERE_NUMBER  wrap puts its caller's position before a number
+**                       error too (5.1, 5.2: lua_isstring). */
+#define LI_CO_CHECK_STATUS (LUA_VERSION_NUM == 501)
+#define LI_CO_CHECK_DEAD (LUA_VERSION_NUM == 502 || LUA_VERSION_NUM == 503)
+#define LI_CO_RAISE_LIMITS (LUA_VERSION_NUM == 501)
+#define LI_CO_LUA_FUNCTION (LUA_VERSION_NUM == 501)
+#define LI_CO_WHERE_NUMBER (LUA_VERSION_NUM <= 502)
+/* 5.1's resume gives the coroutine its resumer's C-call count first
+** (lua_setlevel), which bounds nested resumes ("C stack overflow") and
+** tells lua_yield where the coroutine's own calls start; from 5.2 on
+** lua_resume's `from` does it. */
+#if LUA_VERSION_NUM == 501
+#define li_co_setlevel(from, co) lua_setlevel(from, co)
+#else
+#define li_co_setlevel(from, co) ((void)(from), (void)(co))
 #endif
 
 #endif

@@ -1,7 +1,9 @@
 /*
 ** run.c -- what the `luaprof` command and the `luainstr.run` module share:
-** lua.c's way of running a script (message handler with traceback, the
-** script's arguments from `arg`) and the report, written exactly once when
+** lua.c's way of running a script, as the lua.c of the Lua it is built
+** for has it (message handler, the message of a failed chunk, the
+** script's arguments; the differences are luaver.h's LI_LUAC_*), and the
+** report, written exactly once when
 ** the program ends: after the script returns or fails, from os.exit
 ** (before a requested lua_close, which frees the profiler), when the state
 ** closes some other way, or from an atexit handler when C code calls
@@ -89,16 +91,17 @@ static void pin_module(void) {
 
 /* os.exit as loslib's, but writing the report first: a requested
 ** lua_close frees the profiler, and exit() is too late to change the
-** status when the report fails. */
+** status when the report fails.  (5.1's takes a number only, and never
+** closes the state: LI_OSEXIT_CLOSE.) */
 static int run_os_exit(lua_State *L) {
   int status;
-  if (lua_isboolean(L, 1))
+  if (LI_OSEXIT_CLOSE && lua_isboolean(L, 1))
     status = lua_toboolean(L, 1) ? EXIT_SUCCESS : EXIT_FAILURE;
   else
     status = (int)luaL_optinteger(L, 1, EXIT_SUCCESS);
   if (!li_run_report_write() && status == EXIT_SUCCESS)
     status = EXIT_FAILURE;
-  if (lua_toboolean(L, 2)) {
+  if (LI_OSEXIT_CLOSE && lua_toboolean(L, 2)) {
     report.L = NULL;
     pin_module();
     lua_close(L);
@@ -128,8 +131,43 @@ void li_run_report_hooks(lua_State *L) {
 }
 
 
-int li_run_msghandler(lua_State *L) {
+/* Lua 5.1's lua.c: debug.traceback(msg, 2) through the globals, for a
+** string or a number; anything else, or no debug.traceback, as it is. */
+static int msghandler_51(lua_State *L) {
+  if (!lua_isstring(L, 1)) return 1;
+  if (lua_getglobal(L, "debug") != LUA_TTABLE) {
+    lua_pop(L, 1);
+    return 1;
+  }
+  lua_getfield(L, -1, "traceback");
+  if (!lua_isfunction(L, -1)) {
+    lua_pop(L, 2);
+    return 1;
+  }
+  lua_pushvalue(L, 1);
+  lua_pushinteger(L, 2);       /* skip this function and traceback */
+  lua_call(L, 2, 1);
+  return 1;
+}
+
+/* Lua 5.2's: a traceback for a string; for another value (not nil) its
+** __tostring result, or "(no error message)". */
+static int msghandler_52(lua_State *L) {
   const char *msg = lua_tostring(L, 1);
+  if (msg != NULL)
+    luaL_traceback(L, L, msg, 1);
+  else if (!lua_isnoneornil(L, 1)) {
+    if (!luaL_callmeta(L, 1, "__tostring"))
+      lua_pushliteral(L, "(no error message)");
+  }
+  return 1;
+}
+
+int li_run_msghandler(lua_State *L) {
+  const char *msg;
+  if (LI_LUAC_MSGH == 51) return msghandler_51(L);
+  if (LI_LUAC_MSGH == 52) return msghandler_52(L);
+  msg = lua_tostring(L, 1);
   if (msg == NULL) {
     if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
       return 1;
@@ -138,6 +176,41 @@ int li_run_msghandler(lua_State *L) {
   }
   luaL_traceback(L, L, msg, 1);
   return 1;
+}
+
+
+int li_run_docall(lua_State *L, lua_CFunction msgh, int narg, int nres) {
+  int status, base = lua_gettop(L) - narg;
+  lua_pushcfunction(L, msgh);
+  lua_insert(L, base);
+  status = lua_pcall(L, narg, nres, base);
+  lua_remove(L, base);
+  if (LI_LUAC_GC_BEFORE_MSG && status != LUA_OK)
+    lua_gc(L, LUA_GCCOLLECT, 0);       /* (5.1's docall) */
+  return status;
+}
+
+
+void li_run_message(const char *pname, const char *msg) {
+  if (pname) lua_writestringerror("%s: ", pname);
+  lua_writestringerror("%s\n", msg);
+}
+
+
+int li_run_report(lua_State *L, const char *progname, int status) {
+  if (status == LUA_OK) return status;
+  if (LI_LUAC_REPORT_NONSTRING) {            /* 5.1, 5.2 */
+    const char *msg;
+    if (lua_isnil(L, -1)) return status;
+    msg = lua_tostring(L, -1);
+    li_run_message(progname, msg != NULL ? msg : "(error object is not a string)");
+    lua_pop(L, 1);
+    if (LI_LUAC_GC_AFTER_MSG) lua_gc(L, LUA_GCCOLLECT, 0);
+    return status;
+  }
+  li_run_message(progname, lua_tostring(L, -1));
+  lua_pop(L, 1);
+  return status;
 }
 
 
@@ -156,11 +229,12 @@ int li_run_pushargs(lua_State *L) {
 
 /*
 ** {======================================================
-** The luainstr.run module: `lua5.4 -l luainstr.run SCRIPT [ARGS]`
+** The luainstr.run module: `lua5.N -l luainstr.run SCRIPT [ARGS]`
 ** =======================================================
 */
 
 #define RUN "luainstr.run"
+#define LUA_NAME "lua" LI_LUA_VERSION   /* the interpreter, for messages */
 
 /* Does this argument of lua.c name our module (-l luainstr.run, glued,
 ** or g=luainstr.run)? */
@@ -168,6 +242,11 @@ static int names_us(const char *a) {
   size_t n = strlen(a), k = sizeof RUN - 1;
   return n >= k && strcmp(a + n - k, RUN) == 0 &&
          (n == k || a[n - k - 1] == '=' || a[n - k - 1] == 'l');
+}
+
+static int no_script(lua_State *L) {
+  return luaL_error(L, RUN ": no script to profile (usage: " LUA_NAME
+                    " [options] -l " RUN " SCRIPT [ARGS], or - for stdin)");
 }
 
 /* Checks lua.c's arg table (at idx): the script is at 0 and the
@@ -178,8 +257,7 @@ static lua_Integer check_args(lua_State *L, int idx) {
   lua_Integer i;
   int ours = 0;
   if (lua_rawgeti(L, idx, -1) == LUA_TNIL)   /* no options: no script */
-    luaL_error(L, RUN ": no script to profile (usage: lua5.4 [options] "
-               "-l " RUN " SCRIPT [ARGS], or - for stdin)");
+    no_script(L);
   lua_pop(L, 1);
   for (i = -1; lua_rawgeti(L, idx, i) == LUA_TSTRING; i--) {
     const char *a = lua_tostring(L, -1);
@@ -193,27 +271,88 @@ static lua_Integer check_args(lua_State *L, int idx) {
   return i + 1;
 }
 
-/* lua.c's message handler, without the two levels lua.c's script does not
-** have below it: require, and lua.c's main function below it (the script
-** runs inside `require "luainstr.run"`). */
-static int run_msghandler(lua_State *L) {
-  static const char below[] = "\n\t[C]: in function 'require'\n\t[C]: in ?";
-  size_t n, k = sizeof below - 1;
-  const char *s;
-  li_run_msghandler(L);
-  s = lua_tolstring(L, -1, &n);
-  if (s != NULL && n >= k && memcmp(s + n - k, below, k) == 0)
-    lua_pushlstring(L, s, n - k);
-  return 1;
+/* The script's index in lua.c's argv as Lua 5.1's and 5.2's collectargs
+** find it (lua.c has checked the options already); 0 if there is none. */
+static int script_index(const char *const *argv, int argc) {
+  int i;
+  for (i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (a[0] != '-') return i;
+    switch (a[1]) {
+    case '-': return i + 1 < argc ? i + 1 : 0;
+    case '\0': return i;
+    case 'e': case 'l':
+      if (a[2] == '\0') i++;           /* its argument */
+      break;
+    default: break;                    /* -i, -v, -E */
+    }
+  }
+  return 0;
 }
 
-static int run_docall(lua_State *L, int narg) {
-  int status, base = lua_gettop(L) - narg;
-  lua_pushcfunction(L, run_msghandler);
-  lua_insert(L, base);
-  status = lua_pcall(L, narg, 0, base);
-  lua_remove(L, base);
-  return status;
+/* Lua 5.1's and 5.2's lua.c make `arg` only when the script is about to
+** load, after -l has run this module: make it as their handle_script
+** would, from the command line the system keeps (Linux's
+** /proc/self/cmdline).  Raises an error when that cannot be read or names
+** no script. */
+static void make_arg(lua_State *L) {
+  luaL_Buffer b;
+  FILE *f = fopen("/proc/self/cmdline", "rb");
+  const char *s, *end, **argv;
+  size_t len, n;
+  int argc = 0, i, script;
+  if (f == NULL)
+    luaL_error(L, RUN ": cannot read the command line (/proc/self/cmdline)");
+  luaL_buffinit(L, &b);
+  do {
+    char *p = luaL_prepbuffer(&b);
+    n = fread(p, 1, LUAL_BUFFERSIZE, f);
+    luaL_addsize(&b, n);
+  } while (n == LUAL_BUFFERSIZE);
+  fclose(f);
+  luaL_pushresult(&b);
+  s = lua_tolstring(L, -1, &len);
+  end = s + len;
+  for (const char *p = s; p < end; p += strlen(p) + 1) argc++;
+  argv = (const char **)lua_newuserdatauv(L, sizeof(char *) * (size_t)(argc + 1), 0);
+  i = 0;
+  for (const char *p = s; p < end; p += strlen(p) + 1) argv[i++] = p;
+  argv[argc] = NULL;
+  script = script_index(argv, argc);
+  if (script == 0) no_script(L);
+  lua_createtable(L, argc - (script + 1), script + 1);
+  for (i = 0; i < argc; i++) {
+    lua_pushstring(L, argv[i]);
+    lua_rawseti(L, -2, i - script);
+  }
+  lua_setglobal(L, "arg");
+  lua_pop(L, 2);                       /* the command line, argv */
+}
+
+/* lua.c's message handler, without the two levels lua.c's script does not
+** have below it: require, and lua.c's main function below it (the script
+** runs inside `require "luainstr.run"`).  They are the traceback's last
+** two lines, both C functions; how they read differs between the versions
+** (5.1 names neither; 5.2 calls require "require" or "_G.require", as the
+** order of _G falls), so only their shape is checked. */
+static int run_msghandler(lua_State *L) {
+  static const char cline[] = "\n\t[C]: ";
+  size_t n, k = sizeof cline - 1;
+  const char *s, *cut = NULL;
+  int lines = 0;
+  li_run_msghandler(L);
+  if (lua_type(L, -1) != LUA_TSTRING) return 1;
+  s = lua_tolstring(L, -1, &n);
+  while (lines < 2 && n >= k) {       /* back to the line's start */
+    size_t i = n;
+    while (i > 0 && s[i - 1] != '\n') i--;
+    if (i == 0 || n - (i - 1) < k || memcmp(s + i - 1, cline, k) != 0) break;
+    n = i - 1;
+    cut = s + n;
+    lines++;
+  }
+  if (lines == 2) lua_pushlstring(L, s, (size_t)(cut - s));
+  return 1;
 }
 
 int (luaopen_luainstr_run)(lua_State *L) {
@@ -221,8 +360,11 @@ int (luaopen_luainstr_run)(lua_State *L) {
   const char *fname, *progname;
   char *out_abs;
   int status, ok;
+  if (!LI_LUAC_ARG_EARLY && lua_getglobal(L, "arg") != LUA_TTABLE)
+    make_arg(L);                       /* (5.1, 5.2) */
+  lua_settop(L, 0);
   if (lua_getglobal(L, "arg") != LUA_TTABLE)
-    return luaL_error(L, RUN ": no 'arg' table (run from lua5.4's command line)");
+    return luaL_error(L, RUN ": no 'arg' table (run from " LUA_NAME "'s command line)");
   lua_rawgeti(L, -1, check_args(L, lua_gettop(L)));
   progname = lua_tostring(L, -1);                    /* stays on the stack */
   lua_rawgeti(L, -2, 0);
@@ -248,11 +390,9 @@ int (luaopen_luainstr_run)(lua_State *L) {
   li_run_report_setup(L, RUN, format, out_abs != NULL ? out_abs : out);
   li_run_report_hooks(L);
   status = li_loadfilex(L, fname, NULL);
-  if (status == LUA_OK) status = run_docall(L, li_run_pushargs(L));
-  if (status != LUA_OK) {                            /* as lua.c's l_message */
-    lua_writestringerror("%s: ", progname);
-    lua_writestringerror("%s\n", lua_tostring(L, -1));
-  }
+  if (status == LUA_OK)
+    status = li_run_docall(L, run_msghandler, li_run_pushargs(L), 0);
+  li_run_report(L, progname, status);                /* as lua.c's report */
   ok = li_run_report_write();
   li_run_report_forget();
   /* End as lua.c ends after the script: close the state (finalizers run),

@@ -180,8 +180,19 @@ void li_run_report_hooks(lua_State *L);
 int li_run_report_write(void);
 /* The state is about to close: nothing to write any more. */
 void li_run_report_forget(void);
-/* lua.c's message handler: a string message with a traceback. */
+/* lua.c's message handler, as the version's lua.c has it (luaver.h,
+** LI_LUAC_MSGH): a string message gets a traceback. */
 int li_run_msghandler(lua_State *L);
+/* lua.c's docall: the function and narg arguments on the top called with
+** msgh as message handler; 5.1 collects garbage after an error. */
+int li_run_docall(lua_State *L, lua_CFunction msgh, int narg, int nres);
+/* lua.c's l_message: "pname: msg" (pname NULL: msg alone) on stderr. */
+void li_run_message(const char *pname, const char *msg);
+/* lua.c's report: the message of a failed chunk (status not LUA_OK) on
+** the top, prefixed with progname, printed and popped as the version's
+** lua.c does (LI_LUAC_REPORT_NONSTRING, LI_LUAC_GC_AFTER_MSG).  Returns
+** status. */
+int li_run_report(lua_State *L, const char *progname, int status);
 /* Push arg[1..#arg], as lua.c passes them to the script; returns how many. */
 int li_run_pushargs(lua_State *L);
 

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Behaviour under luaprof: every program P.lua of DIR must behave exactly the
-# same (stdout, stderr, exit status) under `INTERP P.lua` and under
-# `LUAPROF -o REPORT P.lua`, and REPORT must be a non-empty file.
+# Behaviour under luaprof: every program P.lua of each DIR must behave
+# exactly the same (stdout, stderr, exit status) under `INTERP P.lua` and
+# under `LUAPROF -o REPORT P.lua`, and REPORT must be a non-empty file.
+# LUAPROF is built for INTERP's Lua (luaprof5.1 for lua5.1 ...): a program
+# that Lua version cannot compile must fail the same way under both.
 #
-# usage: run_luaprof.sh LUAPROF_BIN [INTERP] [DIR]
+# usage: run_luaprof.sh LUAPROF_BIN [INTERP] [DIR...]
 #   INTERP   reference interpreter                (default lua5.4)
-#   DIR      folder of *.lua programs              (default lua54/ here)
+#   DIR      folders of *.lua programs            (default lua54/ here)
 #
 # For each P.lua, two copies of P.lua and DIR/modules/*.lua (untouched:
 # luaprof instruments them as they load) are run as
@@ -19,6 +21,21 @@
 #   LI_ONLY=GLOB    run only the programs whose file name matches GLOB
 #   LI_KEEP=1       keep the temporary directory (its path is printed)
 #   LI_LUAPROF_FLAGS  more luaprof options, split at spaces (--memory)
+#   LI_MODULE_DIR=D the module instead of luaprof: `INTERP -l luainstr.run
+#                   P.lua` (LUAINSTR_OUT=REPORT), luainstr.so found in D;
+#                   both sides run with LUA_CPATH="D/?.so;./?.so" (so that
+#                   package.cpath is the same), LUAPROF_BIN is not run
+#
+# Programs that look at arg[-1] and below see the interpreter's options,
+# which differ between the two commands (`-l luainstr.run`): the programs
+# here print only arg[0] and above.  Under the module, the script runs
+# inside `require`: a traceback the program prints itself ends with
+# require and lua.c's main function below the main chunk, so in that mode
+# the lines of tracebacks naming an unnamed C function or require are left
+# out of the comparison (the module takes them out of its own message).
+# It also runs two C levels deeper: programs that reach the C-call limit
+# are listed in DIR/NOT_UNDER_MODULE (one name a line, # comments) and
+# skipped in that mode.
 #
 # Prints one line per program and finally `N passed, N failed`; exits 1 if
 # any program failed, 2 on a usage error.
@@ -30,12 +47,14 @@ usage() {
   exit 2
 }
 
-[ $# -ge 1 ] && [ $# -le 3 ] || usage
+[ $# -ge 1 ] || usage
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd) || exit 2
 prof=$1
 interp=${2:-lua5.4}
-dir=${3:-$here/lua54}
+shift $(($# >= 2 ? 2 : 1))
+dirs=("$@")
+[ ${#dirs[@]} -gt 0 ] || dirs=("$here/lua54")
 tmo=${LI_TIMEOUT:-60}
 only=${LI_ONLY:-*}
 need_report=1
@@ -43,34 +62,74 @@ need_report=1
 
 . "$here/common.sh"
 
-prof=$(abspath "$prof") || exit 2
-need_command run_luaprof.sh "luaprof binary" "$prof"
+module_dir=${LI_MODULE_DIR:-}
+if [ -n "$module_dir" ]; then
+  module_dir=$(cd "$module_dir" && pwd) || exit 2
+  if [ ! -f "$module_dir/luainstr.so" ]; then
+    echo "run_luaprof.sh: no luainstr.so in $module_dir" >&2
+    exit 2
+  fi
+  what="$(basename "$interp") -l luainstr.run"
+else
+  prof=$(abspath "$prof") || exit 2
+  need_command run_luaprof.sh "luaprof binary" "$prof"
+  what=luaprof
+fi
 interp=$(abspath "$interp") || exit 2
 need_command run_luaprof.sh interpreter "$interp"
-if [ ! -d "$dir" ]; then
-  echo "run_luaprof.sh: no such directory: $dir" >&2
-  exit 2
-fi
-dir=$(cd "$dir" && pwd)
+for i in "${!dirs[@]}"; do
+  if [ ! -d "${dirs[$i]}" ]; then
+    echo "run_luaprof.sh: no such directory: ${dirs[$i]}" >&2
+    exit 2
+  fi
+  dirs[$i]=$(cd "${dirs[$i]}" && pwd)
+done
 
 clean_lua_env
+[ -n "$module_dir" ] && export LUA_CPATH="$module_dir/?.so;./?.so"
 setup_run run_luaprof.sh li-luaprof-beh
+ref_label=$(basename "$interp")
 
 
 passed=0
 failed=0
 shopt -s nullglob
-programs=("$dir"/*.lua)
-if [ ${#programs[@]} -eq 0 ]; then
-  echo "run_luaprof.sh: no *.lua programs in $dir" >&2
-fi
+programs=()
+for dir in "${dirs[@]}"; do
+  found=("$dir"/*.lua)
+  if [ ${#found[@]} -eq 0 ]; then
+    echo "run_luaprof.sh: no *.lua programs in $dir" >&2
+  fi
+  programs+=(${found[@]+"${found[@]}"})
+done
 
+# not_under_module DIR NAME: is NAME listed in DIR/NOT_UNDER_MODULE?
+not_under_module() {
+  [ -f "$1/NOT_UNDER_MODULE" ] || return 1
+  local line
+  while IFS= read -r line || [ -n "$line" ]; do
+    line=${line%%#*}
+    line=${line//[[:space:]]/}
+    [ "$line" = "$2" ] && return 0
+  done <"$1/NOT_UNDER_MODULE"
+  return 1
+}
+
+skipped=0
 for prog in "${programs[@]}"; do
   name=$(basename "$prog")
   # shellcheck disable=SC2053
   [[ $name == $only ]] || continue
+  dir=$(dirname "$prog")
+  if [ -n "$module_dir" ] && not_under_module "$dir" "$name"; then
+    echo "skip $name (NOT_UNDER_MODULE)"
+    skipped=$((skipped + 1))
+    continue
+  fi
   base=${name%.lua}
-  work=$tmp/$base
+  shown=$name
+  [ ${#dirs[@]} -gt 1 ] && shown=$(basename "$dir")/$name
+  work=$tmp/$(basename "$dir")_$base
   out=$work/out
   mkdir -p "$work/ref" "$work/prof" "$out"
   for side in ref prof; do
@@ -87,6 +146,8 @@ for prog in "${programs[@]}"; do
   for side in ref prof; do
     # shellcheck disable=SC2206
     if [ $side = ref ]; then cmd=("$interp")
+    elif [ -n "$module_dir" ]; then
+      cmd=(env LUAINSTR_OUT="$report" "$interp" -l luainstr.run)
     else cmd=("$prof" ${LI_LUAPROF_FLAGS:-} -o "$report"); fi
     (
       cd "$work/$side" || exit 125
@@ -103,22 +164,31 @@ for prog in "${programs[@]}"; do
   if [ "$(cat "$out/ref.status")" = 124 ]; then
     why+=("original timed out")
   fi
-  cmp -s "$out/ref.stdout" "$out/prof.stdout" || why+=("stdout differs")
-  cmp -s "$out/ref.stderr" "$out/prof.stderr" || why+=("stderr differs")
+  for s in stdout stderr; do
+    if [ -n "$module_dir" ]; then
+      for side in ref prof; do
+        sed -E "/^$(printf '\t')\[C\]: (\?|in \?|in function '(_G\.)?require')\r?\$/d" \
+          "$out/$side.$s" >"$out/$side.$s.cmp"
+      done
+    else
+      for side in ref prof; do cp -- "$out/$side.$s" "$out/$side.$s.cmp"; done
+    fi
+    cmp -s "$out/ref.$s.cmp" "$out/prof.$s.cmp" || why+=("$s differs")
+  done
   if [ "$need_report" = 1 ] && [ ! -s "$report" ]; then
     why+=("no report written")
   fi
 
   if [ ${#why[@]} -eq 0 ]; then
-    echo "ok   $name"
+    echo "ok   $shown"
     passed=$((passed + 1))
   else
     reason=$(IFS=';'; echo "${why[*]}")
-    echo "FAIL $name: ${reason//;/; }"
+    echo "FAIL $shown: ${reason//;/; }"
     for s in stdout stderr; do
-      if ! cmp -s "$out/ref.$s" "$out/prof.$s"; then
-        echo "  --- $s (lua5.4 vs luaprof)"
-        diff -u --label lua5.4 --label luaprof -a \
+      if ! cmp -s "$out/ref.$s.cmp" "$out/prof.$s.cmp"; then
+        echo "  --- $s ($ref_label vs $what)"
+        diff -u --label "$ref_label" --label "$what" -a \
           "$out/ref.$s" "$out/prof.$s" >"$out/$s.diff"
         excerpt "$out/$s.diff" 30
       fi
@@ -127,5 +197,5 @@ for prog in "${programs[@]}"; do
   fi
 done
 
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed$([ $skipped -gt 0 ] && echo ", $skipped skipped")"
 [ "$failed" -eq 0 ]

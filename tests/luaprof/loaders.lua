@@ -9,7 +9,17 @@ local function show(...)
   print(table.concat(t, " | ", 1, t.n))
 end
 local function try(f, ...)
-  show(pcall(f, ...))
+  if _VERSION == "Lua 5.2" then
+    -- (5.2 names a function pcall calls by searching _G, whose order is
+    -- seeded per run: 'load', '_G.load' or 'loadstring'; called from Lua
+    -- it is the local 'f')
+    show(pcall(function(...)
+      local r = table.pack(f(...))
+      return table.unpack(r, 1, r.n)
+    end, ...))
+  else
+    show(pcall(f, ...))
+  end
 end
 
 -- load: strings
