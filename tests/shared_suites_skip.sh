@@ -46,5 +46,18 @@ check real_busted_penlight "github.com/lunarmodules/Penlight" \
   bash "$tests/real/busted_specs.sh" "$bin/luaprof" "$missing" penlight-1.13.1 pl
 check real_busted_luassert "github.com/lunarmodules/luassert" \
   bash "$tests/real/busted_specs.sh" "$bin/luaprof" "$missing" luassert-1.9.0 luassert
+# The same scripts for the other Luas (when their luaprof5.N is built).
+if [ -x "$bin/luaprof5.3" ]; then
+  check official_53 "lua-5.3.6-tests" \
+    bash "$tests/official/run.sh" "$bin" "$missing" lua5.3
+  check real_busted_luassert_lua53 "github.com/lunarmodules/luassert" \
+    bash "$tests/real/busted_specs.sh" "$bin/luaprof5.3" "$missing" luassert-1.9.0 luassert lua5.3
+fi
+if [ -x "$bin/luaprof5.1" ]; then
+  check real_penlight_tests_lua51 "github.com/lunarmodules/Penlight" \
+    bash "$tests/real/penlight_tests.sh" "$bin/luaprof5.1" "$missing" lua5.1
+  check real_busted_penlight_lua51 "github.com/lunarmodules/Penlight" \
+    bash "$tests/real/busted_specs.sh" "$bin/luaprof5.1" "$missing" penlight-1.13.1 pl lua5.1
+fi
 [ $failed -eq 0 ] || { echo "$failed check(s) failed"; exit 1; }
 echo "all skip without the material, fail under CI"

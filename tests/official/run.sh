@@ -1,51 +1,58 @@
 #!/usr/bin/env bash
-# The official Lua 5.4.4 test suite, instrumented, in two modes:
+# An official Lua test suite (5.4.4's, or 5.3.6's under luaprof5.3),
+# instrumented, in these modes:
 #
 #   luaprof  every chunk instrumented as it loads, with the real runtime:
 #            `luaprof -e "_U=true" all.lua`, and each file alone as
 #            `luaprof -e "_U=true _soft=true _port=true _nomsg=true" F.lua`;
-#   offline  every .lua file of the copy rewritten in place by `luainstr`,
-#            then the same runs under a stock lua5.4 (fallback probe).
+#   offline  every .lua file of the copy rewritten in place by `luainstr`
+#            (`--lua 5.N`), then the same runs under the stock interpreter
+#            (fallback probe).
 #   memory   as luaprof, with memory mode and frame mode on (`luaprof
 #            --memory --frames`: the state's allocator wrapped), the
 #            luaprof entries of the lists applied.
 #
 #   self     (a check of this harness) every listed assertion rewritten,
-#            nothing instrumented, a stock lua5.4: each listed assertion
-#            must be evaluated and pass, each run end as the reference.
+#            nothing instrumented, the stock interpreter: each listed
+#            assertion must be evaluated and pass, each run end as the
+#            reference.
 #
-# A stock lua5.4 first runs the same commands on an unchanged copy (the
-# reference: it must pass, and its last line of stdout is what each
-# other run must end with).  Each run gets a fresh copy.
+# The stock interpreter (lua5.4, or lua5.3) says which Lua: its _VERSION
+# picks luaprof (5.4) or luaprof5.N and the lists (below).  It first runs
+# the same commands on an unchanged copy (the reference: it must pass, and
+# its last line of stdout is what each other run must end with).  Each run
+# gets a fresh copy.
 #
 # Assertions that check an inherent, documented difference are listed in
-# disabled.txt; those that fail because of a defect being fixed are listed,
-# temporarily, in pending.txt.  disable.lua rewrites each listed assertion
-# of the copy into a call of the recorder (recorder.lua, run with `-e`
-# first), which still evaluates it, lets the file go on, and logs the
-# outcome.  The test fails when
+# disabled.txt (5.4; disabled-5.N.txt for 5.N); those that fail because of
+# a defect being fixed are listed, temporarily, in pending.txt
+# (pending-5.N.txt).  disable.lua rewrites each listed assertion of the
+# copy into a call of the recorder (recorder.lua, run with `-e` first),
+# which still evaluates it, lets the file go on, and logs the outcome.
+# The test fails when
 #   - a run exits non-zero, times out, or does not end with the reference's
 #     last line of stdout (an assertion that is not listed failed);
 #   - a listed assertion passes or is never evaluated in a run that went
 #     through its file (the list is stale);
-#   - a pending.txt assertion fails (a known defect is still there), unless
+#   - a pending assertion fails (a known defect is still there), unless
 #     LI_OFFICIAL_PENDING=allow.
 #
 # usage: run.sh BIN_DIR SUITE_DIR [INTERP]
-#   BIN_DIR    the build's bin/ (luaprof, luainstr)
-#   SUITE_DIR  the official suite (lua-5.4.4-tests), never written to
-#   INTERP     the stock interpreter (default lua5.4)
+#   BIN_DIR    the build's bin/ (luaprof or luaprof5.N, luainstr)
+#   SUITE_DIR  the official suite (lua-5.4.4-tests, lua-5.3.6-tests),
+#              never written to
+#   INTERP     the stock interpreter (default lua5.4; lua5.3)
 # SUITE_DIR missing: exits 77, a skip for ctest (1 when CI is set).
 #
 # Environment:
 #   LI_OFFICIAL_MODES="self luaprof offline memory"  the modes to run
 #   LI_OFFICIAL_ONLY=GLOB   the files run alone (all.lua is `all.lua`)
-#   LI_OFFICIAL_PENDING=apply|allow|off  pending.txt applied and its
+#   LI_OFFICIAL_PENDING=apply|allow|off  the pending list applied and its
 #                   failures fail the test (apply, the default), applied
 #                   but tolerated (allow: shows whether the rest is clean),
 #                   or not applied (off: each defect stops its file, as
 #                   without this harness)
-#   LI_OFFICIAL_DISABLED=off  do not apply disabled.txt either
+#   LI_OFFICIAL_DISABLED=off  do not apply the disabled list either
 #   LI_TIMEOUT=S    seconds per run (default 300)
 #   LI_KEEP=1       keep the temporary directory (logs, outputs, copies)
 set -u
@@ -65,31 +72,61 @@ tmo=${LI_TIMEOUT:-300}
 
 . "$here/../behaviour/common.sh"
 
+# The Lua the suite is for, by the interpreter's name (the interpreter
+# itself is asked below): what a missing suite's message names.
+case $interp in
+  *5.3*) ver=5.3 ;;
+  *) ver=5.4 ;;
+esac
+
 # Not in this repository: missing, the test skips (fails with CI set).
 if [ ! -f "$suite/all.lua" ]; then
   . "$here/../shared_missing.sh"
-  shared_missing run_official "the official Lua 5.4.4 test suite is not at '$suite'" \
-    "It is the testes/ folder of lua-5.4.4-tests.tar.gz, published by lua.org" \
-    "(https://www.lua.org/tests/).  Unpack it as ../shared/lua-5.4.4-tests beside" \
-    "the project (where CI keeps it), or configure with" \
-    "-DLI_OFFICIAL_SUITE=/path/to/lua-5.4.4-tests (the folder holding all.lua)."
+  if [ $ver = 5.3 ]; then
+    shared_missing run_official "the official Lua 5.3.6 test suite is not at '$suite'" \
+      "It is the testes/ folder of the Lua 5.3.6 release: tag v5.3.6 of" \
+      "https://github.com/lua/lua.  Copy it as ../shared/lua-5.3.6-tests beside" \
+      "the project (where CI keeps it), or configure with" \
+      "-DLI_OFFICIAL_SUITE_53=/path/to/lua-5.3.6-tests (the folder holding all.lua)."
+  else
+    shared_missing run_official "the official Lua 5.4.4 test suite is not at '$suite'" \
+      "It is the testes/ folder of lua-5.4.4-tests.tar.gz, published by lua.org" \
+      "(https://www.lua.org/tests/).  Unpack it as ../shared/lua-5.4.4-tests beside" \
+      "the project (where CI keeps it), or configure with" \
+      "-DLI_OFFICIAL_SUITE=/path/to/lua-5.4.4-tests (the folder holding all.lua)."
+  fi
 fi
 suite=$(cd "$suite" && pwd)
 bin=$(cd "$bin" && pwd) || exit 2
-need_command run.sh luaprof "$bin/luaprof"
-need_command run.sh luainstr "$bin/luainstr"
 need_command run.sh interpreter "$interp"
 interp=$(command -v "$interp")
+got_ver=$("$interp" -e 'io.write((_VERSION:gsub("^Lua ", "")))') || exit 2
+if [ "$got_ver" != "$ver" ]; then
+  echo "run_official: $interp is Lua $got_ver; this harness knows lua5.4 and lua5.3" >&2
+  exit 2
+fi
+# 5.4: luaprof, disabled.txt, pending.txt; 5.N: luaprof5.N, the -5.N lists.
+if [ $ver = 5.4 ]; then
+  luaprof=$bin/luaprof
+  disabled=$here/disabled.txt
+  pendings=$here/pending.txt
+else
+  luaprof=$bin/luaprof$ver
+  disabled=$here/disabled-$ver.txt
+  pendings=$here/pending-$ver.txt
+fi
+need_command run.sh luaprof "$luaprof"
+need_command run.sh luainstr "$bin/luainstr"
 case $pending in apply|allow|off) ;; *) usage ;; esac
 
 clean_lua_env
 setup_run run_official li-official
 
-# (without its comment lines: lua5.4 takes no -e argument that starts with -)
+# (without its comment lines: lua takes no -e argument that starts with -)
 recorder=$(grep -v '^--' "$here/recorder.lua") || exit 2
 lists=()
-[ "${LI_OFFICIAL_DISABLED:-on}" = off ] || lists+=("$here/disabled.txt")
-[ "$pending" = off ] || lists+=("$here/pending.txt")
+[ "${LI_OFFICIAL_DISABLED:-on}" = off ] || lists+=("$disabled")
+[ "$pending" = off ] || lists+=("$pendings")
 
 # The runs: all.lua as the README's plain command, then every file alone,
 # but heavy.lua (all.lua never runs it: it exhausts memory on purpose) and
@@ -125,7 +162,7 @@ run_one() {
   rm -rf -- "$copy.run"
 }
 
-# The reference: stock lua5.4, unchanged copy.
+# The reference: the stock interpreter, unchanged copy.
 mkdir -p "$tmp/ref/out"
 cp -r -- "$suite" "$tmp/ref/copy" || exit 2
 declare -A want
@@ -145,8 +182,8 @@ pending_failed=0
 passed=0
 for mode in $modes; do
   case $mode in
-    luaprof) cmd=("$bin/luaprof" -o /dev/null) ;;
-    memory) cmd=("$bin/luaprof" --memory --frames -o /dev/null) ;;
+    luaprof) cmd=("$luaprof" -o /dev/null) ;;
+    memory) cmd=("$luaprof" --memory --frames -o /dev/null) ;;
     offline|self) cmd=("$interp") ;;
     *) echo "run_official: unknown mode $mode" >&2; exit 2 ;;
   esac
@@ -162,7 +199,7 @@ for mode in $modes; do
   fi
   if [ "$mode" = offline ]; then
     while IFS= read -r -d '' f; do
-      "$bin/luainstr" -o "$f" "$f" || { echo "run_official: luainstr failed on $f" >&2; exit 1; }
+      "$bin/luainstr" --lua "$ver" -o "$f" "$f" || { echo "run_official: luainstr failed on $f" >&2; exit 1; }
     done < <(find "$d/copy" -name '*.lua' -print0)
   fi
   for r in "${runs[@]}"; do
@@ -179,8 +216,8 @@ for mode in $modes; do
       "${covered[@]}" > "$d/out/$r.check"
     grep -q '^\(PASSES\|UNREACHED\)' "$d/out/$r.check" && why+=("listed assertions that no longer fail")
     grep -q '^FAILS' "$d/out/$r.check" && why+=("listed assertions that fail without instrumentation")
-    npend=$(grep -c '^failed .*pending\.txt' "$d/out/$r.check")
-    ndis=$(grep -c '^failed .*disabled\.txt' "$d/out/$r.check")
+    npend=$(grep -c '^failed .*pending[-0-9.]*\.txt' "$d/out/$r.check")
+    ndis=$(grep -c '^failed .*disabled[-0-9.]*\.txt' "$d/out/$r.check")
     if [ $npend -gt 0 ]; then
       pending_failed=$((pending_failed + 1))
       [ "$pending" = allow ] || why+=("$npend pending assertion(s) still fail (known defects)")
@@ -193,7 +230,7 @@ for mode in $modes; do
     else
       failed=$((failed + 1))
       printf 'FAIL  %-8s %-15s %s\n' "$mode" "$r" "$(IFS=';'; echo "${why[*]}")"
-      grep -v '^\(failed .*disabled\.txt\|passed \)' "$d/out/$r.check" | sed 's/^/    /'
+      grep -v '^\(failed .*disabled[-0-9.]*\.txt\|passed \)' "$d/out/$r.check" | sed 's/^/    /'
       [ $rc -eq 0 ] || tail -n 14 -- "$d/out/$r.err" | cut -c1-160 | sed 's/^/    /'
     fi
   done

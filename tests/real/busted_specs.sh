@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # A library's own busted specs, run by Debian's busted under lua5.4 and with
 # busted's interpreter swapped for luaprof, so that busted itself, the
-# library under test and the specs all run instrumented.  The TAP output
+# library under test and the specs all run instrumented (or under lua5.N
+# and luaprof5.N: Debian installs busted, luassert and penlight for 5.1 to
+# 5.4).  The TAP output
 # (after the normalising below), stderr and exit status must be the same,
 # and the report must name functions of busted, of the library and of the
 # specs.
 #
-# usage: busted_specs.sh LUAPROF_BIN SUITES_DIR SUITE LIBRARY
+# usage: busted_specs.sh LUAPROF_BIN SUITES_DIR SUITE LIBRARY [LUA]
 #   SUITE     folder under SUITES_DIR holding spec/ (penlight-1.13.1, ...)
 #   LIBRARY   installed module folder the specs test (pl, luassert)
+#   LUA       the stock interpreter LUAPROF_BIN is built for (lua5.4)
 #
 # How busted is driven: `busted --lua=X ARGS` only re-runs itself as
 # `X /usr/bin/busted --ignore-lua ARGS` through os.execute, after parsing
@@ -17,6 +20,8 @@
 # both):
 #   lua5.4                       BUSTED --ignore-lua -o TAP --verbose spec
 #   luaprof -f csv -o REPORT     BUSTED --ignore-lua -o TAP --verbose spec
+# (lua5.N and luaprof5.N the same way: busted's modules are found on the
+# default path of each Lua.)
 # --verbose adds each failure's traceback to the TAP output.
 #
 # Normalised in stdout before comparing, and nothing else:
@@ -32,10 +37,10 @@ set -u
 set -o pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd) || exit 2
-[ $# -eq 4 ] || { echo "usage: $0 LUAPROF_BIN SUITES_DIR SUITE LIBRARY" >&2; exit 2; }
+[ $# -eq 4 ] || [ $# -eq 5 ] || { echo "usage: $0 LUAPROF_BIN SUITES_DIR SUITE LIBRARY [LUA]" >&2; exit 2; }
 # shellcheck source=tests/real/common.sh
 . "$here/common.sh"
-real_init "busted_specs.sh ($3)" "$1" "$2"
+real_init "busted_specs.sh ($3)" "$1" "$2" "${5:-lua5.4}"
 suite=$3
 lib=$4
 
@@ -50,7 +55,7 @@ mkdir -p "$out"
 
 for side in ref prof; do
   fresh_copy "$src" "$run"
-  if [ $side = ref ]; then cmd=(lua5.4); else cmd=("$prof" ${LI_LUAPROF_FLAGS:-} -f csv -o "$report"); fi
+  if [ $side = ref ]; then cmd=("$lua"); else cmd=("$prof" ${LI_LUAPROF_FLAGS:-} -f csv -o "$report"); fi
   cd "$run" || exit 2
   timed_side "$out" $side "${cmd[@]}" "$busted" --ignore-lua -o TAP --verbose spec
   cd "$tmp" || exit 2
@@ -66,12 +71,12 @@ msgs=$(differs "$out"
        report_lacks "$report" "busted:/busted/" "$lib:/$lib/" \
          'the specs:spec/[A-Za-z0-9_]*_spec\.lua')
 if [ "$tests" -eq 0 ]; then
-  msgs+=$'\n'"  busted ran no test under lua5.4"
+  msgs+=$'\n'"  busted ran no test under $lua"
 fi
 
-echo "$suite: $tests tests (plan ${plan:-missing}), $fails failing under lua5.4" \
+echo "$suite: $tests tests (plan ${plan:-missing}), $fails failing under $lua" \
      "(compared all the same), exit status $(cat "$out/ref.status")"
-echo "run time: lua5.4 ${ms_ref} ms, luaprof ${ms_prof} ms"
+echo "run time: $lua ${ms_ref} ms, $(basename "$prof") ${ms_prof} ms"
 if [ -z "$msgs" ]; then
   echo "ok   $suite: TAP, stderr and exit status identical; report written"
   exit 0

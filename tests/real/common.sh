@@ -2,26 +2,38 @@
 # common.sh -- what the real-suite runners share.  Sourced, not run.
 #
 # Every runner compares one run under the reference interpreter (side
-# `ref`) with one under luaprof (side `prof`).  Both sides run in the same
+# `ref`: lua5.4, or the stock lua5.N a runner is given) with one under
+# luaprof (side `prof`: luaprof, or the luaprof5.N for that Lua).  Both sides run in the same
 # absolute directory, each in a fresh copy of the suite, so that paths in
 # messages, tracebacks and generated files need no normalising.
 #
-# Uses and sets: prog (runner name, for messages), tmo (seconds per run),
-# run_timeout, tmp (scratch directory, removed at exit unless LI_KEEP=1).
+# Uses and sets: prog (runner name, for messages), lua (the reference
+# interpreter), tmo (seconds per run), run_timeout, tmp (scratch directory,
+# removed at exit unless LI_KEEP=1).
 
-# real_init PROG LUAPROF SUITES: check the arguments, clean the environment,
-# make the scratch directory.  (A runner that reads SUITES checks it with
-# need_suite.)
+# real_init PROG LUAPROF SUITES [LUA]: check the arguments, clean the
+# environment, make the scratch directory.  LUA is the stock interpreter
+# of the Lua LUAPROF is built for (default lua5.4).  (A runner that reads
+# SUITES checks it with need_suite.)
 real_init() {
   prog=$1
   prof=$2
   suites=$3
+  lua=${4:-lua5.4}
   case $prof in /*) ;; */*) prof=$(cd "$(dirname "$prof")" && pwd)/$(basename "$prof") ;; esac
   if [ ! -x "$prof" ]; then
     echo "$prog: FAIL: no luaprof binary at $prof" >&2
     exit 1
   fi
-  need_tool lua5.4
+  need_tool "$lua"
+  # luaprof5.N runs the Lua of lua5.N: a mismatch would compare two Luas.
+  local v1 v2
+  v1=$("$lua" -e 'io.write(_VERSION)') || exit 1
+  v2=$("$prof" -o /dev/null -e 'io.write(_VERSION)' </dev/null 2>/dev/null) || v2="?"
+  if [ "$v1" != "$v2" ]; then
+    echo "$prog: FAIL: $lua is $v1, $prof runs ${v2}" >&2
+    exit 1
+  fi
   # The installed libraries are what runs, so Lua's default search paths
   # stay; only what could make the two sides differ goes.
   unset LUA_INIT LUA_INIT_5_1 LUA_INIT_5_2 LUA_INIT_5_3 LUA_INIT_5_4 \
@@ -74,11 +86,12 @@ fresh_copy() {
 }
 
 # run_side OUT SIDE CMD...: run CMD in the current directory with stdin
-# closed; OUT/SIDE.stdout, .stderr and .status receive what it did.
+# closed (or reading the file named by stdin_file, when set); OUT/SIDE.stdout,
+# .stderr and .status receive what it did.
 run_side() {
   local out=$1 side=$2
   shift 2
-  "${run_timeout[@]}" "$@" </dev/null >"$out/$side.stdout" 2>"$out/$side.stderr"
+  "${run_timeout[@]}" "$@" <"${stdin_file:-/dev/null}" >"$out/$side.stdout" 2>"$out/$side.stderr"
   echo $? >"$out/$side.status"
 }
 
@@ -100,13 +113,13 @@ timed_side() {
 differs() {
   local out=$1 s bad=1
   if ! cmp -s "$out/ref.status" "$out/prof.status"; then
-    echo "  exit status: lua5.4 $(cat "$out/ref.status"), luaprof $(cat "$out/prof.status")"
+    echo "  exit status: $lua $(cat "$out/ref.status"), luaprof $(cat "$out/prof.status")"
     bad=0
   fi
   for s in stdout stderr; do
     if ! cmp -s "$out/ref.$s" "$out/prof.$s"; then
-      echo "  --- $s differs (lua5.4 vs luaprof):"
-      diff -u --label "lua5.4 $s" --label "luaprof $s" -a "$out/ref.$s" "$out/prof.$s" \
+      echo "  --- $s differs ($lua vs luaprof):"
+      diff -u --label "$lua $s" --label "luaprof $s" -a "$out/ref.$s" "$out/prof.$s" \
         | head -n "${LI_DIFF_LINES:-40}" | sed 's/^/    /'
       bad=0
     fi
