@@ -41,6 +41,8 @@
 ** (frames adds frames=N, the marks made.)
 ** (In WebAssembly maxrss_kb is the size of the linear memory at the end,
 ** which only grows: the peak of the heap, rounded up to 64 KiB pages.)
+** Built for each Lua the runtime is built for: bench_host for 5.4,
+** bench_host5.N for Lua 5.N (bench/callgrind.sh --lua).
 ** Exit status 1 on any error (load, run, dump), with the message on stderr.
 */
 #define _XOPEN_SOURCE 700  /* POSIX 2008: clock_gettime, getrusage */
@@ -114,6 +116,17 @@ static run_result *result_of(lua_State *L) {
   return lua_touserdata(L, lua_upvalueindex(1));
 }
 
+#if LUA_VERSION_NUM < 502
+/* (Lua 5.1 has no luaL_tolstring: its print calls tostring) */
+static const char *bench_tolstring(lua_State *L, int idx, size_t *len) {
+  lua_getglobal(L, "tostring");
+  lua_pushvalue(L, idx);
+  lua_call(L, 1, 1);
+  return lua_tolstring(L, -1, len);
+}
+#define luaL_tolstring bench_tolstring
+#endif
+
 /* print, as Lua's, but a line "checksum X" is kept (spaces of X turned
 ** into commas, so it stays one field of our output line). */
 static int bench_print(lua_State *L) {
@@ -167,10 +180,28 @@ static void set_args(lua_State *L, const char *script, int nargs, char **args,
 ** floor: probes that do nothing
 ** ====================================================================== */
 
-/* Nothing to set up: a state with no profiler gets, from the loader, the
-** runtime's probe that does nothing (runtime/profiler.c probe_nothing: P(id)
-** and P() return nothing, P(0, values...) returns the values), the probe a
-** loaded chunk has before luainstr_open. */
+/* A state with no profiler gets, from the loader, the runtime's probe that
+** does nothing (runtime/profiler.c probe_nothing: P(id) and P() return
+** nothing, P(0, values...) returns the values), the probe a loaded chunk
+** has before luainstr_open.  A chunk the loader could not give the probe
+** as an upvalue (its loader's form rejected by that Lua: the chunk is then
+** in the form that asks ("").__luainstr for its probe) would get the
+** rewriter's no-op factory's Lua function instead; the floor gives it the
+** same do-nothing C function through that factory. */
+static int floor_nothing(lua_State *L) {
+  int n = lua_gettop(L);
+  return n > 0 ? n - 1 : 0;
+}
+
+static int floor_factory(lua_State *L) {
+  lua_pushcfunction(L, floor_nothing);
+  return 1;
+}
+
+static void floor_start(lua_State *L) {
+  lua_pushcfunction(L, floor_factory);
+  li_set_factory(L);
+}
 
 
 /* ======================================================================
@@ -301,6 +332,15 @@ static uint32_t hook_find(const void *key) {
   return s;
 }
 
+/* (Lua 5.1 has no tail-call event: a tail call is a call event, and each
+** call it replaced gets a return event of its own, LUA_HOOKTAILRET) */
+#if LUA_VERSION_NUM < 502
+#define IS_RETURN(e) ((e) == LUA_HOOKRET || (e) == LUA_HOOKTAILRET)
+#define LUA_HOOKTAILCALL (-1)
+#else
+#define IS_RETURN(e) ((e) == LUA_HOOKRET)
+#endif
+
 static void hook_call(lua_State *L, lua_Debug *ar, uint64_t t) {
   uint32_t fn;
   lua_getinfo(L, "f", ar);
@@ -329,7 +369,7 @@ static void hook_return(uint64_t t) {
 
 static void hook(lua_State *L, lua_Debug *ar) {
   uint64_t t = li_clock_ticks(&H.clock);
-  if (ar->event == LUA_HOOKRET) hook_return(t);
+  if (IS_RETURN(ar->event)) hook_return(t);
   else hook_call(L, ar, t);
 }
 
@@ -400,7 +440,9 @@ static int run_mode(int mode, const char *script, int nargs, char **args) {
   /* Lua leaves the main thread's extra space (lua_getextraspace)
   ** uninitialised; nothing here uses it, so it is NULL, and the profiler
   ** keeps its stacks there (coroutine switches find them at once). */
+#if LI_HAVE_EXTRASPACE
   memset(lua_getextraspace(L), 0, LUA_EXTRASPACE);
+#endif
   memset(&r, 0, sizeof r);
   strcpy(r.checksum, "none");
   luaL_openlibs(L);
@@ -425,6 +467,7 @@ static int run_mode(int mode, const char *script, int nargs, char **args) {
     return 1;
   }
   if (mode == M_HOOK) hook_start(L);
+  if (mode == M_FLOOR) floor_start(L);
   err = run_script(L, mode, script, nargs, args, &r);
   if (mode == M_HOOK) lua_sethook(L, NULL, 0, 0);
   if (!err && IS_FULL(mode)) {

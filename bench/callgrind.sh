@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
 # callgrind.sh -- instruction counts (callgrind), which do not depend on how
 # busy the machine is: per Lua call on fib and per coroutine switch on a
-# coroutine.wrap/yield loop, in the modes of bench_host.
+# coroutine.wrap/yield loop, in the modes of bench_host, for each Lua the
+# runtime is built for (bench_host for 5.4, bench_host5.N for Lua 5.N).
 #
 #   bench/callgrind.sh [--build DIR] [--modes "plain floor full hook"]
+#                      [--lua "5.4 5.3 5.2 5.1"]
 #
+# Modes: those of bench_host (plain, floor, full, hook ...), and direct and
+# api: full with LUAINSTR_PROBE=direct or api (the probe's variants; full
+# is fast where the build has that Lua's headers).  --lua: the versions
+# (default: every one whose bench_host is built).
 # Per call: (Ir of fib.lua 25 - Ir of fib.lua 2) / the calls fib.lua 25
 # makes beyond fib.lua 2 (fib(23), fib(24), fib(25): 485,569 calls),
 # which takes out start-up, loading and the runtime's calibration (each
 # count the median of three runs: the calibration's rounds vary).  Per switch: (Ir of switch.lua
 # 100000 - Ir of switch.lua 50000) / 50000: one value passed, a resume and
-# a yield.  Prints the table and issue 13's
+# a yield.  Prints a table per Lua and, for 5.4, issue 13's
 # targets (full <= 780 per call; full <= hook per switch), met or missed:
 # never an error (a run that fails is one).
 set -euo pipefail
@@ -19,16 +25,27 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/.." && pwd)
 build=${BUILD_DIR:-$top/build}
 modes="plain floor full hook"
+luas=""
 while [[ $# -gt 0 ]]; do
   case $1 in
     --build) build=$2; shift 2 ;;
     --modes) modes=$2; shift 2 ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    --lua) luas=$2; shift 2 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "callgrind.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
-host=$build/bin/bench_host
-[[ -x $host ]] || { echo "callgrind.sh: $host not found (build first, or --build DIR)" >&2; exit 2; }
+# host_of V: the bench_host of Lua V
+host_of() {
+  if [[ $1 == 5.4 ]]; then echo "$build/bin/bench_host"; else echo "$build/bin/bench_host$1"; fi
+}
+if [[ -z $luas ]]; then
+  for v in 5.4 5.3 5.2 5.1; do [[ -x $(host_of $v) ]] && luas+="${luas:+ }$v"; done
+fi
+for v in $luas; do
+  [[ -x $(host_of "$v") ]] || { echo "callgrind.sh: $(host_of "$v") not found (build first, or --build DIR)" >&2; exit 2; }
+done
+[[ -n $luas ]] || { echo "callgrind.sh: no bench_host in $build/bin (build first, or --build DIR)" >&2; exit 2; }
 command -v valgrind >/dev/null || { echo "callgrind.sh: valgrind not installed" >&2; exit 2; }
 if [[ -n ${LI_SANITIZER:-} ]]; then     # (ctest in a sanitizer build)
   echo "callgrind.sh: skipped: valgrind cannot run a program built with -fsanitize=$LI_SANITIZER"
@@ -37,34 +54,45 @@ fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/li-callgrind.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-# Ir MODE SCRIPT ARG: the instructions callgrind counted, the median of
-# three runs (the runtime's calibration takes a few rounds more or less
-# from run to run: up to ten instructions a call in a difference).
+unset LUAINSTR_PROBE
+
+# Ir MODE SCRIPT ARG: the instructions callgrind counted running $host, the
+# median of three runs (the runtime's calibration takes a few rounds more
+# or less from run to run: up to ten instructions a call in a difference).
 ir() {
-  local i
+  local i mode=$1 probe=()
+  case $mode in direct|api) probe=(env LUAINSTR_PROBE="$mode"); mode=full ;; esac
   for i in 1 2 3; do
-    valgrind --tool=callgrind --callgrind-out-file="$tmp/out" \
-      "$host" "$1" "$2" "$3" >"$tmp/stdout" 2>"$tmp/stderr" ||
-      { cat "$tmp/stderr" >&2; echo "callgrind.sh: $1 $2 $3 failed" >&2; exit 1; }
+    "${probe[@]}" valgrind --tool=callgrind --callgrind-out-file="$tmp/out" \
+      "$host" "$mode" "$2" "$3" >"$tmp/stdout" 2>"$tmp/stderr" ||
+      { cat "$tmp/stderr" >&2; echo "callgrind.sh: $host $1 $2 $3 failed" >&2; exit 1; }
     sed -n 's/^summary: //p' "$tmp/out"
   done | sort -n | sed -n 2p
 }
 
 fib=$top/bench/programs/fib.lua
 sw=$here/callgrind/switch.lua
-printf '%-8s %14s %14s\n' mode "Ir/fib call" "Ir/switch"
-declare -A call switch
-for m in $modes; do
-  a=$(ir "$m" "$fib" 2); b=$(ir "$m" "$fib" 25)
-  c=$(ir "$m" "$sw" 50000); d=$(ir "$m" "$sw" 100000)
-  call[$m]=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.1f", (b - a) / 485569 }')
-  switch[$m]=$(awk -v c="$c" -v d="$d" 'BEGIN { printf "%.1f", (d - c) / 50000 }')
-  printf '%-8s %14s %14s\n' "$m" "${call[$m]}" "${switch[$m]}"
-done
-if [[ -n ${call[full]:-} ]]; then
-  echo "Targets (issue 13)"
-  awk -v f="${call[full]}" 'BEGIN { printf "  full <= 780 instructions per fib call: %s (%s)\n", (f <= 780 ? "MET" : "MISSED"), f }'
-  if [[ -n ${switch[hook]:-} ]]; then
-    awk -v f="${switch[full]}" -v h="${switch[hook]}" 'BEGIN { printf "  full <= hook per coroutine switch:     %s (%s against %s)\n", (f <= h ? "MET" : "MISSED"), f, h }'
+first=1
+for v in $luas; do
+  host=$(host_of "$v")
+  [[ $first == 1 ]] || echo
+  first=0
+  echo "Lua $v ($(basename "$host"))"
+  printf '%-8s %14s %14s\n' mode "Ir/fib call" "Ir/switch"
+  declare -A call=() switch=()
+  for m in $modes; do
+    a=$(ir "$m" "$fib" 2); b=$(ir "$m" "$fib" 25)
+    c=$(ir "$m" "$sw" 50000); d=$(ir "$m" "$sw" 100000)
+    call[$m]=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.1f", (b - a) / 485569 }')
+    switch[$m]=$(awk -v c="$c" -v d="$d" 'BEGIN { printf "%.1f", (d - c) / 50000 }')
+    printf '%-8s %14s %14s\n' "$m" "${call[$m]}" "${switch[$m]}"
+  done
+  if [[ $v == 5.4 && -n ${call[full]:-} ]]; then
+    echo "Targets (issue 13)"
+    awk -v f="${call[full]}" 'BEGIN { printf "  full <= 780 instructions per fib call: %s (%s)\n", (f <= 780 ? "MET" : "MISSED"), f }'
+    if [[ -n ${switch[hook]:-} ]]; then
+      awk -v f="${switch[full]}" -v h="${switch[hook]}" 'BEGIN { printf "  full <= hook per coroutine switch:     %s (%s against %s)\n", (f <= h ? "MET" : "MISSED"), f, h }'
+    fi
   fi
-fi
+  unset call switch
+done

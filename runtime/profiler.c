@@ -469,32 +469,20 @@ int li_is_probe(lua_State *L, int idx) {
 
 #if LI_HAVE_DIRECT
 /* Called as the probe is (a C closure whose upvalue 1 is a userdata with
-** no user values), with the arguments (7, "x"): every read of direct.h
-** must give what the API gives, each pointer compared before what it
-** points to is read.  Sets the int in the upvalue to 1 if all agree. */
+** no user values, an int), with the arguments (7, "x"): every read of
+** direct.h must give what the API gives (li_d_selfcheck).  The first call
+** calls itself once more, so both kinds of caller are compared: the thread's
+** base (or whatever called direct_check) and a C call.  Counts the calls
+** that agree in the int. */
 static int direct_probe_check(lua_State *L) {
   int *ok = lua_touserdata(L, lua_upvalueindex(1));
   lua_Debug ar;
-  lua_Integer v;
-  const CClosure *cl;
-  if (!lua_getstack(L, 0, &ar) || (const void *)L->ci != (const void *)ar.i_ci)
-    return 0;
-  if (li_d_caller(L) != (lua_getstack(L, 1, &ar) ? (const void *)ar.i_ci
-                                                 : (const void *)&L->base_ci))
-    return 0;
-  if (li_d_nargs(L) != lua_gettop(L) || lua_gettop(L) != 2) return 0;
-  if (!li_d_arg1_int(L, &v) || v != 7 || lua_type(L, 2) != LUA_TSTRING ||
-      !ttisstring(s2v(li_d_func(L) + 2)) ||
-      (const void *)svalue(s2v(li_d_func(L) + 2)) != (const void *)lua_tostring(L, 2))
-    return 0;
-  if (!ttisCclosure(s2v(li_d_func(L)))) return 0;
-  cl = clCvalue(s2v(li_d_func(L)));
-  if (!lua_getstack(L, 0, &ar) || !lua_getinfo(L, "f", &ar)) return 0;
-  if ((const void *)cl != lua_topointer(L, -1) || cl->nupvalues != 1 ||
-      !ttisfulluserdata(&cl->upvalue[0]) || li_d_udata1(L, sizeof *ok) != (void *)ok ||
-      li_d_udata1(L, sizeof *ok + 1) != NULL)
-    return 0;
-  *ok = 1;
+  if (ok == NULL || !li_d_selfcheck(L, ok, sizeof *ok)) return 0;
+  if (++*ok == 1 && lua_getstack(L, 0, &ar) && lua_getinfo(L, "f", &ar)) {
+    lua_pushinteger(L, 7);
+    lua_pushliteral(L, "x");
+    lua_call(L, 2, 0);
+  }
   return 0;
 }
 #endif
@@ -503,11 +491,10 @@ static int direct_probe_check(lua_State *L) {
 ** why (a static string). */
 static int direct_check(lua_State *L, const char **why) {
 #if LI_HAVE_DIRECT
-  static const char release[] = "$LuaVersion: " LUA_RELEASE "  ";
   int *ok;
   int top = lua_gettop(L);
   /* the release as compiled first: no structure is read on another one */
-  if (strncmp(lua_ident, release, sizeof release - 1) != 0) {
+  if (!li_d_release_ok()) {
     *why = "the Lua library is not the release luainstr was built with (" LUA_RELEASE ")";
     return 0;
   }
@@ -518,7 +505,7 @@ static int direct_check(lua_State *L, const char **why) {
   lua_pushcclosure(L, direct_probe_check, 1);
   lua_pushinteger(L, 7);
   lua_pushliteral(L, "x");
-  if (lua_pcall(L, 2, 0, 0) != LUA_OK || !*ok) {
+  if (lua_pcall(L, 2, 0, 0) != LUA_OK || *ok != 2) {
     lua_settop(L, top);
     return 0;
   }

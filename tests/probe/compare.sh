@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # compare.sh -- the probe's variants (option "probe", runtime/profiler.c)
-# give the same call tree: every behaviour program run under luaprof with
+# give the same call tree: every program of DIR (the behaviour programs of
+# any Lua, or deep/) run under luaprof (luaprof5.N for Lua 5.N) with
 # LUAINSTR_PROBE=fast, direct and api must give reports whose trees (every
 # calling path, its calls and its errors: tree.py) are identical.
 #
@@ -9,6 +10,13 @@
 #     KINDS  variants to compare with fast (default "direct api"; a build
 #            without Lua's headers has api only, and says so)
 #
+# A program P.lua with a file P.calls beside it must also give, under
+# fast, the calls and errors that file lists: one line per function,
+# "SOURCE:LINE:NAME<TAB>CALLS<TAB>ERRORS" (as tree.py names it), summed over
+# the function's nodes.  And the comparison must compare something: at least
+# one program must have functions other than main chunks probed (a loader
+# that leaves every function without probes makes every tree agree).
+#
 # A program whose tree differs between two runs of the same variant (its
 # garbage collector runs finalizers at other moments, or it reads the
 # clock) is not compared, and is listed as such; so is one whose report is
@@ -16,7 +24,9 @@
 # reading takes longer than the rest together).  Each program runs as
 # tests/behaviour/run_luaprof.sh runs it: in a copy of itself and its
 # modules, with the arguments of P.args, stdin from /dev/null.  Exits 1 if
-# any tree differs or a report is missing, 2 on a usage error.
+# any tree differs, a report is missing, a P.calls is not met, nothing was
+# probed, or direct is to be compared and the build's default probe is not
+# fast; 2 on a usage error.
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 [ $# -ge 1 ] || { echo "usage: $0 LUAPROF_BIN [DIR] [KINDS]" >&2; exit 2; }
@@ -27,13 +37,22 @@ kinds=${3:-direct api}
 dir=$(cd "$dir" && pwd) || exit 2
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/li-probe-cmp.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-unset LUA_INIT LUA_INIT_5_4 LUA_PATH LUA_PATH_5_4 LUA_CPATH LUA_CPATH_5_4
+unset LUA_INIT LUA_PATH LUA_CPATH
+for v in 5_2 5_3 5_4; do unset LUA_INIT_$v LUA_PATH_$v LUA_CPATH_$v; done
+unset LUAINSTR_PROBE
 
-# The build's default must be fast, unless it has no direct path at all.
+# The build's default must be fast, unless it has no direct path at all:
+# asked to compare direct, a build whose default is not fast fails (its
+# direct path failed its check at start, or was not built).
 printf 'local x = 1\n' >"$tmp/probe.lua"
 "$prof" -f json -o "$tmp/probe.json" "$tmp/probe.lua" || exit 1
 default=$(python3 "$here/tree.py" "$tmp/probe.json" | sed -n 's/^probe\t//p')
 if [ "$default" != fast ]; then
+  case " $kinds " in
+    *" direct "*)
+      echo "FAIL  this build's probe is '$default', not fast: its direct path is off or failed its check"
+      exit 1 ;;
+  esac
   echo "compare.sh: this build's probe is '$default' (built without Lua's headers?): only api is compared"
   kinds=""
 fi
@@ -57,7 +76,16 @@ run() {
   rm -f "$tmp/r.json"
 }
 
-same=0 differ=0 unstable=0
+# calls_ok TREE EXPECTED: the calls and errors of EXPECTED found in TREE
+calls_ok() {
+  awk -F'\t' 'NR == FNR { split($4, a, " "); c[$3] += a[2]; e[$3] += a[4]; next }
+    { if (c[$1] + 0 != $2 || e[$1] + 0 != $3) {
+        printf "      %s: %d calls %d errors, expected %s calls %s errors\n", \
+               $1, c[$1], e[$1], $2, $3; bad = 1 } }
+    END { exit bad }' "$1" "$2"
+}
+
+same=0 differ=0 unstable=0 probed=0
 for prog in "$dir"/*.lua; do
   base=$(basename "$prog" .lua)
   run fast "$prog" "$tmp/fast1" || { echo "FAIL  $base: no report (fast)"; differ=$((differ + 1)); continue; }
@@ -73,6 +101,12 @@ for prog in "$dir"/*.lua; do
     continue
   fi
   ok=1
+  probed=$((probed + $(awk -F'\t' '$3 !~ /:main chunk$/' "$tmp/fast1" | wc -l)))
+  if [ -f "${prog%.lua}.calls" ] && ! calls_ok "$tmp/fast1" "${prog%.lua}.calls" >"$tmp/calls"; then
+    echo "FAIL  $base: calls differ from $(basename "${prog%.lua}.calls"):"
+    cat "$tmp/calls"
+    ok=0
+  fi
   for k in $kinds; do
     run "$k" "$prog" "$tmp/$k"
     if ! cmp -s "$tmp/fast1" "$tmp/$k"; then
@@ -83,5 +117,9 @@ for prog in "$dir"/*.lua; do
   done
   if [ $ok = 1 ]; then same=$((same + 1)); else differ=$((differ + 1)); fi
 done
-echo "$same programs with the same tree under fast${kinds:+ and }${kinds// / and }, $differ differing, $unstable not comparable"
+echo "$same programs with the same tree under fast${kinds:+ and }${kinds// / and }, $differ differing, $unstable not comparable; $probed nodes of functions other than main chunks"
+if [ $probed -eq 0 ]; then
+  echo "FAIL  no function other than main chunks was probed: nothing was compared"
+  exit 1
+fi
 [ $differ -eq 0 ] && [ $same -gt 0 ]
