@@ -175,8 +175,13 @@ static int died(lua_State *co, int status) {
 static int resume(lua_State *L, lua_State *co, int coidx, int narg) {
   resume_ctx c;
   int status, nres;
+  const char *refused = li_resume_refused(L, co);
   if (!lua_checkstack(co, narg)) {
     lua_pushliteral(L, "too many arguments to resume");
+    return -1;
+  }
+  if (refused != NULL) {                    /* (Lua 5.1's messages) */
+    lua_pushstring(L, refused);
     return -1;
   }
   resume_begin(&c, prof_of(L), L, co, coidx);
@@ -505,9 +510,14 @@ void li_install_boundaries(lua_State *L) {
   /* Kept before anything is replaced: an error (out of memory) up to here
   ** leaves every original in place, and replacing existing fields below
   ** allocates nothing. */
+  lua_pushvalue(L, -1);
   lua_setfield(L, LUA_REGISTRYINDEX, LI_REG_ORIGINALS);
   for (size_t i = 0; i < NREPLACED; i++) {
-    if (!push_holder(L, i)) continue;
+    /* only a function there is replaced: what a Lua lacks (coroutine.close
+    ** before 5.4) or a sandbox removed stays absent */
+    int there = lua_rawgeti(L, top + 1, (lua_Integer)i + 1) == LUA_TFUNCTION;
+    lua_pop(L, 1);
+    if (!there || !push_holder(L, i)) continue;
     lua_pushcfunction(L, replaced[i].fn);
     lua_setfield(L, -2, replaced[i].name);
     lua_pop(L, 1);

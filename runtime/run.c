@@ -221,6 +221,7 @@ int (luaopen_luainstr_run)(lua_State *L) {
   const char *fname, *progname;
   char *out_abs;
   int status, ok;
+  if (!li_lua_matches()) return li_lua_refuse(L);  /* (as luaopen_luainstr) */
   if (lua_getglobal(L, "arg") != LUA_TTABLE)
     return luaL_error(L, RUN ": no 'arg' table (run from lua5.4's command line)");
   lua_rawgeti(L, -1, check_args(L, lua_gettop(L)));

@@ -41,7 +41,7 @@ local function median_before(i)
   local w = {}
   for k = math.max(1, i - 63), i - 1 do w[#w + 1] = lengths[k] end
   table.sort(w)
-  return w[(#w + 1) // 2]
+  return w[math.floor((#w + 1) / 2)]
 end
 local sure, maybe = {}, {}     -- frame -> true
 for i = 5, 100 do

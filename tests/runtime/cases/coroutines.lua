@@ -30,7 +30,8 @@ local function consumer()
   gen()                                             -- genbody returns
 end
 
--- 3. yields from metamethods (__index and __call functions)
+-- 3. yields from metamethods (__index and __call functions; Lua 5.2 on:
+-- 5.1 cannot yield across a metamethod)
 local mt = {
   __index = function(_, k) spin(5); coroutine.yield(k); spin(5); return k end,
   __call = function(_, a) spin(5); coroutine.yield(a); spin(5); return a end,
@@ -74,7 +75,7 @@ local function abandon()
   g()
 end
 
--- 6. coroutine.close of a suspended coroutine
+-- 6. coroutine.close of a suspended coroutine (Lua 5.4)
 local function cbody() spin(10); coroutine.yield(); spin(1000) end
 local function closer()
   local co = coroutine.create(cbody)
@@ -115,9 +116,11 @@ end
 
 -- 9. resuming a coroutine that is not suspended fails, and closes nothing:
 -- the running one (main thread or a coroutine) and a normal one (the
--- coroutine that resumed the running one)
+-- coroutine that resumed the running one).  (On Lua 5.1 the main thread
+-- is no coroutine: coroutine.running() is nil there.)
 local function selfresume()
-  assert(not coroutine.resume(coroutine.running()))
+  local running = coroutine.running()
+  if running then assert(not coroutine.resume(running)) end
   spin(5)
 end
 local function normal_body(outer)
@@ -138,14 +141,14 @@ end
 
 resumer()
 consumer()
-mmdriver()
+if check.lua >= 5.2 then mmdriver() end
 errdriver()
 wdriver()
 abandon()
 collectgarbage()
 collectgarbage()
 spin(10)                       -- after the collection: nobody's but main's
-closer()
+if check.lua >= 5.4 then closer() end
 nestdriver()
 shareddriver()
 selfresume()
