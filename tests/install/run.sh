@@ -7,7 +7,14 @@
 #      both, and check that the profile names the sample's culprit;
 #   3. a stock lua5.4 requires the installed luainstr.so (LUA_CPATH) and
 #      profiles a chunk loaded after it;
-#   4. the installed luaprof profiles the sample script.
+#   4. the installed luaprof profiles the sample script;
+#   5. for every Lua the package was built for (5.1 to 5.4): tests/install/
+#      host (luaL_dofile, a coroutine resumed from C, through
+#      luainstr_wrap.h with that Lua's API) built with pkg-config
+#      luainstr5.N and with find_package's luainstr::luainstr5.N, and its
+#      controls without the header; lua5.N requires the installed module
+#      and runs `lua5.N -l luainstr.run`; luaprof5.N runs a script;
+#   6. an install under DESTDIR: luaprof5.4 is a link to luaprof there too.
 #
 #   run.sh [BUILD_DIR]   BUILD_DIR: an already built tree; without it the
 #                        project is configured and built in a scratch dir.
@@ -120,4 +127,138 @@ step "installed luaprof"
 out=$("$PREFIX/bin/luaprof" "$GAME" 2>&1) || { echo "$out" >&2; fail "luaprof exited $?"; }
 check_profile "luaprof" "$out"
 
-echo "PASS: install, find_package, pkg-config, Lua module, luaprof"
+# --- 5. every Lua ---------------------------------------------------------
+HOST_SRC=$SRC/tests/install/host
+HOST_LUA=$HOST_SRC/host.lua
+
+# Checks the reports of tests/install/host ($1: what ran, $2: the text
+# report; $2.csv beside it): step 8 calls, task 1, and no note that a
+# load or a resume bypassed the profiler.
+check_host() {
+  local what=$1 rep=$2 calls
+  [[ -s $rep && -s $rep.csv ]] || fail "$what: no report"
+  calls=$(awk -F, '$1 == "local step" { s = $5 } $1 == "task" { t = $5 }
+                   END { print s "/" t }' "$rep.csv")
+  [[ $calls == 8/1 ]] || { cat "$rep.csv" >&2; fail "$what: step/task called $calls times, not 8/1"; }
+  if grep -q "luainstr_wrap.h" "$rep"; then
+    cat "$rep" >&2; fail "$what: the report says a load or a resume bypassed the profiler"
+  fi
+  echo "ok: $what: step 8 calls, task 1 (resumed from C), no bypass"
+}
+# The controls: the report must say what bypassed the profiler ($3).
+check_control() {
+  local what=$1 rep=$2 note=$3
+  grep -q "$note" "$rep" || { cat "$rep" >&2; fail "$what: the report does not say '$note'"; }
+  echo "ok: $what (control): '$note'"
+}
+# Why `lua5.N -l luainstr.run` is not tried on Lua $1, or nothing.
+run_skip_reason() {
+  case $1 in
+  5.1|5.2) echo "lua$1's lua.c runs -l before it makes 'arg', so luainstr.run finds no script" ;;
+  esac
+}
+
+for v in 5.1 5.2 5.3 5.4; do
+  [[ -f $LIBDIR/lua/$v/luainstr.so ]] || { echo "-- no Lua $v in the package"; continue; }
+  if [[ $v == 5.4 ]]; then pc=luainstr lib=libluainstr prof=luaprof
+  else pc=luainstr$v lib=libluainstr$v prof=luaprof$v; fi
+  for f in "$LIBDIR/$lib.a" "$LIBDIR/$lib.so" "$LIBDIR/pkgconfig/$pc.pc" "$PREFIX/bin/$prof"; do
+    [[ -e $f ]] || fail "not installed: ${f#"$PREFIX"/}"
+  done
+
+  step "Lua $v: tests/install/host with pkg-config $pc"
+  HV=$WORK/host$v-pc
+  mkdir -p "$HV"
+  flags=$(PKG_CONFIG_PATH=$(dirname "$PCFILE") pkg-config --cflags --libs "$pc") \
+    || fail "pkg-config $pc"
+  [[ " $flags " == *" -l${lib#lib} "* ]] || fail "pkg-config $pc: $flags (no -l${lib#lib})"
+  [[ " $flags " == *"lua$v"* ]] || fail "pkg-config $pc: $flags (no Lua $v)"
+  for variant in host:-DLI_WRAP host_nowrap:-DLI_NO_WRAP host_noresume:-DLI_NO_WRAP_RESUME; do
+    # shellcheck disable=SC2086
+    cc -O2 -Wall -Wextra -Werror "${variant#*:}" -o "$HV/${variant%:*}" "$HOST_SRC/host.c" $flags \
+      >"$WORK/host$v.log" 2>&1 || { cat "$WORK/host$v.log" >&2; fail "build ${variant%:*} for Lua $v"; }
+  done
+  uses_prefix "$HV/host" "$lib"
+  "$HV/host" "$HOST_LUA" "$HV/rep.txt" >/dev/null || fail "host (Lua $v, pkg-config) exited $?"
+  check_host "host (Lua $v, pkg-config $pc)" "$HV/rep.txt"
+  "$HV/host_nowrap" "$HOST_LUA" "$HV/nowrap.txt" >/dev/null || fail "host_nowrap (Lua $v) exited $?"
+  check_control "host_nowrap (Lua $v)" "$HV/nowrap.txt" "no chunk went through the profiler's loader"
+  "$HV/host_noresume" "$HOST_LUA" "$HV/noresume.txt" >/dev/null || fail "host_noresume (Lua $v) exited $?"
+  check_control "host_noresume (Lua $v)" "$HV/noresume.txt" "Lua ran 4 times on a thread the profiler was not told of"
+
+  step "Lua $v: tests/install/host with find_package (luainstr::${pc})"
+  HV=$WORK/host$v-cmake
+  build_with_package "tests/install/host (Lua $v)" "$HOST_SRC" "$HV" "$WORK/host$v-cmake.log" -DLUA="$v"
+  uses_prefix "$HV/host" "$lib"
+  "$HV/host" "$HOST_LUA" "$HV/rep.txt" >/dev/null || fail "host (Lua $v, CMake) exited $?"
+  check_host "host (Lua $v, find_package)" "$HV/rep.txt"
+  "$HV/host_noresume" "$HOST_LUA" "$HV/noresume.txt" >/dev/null || fail "host_noresume (Lua $v, CMake) exited $?"
+  check_control "host_noresume (Lua $v, find_package)" "$HV/noresume.txt" "Lua ran 4 times"
+
+  command -v "lua$v" >/dev/null || { echo "-- no lua$v: its module is not tried"; continue; }
+  step "Lua $v: lua$v requires the installed module"
+  MOD="$LIBDIR/lua/$v/?.so"
+  out=$(cd "$HOST_SRC" && LUA_CPATH="$MOD" LUA_CPATH_5_2="$MOD" LUA_CPATH_5_3="$MOD" \
+        LUA_CPATH_5_4="$MOD" "lua$v" -e '
+    local p = require "luainstr"
+    assert(p.start())
+    dofile "host.lua"
+    local co = coroutine.wrap(task)
+    for i = 1, 4 do co(0) end
+    io.write(p.dump("csv"))' 2>&1) || { echo "$out" >&2; fail "lua$v with the installed module"; }
+  calls=$(awk -F, '$1 == "local step" { print $5 }' <<<"$out")
+  [[ $calls == 8 ]] || { echo "$out" >&2; fail "lua$v + require \"luainstr\": step called ${calls:-no} times, not 8"; }
+  echo "ok: lua$v + require \"luainstr\" ($LIBDIR/lua/$v): step 8 calls"
+
+  why=$(run_skip_reason $v)
+  if [[ -n $why ]]; then
+    echo "-- lua$v -l luainstr.run not tried: $why"
+  else
+    step "Lua $v: lua$v -l luainstr.run"
+    rm -f "$WORK/run$v.csv"
+    out=$(cd "$HOST_SRC" && LUA_CPATH="$MOD" LUA_CPATH_5_2="$MOD" LUA_CPATH_5_3="$MOD" \
+          LUA_CPATH_5_4="$MOD" LUAINSTR_OUT="$WORK/run$v.csv" LUAINSTR_FORMAT=csv \
+          "lua$v" -l luainstr.run host.lua 2>&1) || { echo "$out" >&2; fail "lua$v -l luainstr.run exited $?"; }
+    calls=$(awk -F, '$1 == "local step" { print $5 }' "$WORK/run$v.csv" 2>/dev/null)
+    [[ $calls == 5 ]] || { cat "$WORK/run$v.csv" >&2; fail "lua$v -l luainstr.run: step called ${calls:-no} times, not 5"; }
+    echo "ok: lua$v -l luainstr.run: a report, step 5 calls"
+  fi
+
+  step "Lua $v: installed $prof"
+  "$PREFIX/bin/$prof" -f csv -o "$WORK/prof$v.csv" "$HOST_LUA" >/dev/null 2>&1 || fail "$prof exited $?"
+  calls=$(awk -F, '$1 == "local step" { print $5 }' "$WORK/prof$v.csv")
+  [[ $calls == 5 ]] || { cat "$WORK/prof$v.csv" >&2; fail "$prof: step called ${calls:-no} times, not 5"; }
+  echo "ok: $prof: step 5 calls"
+done
+
+# a Lua the package does not have: find_package says so
+if cmake -S "$HOST_SRC" -B "$WORK/host5.9" -DCMAKE_PREFIX_PATH="$PREFIX" -DLUA=5.9 \
+     >"$WORK/host5.9.log" 2>&1; then
+  fail "find_package(luainstr COMPONENTS 5.9) succeeded"
+fi
+grep -q "luainstr for Lua 5.9: not in" "$WORK/host5.9.log" \
+  || { cat "$WORK/host5.9.log" >&2; fail "find_package(luainstr COMPONENTS 5.9): no message"; }
+echo "ok: find_package(luainstr COMPONENTS 5.9) fails, naming the Luas it has"
+
+# luaprof5.4 is luaprof, a link beside it
+[[ -L $PREFIX/bin/luaprof5.4 && $(readlink "$PREFIX/bin/luaprof5.4") == luaprof ]] \
+  || fail "bin/luaprof5.4 is not a link to luaprof"
+"$PREFIX/bin/luaprof5.4" --version >/dev/null 2>&1 || fail "luaprof5.4 --version exited $?"
+echo "ok: bin/luaprof5.4 -> luaprof"
+
+# --- 6. under DESTDIR -------------------------------------------------------
+step "install with DESTDIR"
+DEST=$WORK/destdir
+opt_before=$([[ -e /opt/luainstr ]] && echo yes || true)
+DESTDIR=$DEST cmake --install "$BUILD" --prefix /opt/luainstr >"$WORK/destdir.log" 2>&1 \
+  || { cat "$WORK/destdir.log" >&2; fail "DESTDIR install"; }
+[[ -L $DEST/opt/luainstr/bin/luaprof5.4 && -x $DEST/opt/luainstr/bin/luaprof ]] \
+  || fail "DESTDIR: no bin/luaprof5.4 link beside bin/luaprof"
+[[ $(readlink "$DEST/opt/luainstr/bin/luaprof5.4") == luaprof ]] \
+  || fail "DESTDIR: bin/luaprof5.4 -> $(readlink "$DEST/opt/luainstr/bin/luaprof5.4"), not luaprof"
+[[ -n $opt_before || ! -e /opt/luainstr ]] || fail "DESTDIR: the install wrote /opt/luainstr"
+"$DEST/opt/luainstr/bin/luaprof5.4" -o /dev/null "$HOST_LUA" >/dev/null 2>&1 \
+  || fail "DESTDIR: luaprof5.4 exited $?"
+echo "ok: DESTDIR install: bin/luaprof5.4 -> luaprof, runs"
+
+echo "PASS: install, find_package, pkg-config, Lua module, luaprof, every Lua"
