@@ -1,6 +1,7 @@
 -- expect-status: 0
 -- expect-row: local work 2
 -- Every global cleared, the program ends normally: report still written.
+local load = loadstring or load        -- (5.1: load takes a reader only)
 local p = require "luainstr"
 if not p.running() then assert(p.start()) end
 load([[

@@ -1,6 +1,7 @@
 -- expect-status: 1
 -- expect-row: local cthrow 1
 -- An uncaught string error out of a wrapped coroutine.
+local load = loadstring or load        -- (5.1: load takes a reader only)
 local p = require "luainstr"
 if not p.running() then assert(p.start()) end
 load([[
