@@ -173,6 +173,10 @@ for v in 5.1 5.2 5.3 5.4; do
     || fail "pkg-config $pc"
   [[ " $flags " == *" -l${lib#lib} "* ]] || fail "pkg-config $pc: $flags (no -l${lib#lib})"
   [[ " $flags " == *"lua$v"* ]] || fail "pkg-config $pc: $flags (no Lua $v)"
+  cmod=$(PKG_CONFIG_PATH=$(dirname "$PCFILE") pkg-config --variable=cmoddir "$pc")
+  [[ $(PKG_CONFIG_PATH=$(dirname "$PCFILE") pkg-config --variable=lua_version "$pc") == "$v" &&
+     $(realpath "$cmod/luainstr.so") == $(realpath "$LIBDIR/lua/$v/luainstr.so") ]] \
+    || fail "pkg-config $pc: lua_version or cmoddir ($cmod) is not Lua $v's"
   for variant in host:-DLI_WRAP host_nowrap:-DLI_NO_WRAP host_noresume:-DLI_NO_WRAP_RESUME; do
     # shellcheck disable=SC2086
     cc -O2 -Wall -Wextra -Werror "${variant#*:}" -o "$HV/${variant%:*}" "$HOST_SRC/host.c" $flags \
