@@ -84,14 +84,13 @@ static int li_pcall(lua_State *L) {
 }
 
 static int li_xpcall(lua_State *L) {
-  int n = lua_gettop(L);
+  int nargs = li_xpcall_args(L);         /* (each Lua's checks: luaver.h) */
   lua_KContext ctx;
-  luaL_checktype(L, 2, LUA_TFUNCTION);
   ctx = pcall_ctx(L, 2);
   lua_pushboolean(L, 1);
   lua_pushvalue(L, 1);
   lua_rotate(L, 3, 2);
-  return finish_pcall(L, li_pcallk(L, n - 2, LUA_MULTRET, 2, ctx,
+  return finish_pcall(L, li_pcallk(L, nargs, LUA_MULTRET, 2, ctx,
                                     finish_pcall), ctx);
 }
 

@@ -393,6 +393,22 @@ static inline const char *li_resume_refused(lua_State *L, lua_State *co) {
 #define li_resume_refused(L, co) ((void)(L), (void)(co), (const char *)NULL)
 #endif
 
+/* xpcall(f, msgh, ...)'s checks as each Lua makes them (lbaselib.c):
+** returns how many arguments f gets.  5.1 takes any handler and gives f
+** none (the rest is dropped); 5.2 any handler and the rest; 5.3 on a
+** function. */
+static inline int li_xpcall_args(lua_State *L) {
+#if LUA_VERSION_NUM == 501
+  luaL_checkany(L, 2);
+  lua_settop(L, 2);
+#elif LUA_VERSION_NUM == 502
+  luaL_argcheck(L, lua_gettop(L) >= 2, 2, "value expected");
+#else
+  luaL_checktype(L, 2, LUA_TFUNCTION);
+#endif
+  return lua_gettop(L) - 2;
+}
+
 /* The standard loaders (stdloaders.c, loader.c) as each Lua has them:
 **   LI_HAVE_LOAD_STRINGS  load takes a string, a mode and an environment,
 **                         loadfile a mode and an environment (5.2 on);
