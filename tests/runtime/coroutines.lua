@@ -53,7 +53,14 @@ check.fn("local selfresume", {calls = 1, errors = 0, total = 5, self = 0})
 check.fn("local normal_body", {calls = 1, errors = 0, total = 5, self = 0})
 check.fn("local normal_outer", {calls = 1, errors = 0, total = 10, self = 0})
 check.fn("local normaldriver", {calls = 1, errors = 0, total = 15, self = 0})
--- everything: 50 + 45 + 80 + 40 + 5 + 20 + 10 + 30 + 40 + 20 + 5 + 15
+-- 10 (Lua 5.2 on)
+if check.lua >= 5.2 then
+  check.fn("local py_inner", {calls = 3, errors = 1, total = 30, self = 0})
+  check.fn("local py_body", {calls = 1, errors = 0, total = 30, self = 0})
+  check.fn("local pydriver", {calls = 1, errors = 0, total = 60, self = 0})
+  total = total + 60
+end
+-- everything: 50 + 45 + 80 + 40 + 5 + 20 + 10 + 30 + 40 + 20 + 5 + 15 + 60
 -- (less what this Lua does not run)
 check.fn("main chunk", {calls = 1, errors = 0, total = total})
 check.done()

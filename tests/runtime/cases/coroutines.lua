@@ -139,6 +139,24 @@ local function normaldriver()
   spin(5)
 end
 
+-- 10. yields across pcall and xpcall, and an error after a yield caught by
+-- the pcall (Lua 5.2 on: 5.1 cannot yield across a C call)
+local function py_inner(fail)
+  spin(5); coroutine.yield(); spin(5)
+  if fail then error("after the yield") end
+end
+local function py_body()
+  assert(pcall(py_inner))
+  assert(xpcall(py_inner, debug.traceback))
+  assert(not pcall(py_inner, true))
+end
+local function pydriver()
+  local co = coroutine.create(py_body)
+  for _ = 1, 3 do assert(coroutine.resume(co)); spin(10) end
+  assert(coroutine.resume(co))
+  assert(coroutine.status(co) == "dead")
+end
+
 resumer()
 consumer()
 if check.lua >= 5.2 then mmdriver() end
@@ -153,3 +171,4 @@ nestdriver()
 shareddriver()
 selfresume()
 normaldriver()
+if check.lua >= 5.2 then pydriver() end
