@@ -115,6 +115,13 @@ end
 try("dofile", dofile, f1)
 try("dofile error", dofile, write("f3.lua", "local function via_dofile() error('in dofile') end via_dofile()"))
 try("dofile missing", dofile, tmp .. "/missing.lua")
+do  -- a chunk run by dofile that yields (5.1: across a C call, refused)
+  local fy = write("f4.lua", "local function via_dofile_yield() return coroutine.yield(1) + 1 end " ..
+                             "return via_dofile_yield()")
+  local co = coroutine.create(function() return dofile(fy) end)
+  saw("dofile yields", coroutine.resume(co))
+  saw("dofile resumed", coroutine.resume(co, 41))
+end
 
 -- require: a module, its arguments (the file name from 5.2 on), a module
 -- not found (empty entries of the path: skipped before 5.4), an error in
@@ -177,5 +184,6 @@ check.fn("local in_env", {calls = 1}, "env chunk")
 check.fn("local via_file", {calls = 2}, "f1.lua")
 check.fn("local via_dofile", {calls = 1, errors = 1}, "f3.lua")
 check.fn("local via_require", {calls = 1}, "mod_a.lua")
+check.fn("local via_dofile_yield", {calls = 1, errors = LUA >= 5.2 and 0 or 1}, "f4.lua")
 if rawget(_G, "module") then check.fn("via_module", {calls = 1}, "mod_m.lua") end
 check.done()
