@@ -1,5 +1,9 @@
 -- Coroutines: create/resume/yield/wrap/close, yields from nested calls and
 -- metamethods, errors inside coroutines, abandoned coroutines.
+-- variant 5.1: sections 3 (yields from metamethods) and 10 (yields across pcall)
+--   left out, 5.1 cannot yield across a C call; section 9 resumes no main thread
+--   (5.1 has none as a coroutine)
+-- variant 5.1 5.2 5.3: section 6 left out (coroutine.close is 5.4's)
 package.path = (arg[0]:match("^(.*)/[^/]*$") or ".") .. "/lib/?.lua;" .. package.path
 local check = require "check"
 

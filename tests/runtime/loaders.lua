@@ -8,6 +8,7 @@
 -- same file run by the stock interpreter (`--stock`, a process of its own)
 -- writes the stock lines, which must be the same; then the profile must
 -- hold each loaded function with its calls.
+-- variant 5.1 5.2 5.3: each Lua's loaders, compared with that Lua's own
 local LUA = tonumber(_VERSION:match("%d+%.%d+"))
 local dir = arg[0]:match("^(.*)/[^/]*$") or "."
 local stock = arg[1] == "--stock"

@@ -9,11 +9,14 @@
 # leave a csv report holding each `-- expect-row: NAME CALLS`.
 #
 # The programs are written for every Lua from 5.1 to 5.4 (what differs is
-# chosen in them by version, lib/check.lua's check.lua); a program that
-# cannot run on a version says so and why in a line
+# chosen in them by version, lib/check.lua's check.lua); a program says in
+# its header what it does differently on a version and why, in lines
+#     -- variant 5.1 5.2: WHAT AND WHY     (more lines: "--   ...")
+# and, if it cannot run on a version at all,
 #     -- skip-on 5.1: REASON
-# and is skipped there with the reason shown.  `run.sh --list` prints which
-# program runs on which version, and why the others do not.
+# which skips it there with the reason shown.  `run.sh --list` prints which
+# program runs on which version, as written (yes) or in a variant (yes*),
+# and those lines.
 #
 # usage: run.sh BUILD_DIR [VERSION]   VERSION 5.1, 5.2, 5.3 or 5.4 (the
 #            default): lua5.N with BUILD_DIR/lib/lua/5.N/luainstr.so and
@@ -40,22 +43,35 @@ run_skip_reason() {
   esac
 }
 
+# The variant lines of program $1 that name Lua $2, with their
+# continuation lines.
+variant_lines() {
+  awk -v v="$2" '
+    /^-- variant [0-9. ]+:/ { hdr = $0; sub(/:.*/, "", hdr); on = (" " hdr " " ~ " " v " ") }
+    /^-- variant / || /^--   / { if (on) print; next }
+    { on = 0 }' "$1"
+}
+
 if [ "${1:-}" = --list ]; then
   cd "$here" || exit 2
-  printf '%-22s %s\n' program "$versions"
+  printf '%-28s %s\n' program "$versions"
   for t in *.lua exit/*.lua; do
-    line=$(printf '%-22s' "${t%.lua}") why=
+    line=$(printf '%-28s' "${t%.lua}") why=
     for v in $versions; do
       r=$(skip_reason "$t" $v)
-      if [ -z "$r" ]; then line="$line yes"; else line="$line no "; why="$why
-    not on $v: $r"; fi
+      if [ -n "$r" ]; then line="$line no "; why="$why
+    not on $v: $r"
+      elif [ -n "$(variant_lines "$t" $v)" ]; then line="$line yes*"
+      else line="$line yes "; fi
     done
     echo "$line$why"
+    awk '/^-- variant / || /^--   / { print "    " substr($0, 4); next }
+         /^--( |$)/ { next } { exit }' "$t"
   done
-  line=$(printf '%-22s' "lua5.N -l luainstr.run") why=
+  line=$(printf '%-28s' "lua5.N -l luainstr.run") why=
   for v in $versions; do
     r=$(run_skip_reason $v)
-    if [ -z "$r" ]; then line="$line yes"; else line="$line no "; why="$why
+    if [ -z "$r" ]; then line="$line yes "; else line="$line no  "; why="$why
     not on $v: $r"; fi
   done
   echo "$line$why"
