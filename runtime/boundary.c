@@ -84,13 +84,14 @@ static int li_pcall(lua_State *L) {
 }
 
 static int li_xpcall(lua_State *L) {
-  int nargs = li_xpcall_args(L);         /* (each Lua's checks: luaver.h) */
+  int n = lua_gettop(L);
   lua_KContext ctx;
+  luaL_checktype(L, 2, LUA_TFUNCTION);
   ctx = pcall_ctx(L, 2);
   lua_pushboolean(L, 1);
   lua_pushvalue(L, 1);
   lua_rotate(L, 3, 2);
-  return finish_pcall(L, li_pcallk(L, nargs, LUA_MULTRET, 2, ctx,
+  return finish_pcall(L, li_pcallk(L, n - 2, LUA_MULTRET, 2, ctx,
                                     finish_pcall), ctx);
 }
 
@@ -174,13 +175,8 @@ static int died(lua_State *co, int status) {
 static int resume(lua_State *L, lua_State *co, int coidx, int narg) {
   resume_ctx c;
   int status, nres;
-  const char *refused = li_resume_refused(L, co);
   if (!lua_checkstack(co, narg)) {
     lua_pushliteral(L, "too many arguments to resume");
-    return -1;
-  }
-  if (refused != NULL) {                    /* (Lua 5.1's messages) */
-    lua_pushstring(L, refused);
     return -1;
   }
   resume_begin(&c, prof_of(L), L, co, coidx);
@@ -509,14 +505,9 @@ void li_install_boundaries(lua_State *L) {
   /* Kept before anything is replaced: an error (out of memory) up to here
   ** leaves every original in place, and replacing existing fields below
   ** allocates nothing. */
-  lua_pushvalue(L, -1);
   lua_setfield(L, LUA_REGISTRYINDEX, LI_REG_ORIGINALS);
   for (size_t i = 0; i < NREPLACED; i++) {
-    /* only a function there is replaced: what a Lua lacks (coroutine.close
-    ** before 5.4) or a sandbox removed stays absent */
-    int there = lua_rawgeti(L, top + 1, (lua_Integer)i + 1) == LUA_TFUNCTION;
-    lua_pop(L, 1);
-    if (!there || !push_holder(L, i)) continue;
+    if (!push_holder(L, i)) continue;
     lua_pushcfunction(L, replaced[i].fn);
     lua_setfield(L, -2, replaced[i].name);
     lua_pop(L, 1);

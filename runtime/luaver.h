@@ -373,41 +373,8 @@ lua_State *li_push_mainthread(lua_State *L);
 
 /* ======================================================================
 ** Added for the runtime on every Lua (issue 19, runtime tests): the
-** coroutine library's refusals, the standard loaders, the C module
+** standard loaders, the C module
 ** ====================================================================== */
-
-/* The refusal of coroutine.resume (lcorolib.c's auxresume) to resume co
-** from L, its message; NULL when lua_resume is to decide.  Lua 5.1 names
-** the coroutine's state ("cannot resume normal coroutine"); later Luas'
-** lua_resume say "non-suspended" (and li_lua_resume "dead"). */
-#if LUA_VERSION_NUM == 501
-static inline const char *li_resume_refused(lua_State *L, lua_State *co) {
-  lua_Debug ar;
-  if (L == co) return "cannot resume running coroutine";
-  if (lua_status(co) == LUA_YIELD) return NULL;
-  if (lua_status(co) != LUA_OK) return "cannot resume dead coroutine";
-  if (lua_getstack(co, 0, &ar)) return "cannot resume normal coroutine";
-  return lua_gettop(co) == 0 ? "cannot resume dead coroutine" : NULL;
-}
-#else
-#define li_resume_refused(L, co) ((void)(L), (void)(co), (const char *)NULL)
-#endif
-
-/* xpcall(f, msgh, ...)'s checks as each Lua makes them (lbaselib.c):
-** returns how many arguments f gets.  5.1 takes any handler and gives f
-** none (the rest is dropped); 5.2 any handler and the rest; 5.3 on a
-** function. */
-static inline int li_xpcall_args(lua_State *L) {
-#if LUA_VERSION_NUM == 501
-  luaL_checkany(L, 2);
-  lua_settop(L, 2);
-#elif LUA_VERSION_NUM == 502
-  luaL_argcheck(L, lua_gettop(L) >= 2, 2, "value expected");
-#else
-  luaL_checktype(L, 2, LUA_TFUNCTION);
-#endif
-  return lua_gettop(L) - 2;
-}
 
 /* The standard loaders (stdloaders.c, loader.c) as each Lua has them:
 **   LI_HAVE_LOAD_STRINGS  load takes a string, a mode and an environment,
