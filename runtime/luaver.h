@@ -89,6 +89,82 @@ int li_lua_refuse(lua_State *L);
 
 
 /* ======================================================================
+** Added for the runtime on every Lua (issue 19, runtime tests): the
+** standard loaders, the C module
+** ====================================================================== */
+
+/* The standard loaders (stdloaders.c, loader.c) as each Lua has them:
+**   LI_HAVE_LOAD_STRINGS  load takes a string, a mode and an environment,
+**                         loadfile a mode and an environment (5.2 on);
+**                         5.1's load takes a reader function and a name
+**   LI_HAVE_LOADSTRING    loadstring: 5.1's own, 5.2's the same function
+**                         as load (LUA_COMPAT_LOADSTRING, on in Debian's)
+**   LI_SEARCHERS          package.searchers, 5.1's package.loaders
+**   LI_SEARCHER_FILENAME  the Lua searcher returns the file name as the
+**                         loader's second value (5.2 on)
+**   LI_SEARCHPATH_54      its "no file" message lists every entry of the
+**                         path, empty ones too: "no file 'a'\n\tno file
+**                         'b'" (5.4); before, each non-empty entry adds
+**                         "\n\tno file 'a'"
+**   LI_LOADFILE_SKIPS_BOM luaL_loadfile skips a UTF-8 byte order mark
+**                         (5.2 on; 5.1 reads it as text) */
+#define LI_HAVE_LOAD_STRINGS (LUA_VERSION_NUM >= 502)
+#define LI_HAVE_LOADSTRING (LUA_VERSION_NUM <= 502)
+#define LI_SEARCHERS (LUA_VERSION_NUM >= 502 ? "searchers" : "loaders")
+#define LI_SEARCHER_FILENAME (LUA_VERSION_NUM >= 502)
+#define LI_SEARCHPATH_54 (LUA_VERSION_NUM >= 504)
+#define LI_LOADFILE_SKIPS_BOM (LUA_VERSION_NUM >= 502)
+
+/* The package table a searcher of loadlib.c reads 'path' from: its
+** upvalue 1 (5.2 on), its environment (5.1, whose C functions have one).
+**   LI_SEARCHER_PACKAGE        that index, inside the searcher
+**   li_push_searcher(L, f)     f as a searcher of the table on top, which
+**                              it replaces
+**   li_searcher_package(L, i)  pushes the package table of the searcher
+**                              at i and returns 1, or pushes nothing and
+**                              returns 0 */
+#if LUA_VERSION_NUM >= 502
+#define LI_SEARCHER_PACKAGE lua_upvalueindex(1)
+static inline void li_push_searcher(lua_State *L, lua_CFunction f) {
+  lua_pushcclosure(L, f, 1);
+}
+static inline int li_searcher_package(lua_State *L, int i) {
+  if (lua_getupvalue(L, i, 1) == NULL) return 0;
+  if (lua_istable(L, -1)) return 1;
+  lua_pop(L, 1);
+  return 0;
+}
+#else
+#define LI_SEARCHER_PACKAGE LUA_ENVIRONINDEX
+static inline void li_push_searcher(lua_State *L, lua_CFunction f) {
+  lua_pushcfunction(L, f);
+  lua_insert(L, -2);
+  lua_setfenv(L, -2);
+}
+static inline int li_searcher_package(lua_State *L, int i) {
+  lua_getfenv(L, i);
+  if (lua_istable(L, -1)) return 1;
+  lua_pop(L, 1);
+  return 0;
+}
+#endif
+
+/* The C module is unloaded before older objects are finalized: Lua 5.1
+** keeps each loaded library in a userdata of its own, made when the
+** library is loaded, and lua_close finalizes newest first, so a finalizer
+** of an object made before `require "luainstr"` that calls the module
+** ran unmapped code.  (From 5.2 on the libraries sit in one table made
+** with the package library, finalized last.)  The module keeps itself
+** loaded there. */
+#define LI_UNLOADS_MODULES_EARLY (LUA_VERSION_NUM == 501)
+#if LI_UNLOADS_MODULES_EARLY
+void li_keep_module_loaded(void);
+#else
+#define li_keep_module_loaded() ((void)0)
+#endif
+
+
+/* ======================================================================
 ** Lua 5.4 only: user values, coroutine.close, small auxlib additions
 ** ====================================================================== */
 
@@ -369,81 +445,6 @@ lua_State *li_push_mainthread(lua_State *L);
 #define LI_AR_CI(ar) ((const void *)(ar).i_ci)
 #else
 #define LI_AR_CI(ar) ((const void *)(uintptr_t)((ar).i_ci + 1))
-#endif
-
-/* ======================================================================
-** Added for the runtime on every Lua (issue 19, runtime tests): the
-** standard loaders, the C module
-** ====================================================================== */
-
-/* The standard loaders (stdloaders.c, loader.c) as each Lua has them:
-**   LI_HAVE_LOAD_STRINGS  load takes a string, a mode and an environment,
-**                         loadfile a mode and an environment (5.2 on);
-**                         5.1's load takes a reader function and a name
-**   LI_HAVE_LOADSTRING    loadstring: 5.1's own, 5.2's the same function
-**                         as load (LUA_COMPAT_LOADSTRING, on in Debian's)
-**   LI_SEARCHERS          package.searchers, 5.1's package.loaders
-**   LI_SEARCHER_FILENAME  the Lua searcher returns the file name as the
-**                         loader's second value (5.2 on)
-**   LI_SEARCHPATH_54      its "no file" message lists every entry of the
-**                         path, empty ones too: "no file 'a'\n\tno file
-**                         'b'" (5.4); before, each non-empty entry adds
-**                         "\n\tno file 'a'"
-**   LI_LOADFILE_SKIPS_BOM luaL_loadfile skips a UTF-8 byte order mark
-**                         (5.2 on; 5.1 reads it as text) */
-#define LI_HAVE_LOAD_STRINGS (LUA_VERSION_NUM >= 502)
-#define LI_HAVE_LOADSTRING (LUA_VERSION_NUM <= 502)
-#define LI_SEARCHERS (LUA_VERSION_NUM >= 502 ? "searchers" : "loaders")
-#define LI_SEARCHER_FILENAME (LUA_VERSION_NUM >= 502)
-#define LI_SEARCHPATH_54 (LUA_VERSION_NUM >= 504)
-#define LI_LOADFILE_SKIPS_BOM (LUA_VERSION_NUM >= 502)
-
-/* The package table a searcher of loadlib.c reads 'path' from: its
-** upvalue 1 (5.2 on), its environment (5.1, whose C functions have one).
-**   LI_SEARCHER_PACKAGE        that index, inside the searcher
-**   li_push_searcher(L, f)     f as a searcher of the table on top, which
-**                              it replaces
-**   li_searcher_package(L, i)  pushes the package table of the searcher
-**                              at i and returns 1, or pushes nothing and
-**                              returns 0 */
-#if LUA_VERSION_NUM >= 502
-#define LI_SEARCHER_PACKAGE lua_upvalueindex(1)
-static inline void li_push_searcher(lua_State *L, lua_CFunction f) {
-  lua_pushcclosure(L, f, 1);
-}
-static inline int li_searcher_package(lua_State *L, int i) {
-  if (lua_getupvalue(L, i, 1) == NULL) return 0;
-  if (lua_istable(L, -1)) return 1;
-  lua_pop(L, 1);
-  return 0;
-}
-#else
-#define LI_SEARCHER_PACKAGE LUA_ENVIRONINDEX
-static inline void li_push_searcher(lua_State *L, lua_CFunction f) {
-  lua_pushcfunction(L, f);
-  lua_insert(L, -2);
-  lua_setfenv(L, -2);
-}
-static inline int li_searcher_package(lua_State *L, int i) {
-  lua_getfenv(L, i);
-  if (lua_istable(L, -1)) return 1;
-  lua_pop(L, 1);
-  return 0;
-}
-#endif
-
-/* The C module is unloaded before older objects are finalized: Lua 5.1
-** keeps each loaded library in a userdata of its own, made when the
-** library is loaded, and lua_close finalizes newest first, so a finalizer
-** of an object made before `require "luainstr"` that calls the module
-** ran unmapped code.  (From 5.2 on the libraries sit in one table made
-** with the package library, finalized last.)  The module keeps itself
-** loaded there. */
-#define LI_UNLOADS_MODULES_EARLY (LUA_VERSION_NUM == 501)
-#if LI_UNLOADS_MODULES_EARLY
-void li_keep_module_loaded(void);
-#else
-#define li_keep_module_loaded() ((void)0)
 #endif
 
 #endif
