@@ -139,7 +139,8 @@ check_host() {
   [[ -s $rep && -s $rep.csv ]] || fail "$what: no report"
   calls=$(awk -F, '$1 == "local step" { s = $5 } $1 == "task" { t = $5 }
                    END { print s "/" t }' "$rep.csv")
-  [[ $calls == 8/1 ]] || { cat "$rep.csv" >&2; fail "$what: step/task called $calls times, not 8/1"; }
+  [[ $calls == 8/1 ]] \
+    || { cat "$rep.csv" >&2; fail "$what: step/task called $calls times, not 8/1"; }
   if grep -q "luainstr_wrap.h" "$rep"; then
     cat "$rep" >&2; fail "$what: the report says a load or a resume bypassed the profiler"
   fi
@@ -151,76 +152,91 @@ check_control() {
   grep -q "$note" "$rep" || { cat "$rep" >&2; fail "$what: the report does not say '$note'"; }
   echo "ok: $what (control): '$note'"
 }
-for v in 5.1 5.2 5.3 5.4; do
-  [[ -f $LIBDIR/lua/$v/luainstr.so ]] || { echo "-- no Lua $v in the package"; continue; }
-  if [[ $v == 5.4 ]]; then pc=luainstr lib=libluainstr prof=luaprof
-  else pc=luainstr$v lib=libluainstr$v prof=luaprof$v; fi
+# Runs host program $1 (of what $2 names) on host.lua, its report $3.
+run_host() {
+  "$1" "$HOST_LUA" "$3" >/dev/null || fail "$2: $(basename "$1") exited $?"
+}
+# The calls of `local step` in csv report $1 ($2: what made it), which
+# must be $3.
+step_calls() {
+  local calls
+  calls=$(awk -F, '$1 == "local step" { print $5 }' "$1" 2>/dev/null)
+  [[ $calls == "$3" ]] || { cat "$1" >&2; fail "$2: step called ${calls:-no} times, not $3"; }
+  echo "ok: $2: a report, step $3 calls"
+}
+# Runs a command with the installed module of Lua $V first on the C path.
+with_module() {
+  local mod="$LIBDIR/lua/$V/?.so"
+  LUA_CPATH=$mod LUA_CPATH_5_2=$mod LUA_CPATH_5_3=$mod LUA_CPATH_5_4=$mod "$@"
+}
+BYPASS_LOAD="no chunk went through the profiler's loader"
+BYPASS_RESUME="Lua ran 4 times on a thread the profiler was not told of"
+
+for V in 5.1 5.2 5.3 5.4; do
+  [[ -f $LIBDIR/lua/$V/luainstr.so ]] || { echo "-- no Lua $V in the package"; continue; }
+  if [[ $V == 5.4 ]]; then pc=luainstr lib=libluainstr prof=luaprof
+  else pc=luainstr$V lib=libluainstr$V prof=luaprof$V; fi
   for f in "$LIBDIR/$lib.a" "$LIBDIR/$lib.so" "$LIBDIR/pkgconfig/$pc.pc" "$PREFIX/bin/$prof"; do
     [[ -e $f ]] || fail "not installed: ${f#"$PREFIX"/}"
   done
 
-  step "Lua $v: tests/install/host with pkg-config $pc"
-  HV=$WORK/host$v-pc
+  step "Lua $V: tests/install/host with pkg-config $pc"
+  HV=$WORK/host$V-pc
   mkdir -p "$HV"
-  flags=$(PKG_CONFIG_PATH=$(dirname "$PCFILE") pkg-config --cflags --libs "$pc") \
-    || fail "pkg-config $pc"
-  [[ " $flags " == *" -l${lib#lib} "* ]] || fail "pkg-config $pc: $flags (no -l${lib#lib})"
-  [[ " $flags " == *"lua$v"* ]] || fail "pkg-config $pc: $flags (no Lua $v)"
-  cmod=$(PKG_CONFIG_PATH=$(dirname "$PCFILE") pkg-config --variable=cmoddir "$pc")
-  [[ $(PKG_CONFIG_PATH=$(dirname "$PCFILE") pkg-config --variable=lua_version "$pc") == "$v" &&
-     $(realpath "$cmod/luainstr.so") == $(realpath "$LIBDIR/lua/$v/luainstr.so") ]] \
-    || fail "pkg-config $pc: lua_version or cmoddir ($cmod) is not Lua $v's"
+  pcq() { PKG_CONFIG_PATH=$(dirname "$PCFILE") pkg-config "$@" "$pc"; }
+  flags=$(pcq --cflags --libs) || fail "pkg-config $pc"
+  [[ " $flags " == *" -l${lib#lib} "* && " $flags " == *"lua$V"* ]] \
+    || fail "pkg-config $pc: $flags (not -l${lib#lib} and Lua $V)"
+  cmod=$(pcq --variable=cmoddir)
+  [[ $(pcq --variable=lua_version) == "$V" &&
+     $(realpath "$cmod/luainstr.so") == $(realpath "$LIBDIR/lua/$V/luainstr.so") ]] \
+    || fail "pkg-config $pc: lua_version or cmoddir ($cmod) is not Lua $V's"
   for variant in host:-DLI_WRAP host_nowrap:-DLI_NO_WRAP host_noresume:-DLI_NO_WRAP_RESUME; do
     # shellcheck disable=SC2086
-    cc -O2 -Wall -Wextra -Werror "${variant#*:}" -o "$HV/${variant%:*}" "$HOST_SRC/host.c" $flags \
-      >"$WORK/host$v.log" 2>&1 || { cat "$WORK/host$v.log" >&2; fail "build ${variant%:*} for Lua $v"; }
+    cc -O2 -Wall -Wextra -Werror "${variant#*:}" -o "$HV/${variant%:*}" "$HOST_SRC/host.c" \
+      $flags >"$WORK/host$V.log" 2>&1 \
+      || { cat "$WORK/host$V.log" >&2; fail "build ${variant%:*} for Lua $V"; }
   done
   uses_prefix "$HV/host" "$lib"
-  "$HV/host" "$HOST_LUA" "$HV/rep.txt" >/dev/null || fail "host (Lua $v, pkg-config) exited $?"
-  check_host "host (Lua $v, pkg-config $pc)" "$HV/rep.txt"
-  "$HV/host_nowrap" "$HOST_LUA" "$HV/nowrap.txt" >/dev/null || fail "host_nowrap (Lua $v) exited $?"
-  check_control "host_nowrap (Lua $v)" "$HV/nowrap.txt" "no chunk went through the profiler's loader"
-  "$HV/host_noresume" "$HOST_LUA" "$HV/noresume.txt" >/dev/null || fail "host_noresume (Lua $v) exited $?"
-  check_control "host_noresume (Lua $v)" "$HV/noresume.txt" "Lua ran 4 times on a thread the profiler was not told of"
+  run_host "$HV/host" "Lua $V, pkg-config" "$HV/rep.txt"
+  check_host "host (Lua $V, pkg-config $pc)" "$HV/rep.txt"
+  run_host "$HV/host_nowrap" "Lua $V, pkg-config" "$HV/nowrap.txt"
+  check_control "host_nowrap (Lua $V)" "$HV/nowrap.txt" "$BYPASS_LOAD"
+  run_host "$HV/host_noresume" "Lua $V, pkg-config" "$HV/noresume.txt"
+  check_control "host_noresume (Lua $V)" "$HV/noresume.txt" "$BYPASS_RESUME"
 
-  step "Lua $v: tests/install/host with find_package (luainstr::${pc})"
-  HV=$WORK/host$v-cmake
-  build_with_package "tests/install/host (Lua $v)" "$HOST_SRC" "$HV" "$WORK/host$v-cmake.log" -DLUA="$v"
+  step "Lua $V: tests/install/host with find_package (luainstr::${pc})"
+  HV=$WORK/host$V-cmake
+  build_with_package "tests/install/host (Lua $V)" "$HOST_SRC" "$HV" \
+    "$WORK/host$V-cmake.log" -DLUA="$V"
   uses_prefix "$HV/host" "$lib"
-  "$HV/host" "$HOST_LUA" "$HV/rep.txt" >/dev/null || fail "host (Lua $v, CMake) exited $?"
-  check_host "host (Lua $v, find_package)" "$HV/rep.txt"
-  "$HV/host_noresume" "$HOST_LUA" "$HV/noresume.txt" >/dev/null || fail "host_noresume (Lua $v, CMake) exited $?"
-  check_control "host_noresume (Lua $v, find_package)" "$HV/noresume.txt" "Lua ran 4 times"
+  run_host "$HV/host" "Lua $V, find_package" "$HV/rep.txt"
+  check_host "host (Lua $V, find_package)" "$HV/rep.txt"
+  run_host "$HV/host_noresume" "Lua $V, find_package" "$HV/noresume.txt"
+  check_control "host_noresume (Lua $V, find_package)" "$HV/noresume.txt" "$BYPASS_RESUME"
 
-  command -v "lua$v" >/dev/null || { echo "-- no lua$v: its module is not tried"; continue; }
-  step "Lua $v: lua$v requires the installed module"
-  MOD="$LIBDIR/lua/$v/?.so"
-  out=$(cd "$HOST_SRC" && LUA_CPATH="$MOD" LUA_CPATH_5_2="$MOD" LUA_CPATH_5_3="$MOD" \
-        LUA_CPATH_5_4="$MOD" "lua$v" -e '
+  command -v "lua$V" >/dev/null || { echo "-- no lua$V: its module is not tried"; continue; }
+  step "Lua $V: lua$V requires the installed module"
+  (cd "$HOST_SRC" && with_module "lua$V" -e '
     local p = require "luainstr"
     assert(p.start())
     dofile "host.lua"
     local co = coroutine.wrap(task)
     for i = 1, 4 do co(0) end
-    io.write(p.dump("csv"))' 2>&1) || { echo "$out" >&2; fail "lua$v with the installed module"; }
-  calls=$(awk -F, '$1 == "local step" { print $5 }' <<<"$out")
-  [[ $calls == 8 ]] || { echo "$out" >&2; fail "lua$v + require \"luainstr\": step called ${calls:-no} times, not 8"; }
-  echo "ok: lua$v + require \"luainstr\" ($LIBDIR/lua/$v): step 8 calls"
+    io.write(p.dump("csv"))') >"$WORK/mod$V.csv" 2>&1 \
+    || { cat "$WORK/mod$V.csv" >&2; fail "lua$V with the installed module"; }
+  step_calls "$WORK/mod$V.csv" "lua$V + require \"luainstr\"" 8
 
-  step "Lua $v: lua$v -l luainstr.run"
-  rm -f "$WORK/run$v.csv"
-  out=$(cd "$HOST_SRC" && LUA_CPATH="$MOD" LUA_CPATH_5_2="$MOD" LUA_CPATH_5_3="$MOD" \
-        LUA_CPATH_5_4="$MOD" LUAINSTR_OUT="$WORK/run$v.csv" LUAINSTR_FORMAT=csv \
-        "lua$v" -l luainstr.run host.lua 2>&1) || { echo "$out" >&2; fail "lua$v -l luainstr.run exited $?"; }
-  calls=$(awk -F, '$1 == "local step" { print $5 }' "$WORK/run$v.csv" 2>/dev/null)
-  [[ $calls == 5 ]] || { cat "$WORK/run$v.csv" >&2; fail "lua$v -l luainstr.run: step called ${calls:-no} times, not 5"; }
-  echo "ok: lua$v -l luainstr.run: a report, step 5 calls"
+  step "Lua $V: lua$V -l luainstr.run"
+  (cd "$HOST_SRC" && LUAINSTR_OUT="$WORK/run$V.csv" LUAINSTR_FORMAT=csv \
+     with_module "lua$V" -l luainstr.run host.lua) >"$WORK/run$V.log" 2>&1 \
+    || { st=$?; cat "$WORK/run$V.log" >&2; fail "lua$V -l luainstr.run exited $st"; }
+  step_calls "$WORK/run$V.csv" "lua$V -l luainstr.run" 5
 
-  step "Lua $v: installed $prof"
-  "$PREFIX/bin/$prof" -f csv -o "$WORK/prof$v.csv" "$HOST_LUA" >/dev/null 2>&1 || fail "$prof exited $?"
-  calls=$(awk -F, '$1 == "local step" { print $5 }' "$WORK/prof$v.csv")
-  [[ $calls == 5 ]] || { cat "$WORK/prof$v.csv" >&2; fail "$prof: step called ${calls:-no} times, not 5"; }
-  echo "ok: $prof: step 5 calls"
+  step "Lua $V: installed $prof"
+  "$PREFIX/bin/$prof" -f csv -o "$WORK/prof$V.csv" "$HOST_LUA" >/dev/null 2>&1 \
+    || fail "$prof exited $?"
+  step_calls "$WORK/prof$V.csv" "$prof" 5
 done
 
 # a Lua the package does not have: find_package says so
