@@ -102,19 +102,21 @@ if rawget(_G, "loadstring") then
 end
 
 -- loadfile, dofile: a file, a missing one, a '#' line, a byte order mark
-local f1 = write("f1.lua", "#!/usr/bin/env lua\nlocal function via_file(a, b) return a, b, 3 end\n" ..
-                           "return via_file(...)\n")
+local f1 = write("f1.lua", "#!/usr/bin/env lua\n" ..
+  "local function via_file(a, b) return a, b, 3 end\nreturn via_file(...)\n")
 loaded("loadfile", {1, 2}, loadfile(f1))
 loaded("loadfile missing", {}, loadfile(tmp .. "/missing.lua"))
 loaded("loadfile bom", {}, loadfile(write("bom.lua", "\239\187\191return 'bom'")))
 if LUA >= 5.2 then
   local env = {}
-  loaded("loadfile env", {}, loadfile(write("f2.lua", "z_loaded = 2 return z_loaded"), "t", env))
+  local f2 = write("f2.lua", "z_loaded = 2 return z_loaded")
+  loaded("loadfile env", {}, loadfile(f2, "t", env))
   lines[#lines + 1] = "env.z_loaded " .. tostring(env.z_loaded)
   loaded("loadfile mode b", {}, loadfile(f1, "b"))
 end
 try("dofile", dofile, f1)
-try("dofile error", dofile, write("f3.lua", "local function via_dofile() error('in dofile') end via_dofile()"))
+try("dofile error", dofile,
+    write("f3.lua", "local function via_dofile() error('in dofile') end via_dofile()"))
 try("dofile missing", dofile, tmp .. "/missing.lua")
 do  -- a chunk run by dofile that yields (5.1: across a C call, refused)
   local fy = write("f4.lua", "local function via_dofile_yield() return coroutine.yield(1) + 1 end " ..

@@ -24,7 +24,8 @@ local chunk = loadstring("local spin = ... local function late() spin(5) end lat
                          "=late chunk")
 chunk(spin)
 -- the same in an empty environment (Lua 5.1: given by setfenv)
-local src, name = "local spin = ... local function empty_env() spin(5) end empty_env()", "=empty env"
+local src = "local spin = ... local function empty_env() spin(5) end empty_env()"
+local name = "=empty env"
 if setfenv then
   setfenv(loadstring(src, name), {})(spin)
 else
