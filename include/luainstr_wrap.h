@@ -16,6 +16,17 @@
 ** Lua's own until luainstr_install_hooks() swaps the profiler's versions
 ** in; luainstr_uninstall_hooks() swaps Lua's back.  No source line of the
 ** host changes, and no native code is patched.
+**
+** The wrap_ functions have Lua 5.4's signatures; the host's calls keep
+** the ones of the Lua it is written for (its lua.h's LUA_VERSION_NUM; link
+** the libluainstr built for that Lua, e.g. libluainstr5.1):
+**   5.1       luaL_loadbuffer, luaL_loadfile, luaL_loadstring (functions
+**             there, no mode), lua_load(L, reader, data, chunkname),
+**             lua_resume(L, narg)
+**   5.2, 5.3  lua_resume(L, from, narg)
+**   5.4       lua_resume(L, from, narg, &nres)
+** Before 5.4 a resume's results are the coroutine's whole stack, as
+** there.
 */
 #ifndef LUAINSTR_WRAP_H
 #define LUAINSTR_WRAP_H
@@ -26,12 +37,26 @@
 #error "include luainstr_wrap.h after lauxlib.h"
 #endif
 
+#if LUA_VERSION_NUM >= 502
 #define luaL_loadbufferx wrap_luaL_loadbufferx
 #define luaL_loadfilex wrap_luaL_loadfilex
-#define luaL_loadstring wrap_luaL_loadstring
 #define lua_load wrap_lua_load
+#else
+#define luaL_loadbuffer(L, buff, sz, name) wrap_luaL_loadbufferx(L, buff, sz, name, NULL)
+#define luaL_loadfile(L, filename) wrap_luaL_loadfilex(L, filename, NULL)
+#define lua_load(L, reader, data, chunkname) wrap_lua_load(L, reader, data, chunkname, NULL)
+#endif
+#define luaL_loadstring wrap_luaL_loadstring
+
+#if LUA_VERSION_NUM >= 504
 #define lua_resume wrap_lua_resume
-/* lua.h's lua_pcall is a macro over lua_pcallk */
+#elif LUA_VERSION_NUM >= 502
+#define lua_resume(L, from, narg) wrap_lua_resume(L, from, narg, NULL)
+#else
+#define lua_resume(L, narg) wrap_lua_resume(L, NULL, narg, NULL)
+#endif
+
+/* lua.h's lua_pcall is a macro over lua_pcallk (a function on 5.1) */
 #undef lua_pcall
 #define lua_pcall(L, n, r, f) wrap_lua_pcall(L, n, r, f)
 

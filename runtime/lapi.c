@@ -769,6 +769,10 @@ static const luaL_Reg module_funcs[] = {
 };
 
 int (luaopen_luainstr)(lua_State *L) {
+  /* a stock lua5.M that loads the module built for 5.N: no call whose ABI
+  ** differs before this (luaver.c) */
+  if (!li_lua_matches()) return li_lua_refuse(L);
+  li_keep_module_loaded();          /* (Lua 5.1: luaver.h says why) */
   if (lprof(L) == NULL) return luaL_error(L, "luainstr: cannot attach a profiler");
   install(L);
   if (luaL_newmetatable(L, MT_ZONE)) {

@@ -113,12 +113,15 @@ int li_load(lua_State *L, const char *buff, size_t sz, const char *name,
   return status;
 }
 
-/* How many bytes luaL_loadfilex skips before the chunk: a UTF-8 BOM and a
-** first line starting with '#' (up to, not including, its '\n').  *binary
-** tells whether a precompiled chunk follows. */
+/* How many bytes luaL_loadfilex skips before the chunk: a UTF-8 BOM (5.2
+** on: LI_LOADFILE_SKIPS_BOM) and a first line starting with '#' (up to,
+** not including, its '\n').  *binary tells whether a precompiled chunk
+** follows. */
 static size_t file_prefix(const char *b, size_t n, int *binary) {
   size_t i = 0;
+#if LI_LOADFILE_SKIPS_BOM
   if (n >= 3 && memcmp(b, "\xEF\xBB\xBF", 3) == 0) i = 3;
+#endif
   if (i < n && b[i] == '#') {
     const char *nl = memchr(b + i, '\n', n - i);
     if (nl == NULL) { *binary = 0; return n; }

@@ -1,16 +1,86 @@
 /*
 ** luaver.c -- the parts of the version layer (luaver.h) too big to be
-** inline: what Lua 5.1 and 5.2 lack and the runtime needs.  Empty on 5.3
-** and 5.4.
+** inline: which Lua the program runs with, and what Lua 5.1 and 5.2 lack
+** and the runtime needs.
 */
+#define _GNU_SOURCE      /* dladdr, RTLD_NODELETE */
+
 #include <stdio.h>
 #include <string.h>
 
 #include "luaver.h"
 
+#if LI_UNLOADS_MODULES_EARLY && !defined(__EMSCRIPTEN__)
+#include <dlfcn.h>
+#endif
+
 #if LUA_VERSION_NUM < 503 && defined(LI_LUA_INTERNALS)
 #include "lstate.h"
 #endif
+
+/* ======================================================================
+** Added for the runtime on every Lua (issue 19): which Lua this is
+** ====================================================================== */
+
+/* lua_ident's address, as the running program has it.  The C module's
+** references to Lua are weak (CMakeLists.txt: a Lua that lacks a function
+** the module uses still loads it), so the address may be NULL there,
+** which the compiler, seeing a plain declaration, would assume it is not:
+** read through a volatile. */
+static const char *lua_ident_of_program(void) {
+  const char *volatile id = lua_ident;
+  return id;
+}
+
+const char *li_lua_release(char *buf, size_t n) {
+  const char *id = lua_ident_of_program(), *r;
+  size_t k = 0;
+  buf[0] = '\0';
+  /* "$LuaVersion: Lua 5.4.4  Copyright ...", 5.1's "$Lua: Lua 5.1.5 ..." */
+  if (id == NULL || id[0] != '$' || (r = strstr(id, ": Lua ")) == NULL) return buf;
+  r += 2;
+  while (k + 1 < n && (k < 4 || (r[k] >= '0' && r[k] <= '9') || r[k] == '.')) {
+    buf[k] = r[k];
+    k++;
+  }
+  buf[k] = '\0';
+  return buf;
+}
+
+int li_lua_matches(void) {
+  static const char want[] = "Lua " LI_LUA_VERSION ".";
+  char release[32];
+  return strncmp(li_lua_release(release, sizeof release), want, sizeof want - 1) == 0;
+}
+
+int li_lua_refuse(lua_State *L) {
+  char release[32], msg[256];
+  const char *r = li_lua_release(release, sizeof release);
+  if (strlen(r) >= 8 && memcmp(r, "Lua 5.", 6) == 0 && r[6] >= '1' && r[6] <= '4' &&
+      r[7] == '.')
+    snprintf(msg, sizeof msg, "luainstr: this module is for Lua %s, not %s: "
+             "use lib/lua/%.3s/luainstr.so", LI_LUA_VERSION, r, r + 4);
+  else
+    snprintf(msg, sizeof msg, "luainstr: this module is for Lua %s, not %s",
+             LI_LUA_VERSION, r[0] != '\0' ? r : "this Lua (it has no lua_ident)");
+  /* (the functions themselves: luaver.h makes lua_pushstring a macro on
+  ** 5.1) */
+  (lua_pushstring)(L, msg);
+  return (lua_error)(L);
+}
+
+#if LI_UNLOADS_MODULES_EARLY
+/* The shared object holding this code stays mapped until the process
+** ends (a no-op when it is linked into the program). */
+void li_keep_module_loaded(void) {
+#if !defined(__EMSCRIPTEN__)
+  Dl_info info;
+  if (dladdr((void *)li_keep_module_loaded, &info) && info.dli_fname != NULL)
+    dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
+#endif
+}
+#endif
+
 
 #if LUA_VERSION_NUM < 503
 /* Whether a yield from the running C function would be accepted.  With

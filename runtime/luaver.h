@@ -73,11 +73,95 @@ LUA_API const char lua_ident[];         /* (exported, not declared, by 5.1) */
 
 /* 1 if the Lua library this program runs with is the version this build
 ** is for (its lua_ident, a string every release exports: read, not
-** called, so a mismatch is found before any call with another ABI). */
-static inline int li_lua_matches(void) {
-  static const char want[] = "$LuaVersion: Lua " LI_LUA_VERSION ".";
-  return strncmp(lua_ident, want, sizeof want - 1) == 0;
+** called, so a mismatch is found before any call with another ABI).
+** (luaver.c: 5.1's lua_ident reads "$Lua: Lua 5.1.5 ...", later ones
+** "$LuaVersion: Lua 5.4.4 ...".) */
+int li_lua_matches(void);
+/* The release of that library, "Lua 5.4.4", copied into buf (of size n,
+** at least 1); "" when it exports no lua_ident (LuaJIT, or the C module's
+** weak reference finding none). */
+const char *li_lua_release(char *buf, size_t n);
+/* From a lua_CFunction of the C module run by another Lua than this
+** build's (li_lua_matches() 0): raises the error that says which module
+** that Lua needs, calling only functions whose ABI is the same in every
+** Lua from 5.1 to 5.4 (lua_pushstring, lua_error). */
+int li_lua_refuse(lua_State *L);
+
+
+/* ======================================================================
+** Added for the runtime on every Lua (issue 19, runtime tests): the
+** standard loaders, the C module
+** ====================================================================== */
+
+/* The standard loaders (stdloaders.c, loader.c) as each Lua has them:
+**   LI_HAVE_LOAD_STRINGS  load takes a string, a mode and an environment,
+**                         loadfile a mode and an environment (5.2 on);
+**                         5.1's load takes a reader function and a name
+**   LI_HAVE_LOADSTRING    loadstring: 5.1's own, 5.2's the same function
+**                         as load (LUA_COMPAT_LOADSTRING, on in Debian's)
+**   LI_SEARCHERS          package.searchers, 5.1's package.loaders
+**   LI_SEARCHER_FILENAME  the Lua searcher returns the file name as the
+**                         loader's second value (5.2 on)
+**   LI_SEARCHPATH_54      its "no file" message lists every entry of the
+**                         path, empty ones too: "no file 'a'\n\tno file
+**                         'b'" (5.4); before, each non-empty entry adds
+**                         "\n\tno file 'a'"
+**   LI_LOADFILE_SKIPS_BOM luaL_loadfile skips a UTF-8 byte order mark
+**                         (5.2 on; 5.1 reads it as text) */
+#define LI_HAVE_LOAD_STRINGS (LUA_VERSION_NUM >= 502)
+#define LI_HAVE_LOADSTRING (LUA_VERSION_NUM <= 502)
+#define LI_SEARCHERS (LUA_VERSION_NUM >= 502 ? "searchers" : "loaders")
+#define LI_SEARCHER_FILENAME (LUA_VERSION_NUM >= 502)
+#define LI_SEARCHPATH_54 (LUA_VERSION_NUM >= 504)
+#define LI_LOADFILE_SKIPS_BOM (LUA_VERSION_NUM >= 502)
+
+/* The package table a searcher of loadlib.c reads 'path' from: its
+** upvalue 1 (5.2 on), its environment (5.1, whose C functions have one).
+**   LI_SEARCHER_PACKAGE        that index, inside the searcher
+**   li_push_searcher(L, f)     f as a searcher of the table on top, which
+**                              it replaces
+**   li_searcher_package(L, i)  pushes the package table of the searcher
+**                              at i and returns 1, or pushes nothing and
+**                              returns 0 */
+#if LUA_VERSION_NUM >= 502
+#define LI_SEARCHER_PACKAGE lua_upvalueindex(1)
+static inline void li_push_searcher(lua_State *L, lua_CFunction f) {
+  lua_pushcclosure(L, f, 1);
 }
+static inline int li_searcher_package(lua_State *L, int i) {
+  if (lua_getupvalue(L, i, 1) == NULL) return 0;
+  if (lua_istable(L, -1)) return 1;
+  lua_pop(L, 1);
+  return 0;
+}
+#else
+#define LI_SEARCHER_PACKAGE LUA_ENVIRONINDEX
+static inline void li_push_searcher(lua_State *L, lua_CFunction f) {
+  lua_pushcfunction(L, f);
+  lua_insert(L, -2);
+  lua_setfenv(L, -2);
+}
+static inline int li_searcher_package(lua_State *L, int i) {
+  lua_getfenv(L, i);
+  if (lua_istable(L, -1)) return 1;
+  lua_pop(L, 1);
+  return 0;
+}
+#endif
+
+/* The C module is unloaded before older objects are finalized: Lua 5.1
+** keeps each loaded library in a userdata of its own, made when the
+** library is loaded, and lua_close finalizes newest first, so a finalizer
+** of an object made before `require "luainstr"` that calls the module
+** ran unmapped code.  (From 5.2 on the libraries sit in one table made
+** with the package library, finalized last.)  The module keeps itself
+** loaded there. */
+#define LI_UNLOADS_MODULES_EARLY (LUA_VERSION_NUM == 501)
+#if LI_UNLOADS_MODULES_EARLY
+void li_keep_module_loaded(void);
+#else
+#define li_keep_module_loaded() ((void)0)
+#endif
 
 
 /* ======================================================================
@@ -130,10 +214,22 @@ static inline void luaL_addgsub(luaL_Buffer *b, const char *s, const char *p,
 /* Lua 5.4's lua_resume: *nres is the count of values yielded or returned
 ** (before 5.4 they are co's whole stack). */
 static inline int li_lua_resume(lua_State *co, lua_State *from, int narg, int *nres) {
+  lua_Debug ar;
+  int st;
+  /* A coroutine that returned (nothing below the arguments, no frame):
+  ** 5.4's lua_resume refuses it as dead; before, only coroutine.resume
+  ** did (lcorolib.c's auxresume), and lua_resume called what lay below
+  ** the arguments. */
+  if (lua_status(co) == LUA_OK && lua_gettop(co) == narg && !lua_getstack(co, 0, &ar)) {
+    lua_pop(co, narg);
+    lua_pushliteral(co, "cannot resume dead coroutine");
+    if (nres != NULL) *nres = 0;
+    return LUA_ERRRUN;
+  }
 #if LUA_VERSION_NUM >= 502
-  int st = lua_resume(co, from, narg);
+  st = lua_resume(co, from, narg);
 #else
-  int st = ((void)from, lua_resume(co, narg));
+  st = ((void)from, lua_resume(co, narg));
 #endif
   if (nres != NULL) *nres = (st == LUA_OK || st == LUA_YIELD) ? lua_gettop(co) : 0;
   return st;

@@ -360,6 +360,7 @@ int (luaopen_luainstr_run)(lua_State *L) {
   const char *fname, *progname;
   char *out_abs;
   int status, ok;
+  if (!li_lua_matches()) return li_lua_refuse(L);  /* (as luaopen_luainstr) */
   if (!LI_LUAC_ARG_EARLY && lua_getglobal(L, "arg") != LUA_TTABLE)
     make_arg(L);                       /* (5.1, 5.2) */
   lua_settop(L, 0);

@@ -1,11 +1,14 @@
 /*
-** stdloaders.c -- the standard library's loaders (load, loadfile, dofile
-** and the Lua-file searcher of `require`) and luaL_loadfilex, routed
-** through the instrumenting loader (loader.c).
+** stdloaders.c -- the standard library's loaders (load, loadfile, dofile,
+** loadstring where the Lua has it, and the Lua-file searcher of
+** `require`) and luaL_loadfilex, routed through the instrumenting loader
+** (loader.c).
 **
-** Each replacement keeps the contract of its Lua 5.4.4 original: the same
-** arguments checked in the same order, the same results and the same
-** messages.  Argument errors name the function as the original's do,
+** Each replacement keeps the contract of its original in the Lua it is
+** built for (5.1.5, 5.2.4, 5.3.6, 5.4.4; what differs is named by
+** luaver.h's LI_HAVE_LOAD_STRINGS, LI_HAVE_LOADSTRING, LI_SEARCHERS ...):
+** the same arguments checked in the same order, the same results and the
+** same messages.  Argument errors name the function as the original's do,
 ** because luaL_argerror finds the name from the call site or by looking the
 ** function up in package.loaded, where ours sit in place of the originals.
 **
@@ -203,7 +206,8 @@ int li_loadfilex (lua_State *L, const char *filename, const char *mode) {
 */
 
 /* Ends load and loadfile as lbaselib's load_aux: the function, with 'env'
-** (when given, even nil) as its first upvalue; or fail and the message. */
+** (when given, even nil) as its first upvalue; or fail and the message.
+** (Lua 5.1's take no 'env': envidx is 0 there.) */
 static int finish_load (lua_State *L, int status, int envidx) {
   if (status != LUA_OK) {
     luaL_pushfail(L);
@@ -226,10 +230,16 @@ static int finish_load (lua_State *L, int status, int envidx) {
 }
 
 
+/* loadfile([filename [, mode [, env]]]); Lua 5.1's loadfile([filename]) */
 static int ld_loadfile (lua_State *L) {
   const char *fname = luaL_optstring(L, 1, NULL);
+#if LI_HAVE_LOAD_STRINGS
   const char *mode = luaL_optstring(L, 2, NULL);
   int env = !lua_isnone(L, 3) ? 3 : 0;
+#else
+  const char *mode = NULL;
+  int env = 0;
+#endif
   return finish_load(L, li_loadfilex(L, fname, mode), env);
 }
 
@@ -268,6 +278,35 @@ static const char *tee_reader (lua_State *L, void *ud, size_t *size) {
 }
 
 
+/* The chunk given in pieces by the reader function at index 1: loaded,
+** and instrumented when it is text.  The function or the message is left
+** on top of the stack, above LD_FILEBUF - 1 values. */
+static int load_reader (lua_State *L, const char *chunkname,
+                        const char *mode) {
+  FileBuf *fb;
+  int status;
+  luaL_checktype(L, 1, LUA_TFUNCTION);
+  lua_settop(L, LD_FILEBUF - 1);
+  fb = fb_new(L);                               /* LD_FILEBUF */
+  lua_pushnil(L);                               /* LD_PIECE */
+  status = lua_load(L, tee_reader, fb, chunkname, mode);
+  if (status == LUA_OK && fb->n > 0 && fb->buff[0] == LUA_SIGNATURE[0])
+    li_loaded_binary(L, fb->buff, fb->n);       /* loaded as it is */
+  else if (status == LUA_OK) {                  /* text: instrumented */
+    lua_pop(L, 1);
+    status = li_load(L, fb->buff != NULL ? fb->buff : "", fb->n,
+                     chunkname, mode);
+  }
+  fb_release(L, fb);
+  lua_rotate(L, LD_FILEBUF, -2);                /* FileBuf and piece */
+  lua_pop(L, 2);
+  return status;
+}
+
+
+#if LI_HAVE_LOAD_STRINGS
+/* load(chunk [, chunkname [, mode [, env]]]): a string or a reader
+** function (Lua 5.2 on; 5.2's loadstring is this function too) */
 static int ld_load (lua_State *L) {
   int status;
   size_t l;
@@ -278,27 +317,25 @@ static int ld_load (lua_State *L) {
     const char *chunkname = luaL_optstring(L, 2, s);
     status = li_load(L, s, l, chunkname, mode);
   }
-  else {  /* a reader function gives it in pieces */
-    const char *chunkname = luaL_optstring(L, 2, "=(load)");
-    FileBuf *fb;
-    luaL_checktype(L, 1, LUA_TFUNCTION);
-    lua_settop(L, LD_FILEBUF - 1);
-    fb = fb_new(L);                               /* LD_FILEBUF */
-    lua_pushnil(L);                               /* LD_PIECE */
-    status = lua_load(L, tee_reader, fb, chunkname, mode);
-    if (status == LUA_OK && fb->n > 0 && fb->buff[0] == LUA_SIGNATURE[0])
-      li_loaded_binary(L, fb->buff, fb->n);       /* loaded as it is */
-    else if (status == LUA_OK) {                  /* text: instrumented */
-      lua_pop(L, 1);
-      status = li_load(L, fb->buff != NULL ? fb->buff : "", fb->n,
-                       chunkname, mode);
-    }
-    fb_release(L, fb);
-    lua_rotate(L, LD_FILEBUF, -2);                /* FileBuf and piece */
-    lua_pop(L, 2);
-  }
+  else  /* a reader function gives it in pieces */
+    status = load_reader(L, luaL_optstring(L, 2, "=(load)"), mode);
   return finish_load(L, status, env);
 }
+#else
+/* Lua 5.1's load(func [, chunkname]): a reader function only */
+static int ld_load (lua_State *L) {
+  const char *chunkname = luaL_optstring(L, 2, "=(load)");
+  return finish_load(L, load_reader(L, chunkname, NULL), 0);
+}
+
+/* Lua 5.1's loadstring(string [, chunkname]) */
+static int ld_loadstring (lua_State *L) {
+  size_t l;
+  const char *s = luaL_checklstring(L, 1, &l);
+  const char *chunkname = luaL_optstring(L, 2, s);
+  return finish_load(L, li_load(L, s, l, chunkname, NULL), 0);
+}
+#endif
 
 
 static int dofile_cont (lua_State *L, int status, lua_KContext ctx) {
@@ -335,6 +372,7 @@ static int readable (const char *filename) {
 }
 
 
+#if LI_SEARCHPATH_54
 /* Pushes "no file 'a'\n\tno file 'b'" for the tried names "a;b". */
 static void push_notfound (lua_State *L, const char *tried) {
   luaL_Buffer b;
@@ -369,13 +407,41 @@ static const char *search_path (lua_State *L, const char *name,
   push_notfound(L, names);
   return NULL;
 }
+#else
+/* The search of loadlib.c before Lua 5.4 (5.1's findfile, 5.2's and
+** 5.3's searchpath with ".", LUA_LSUBSEP): the same result, and for the
+** names tried "\n\tno file 'a'\n\tno file 'b'"; empty entries of the path
+** are skipped. */
+static const char *search_path (lua_State *L, const char *name,
+                                const char *path) {
+  const char *p = path, *end;
+  name = luaL_gsub(L, name, ".", LUA_LSUBSEP);
+  lua_pushliteral(L, "");                       /* the names tried */
+  for (;;) {
+    const char *filename;
+    while (*p == *LUA_PATH_SEP) p++;
+    if (*p == '\0') return NULL;
+    end = strchr(p, *LUA_PATH_SEP);
+    if (end == NULL) end = p + strlen(p);
+    lua_pushlstring(L, p, (size_t)(end - p));
+    filename = luaL_gsub(L, lua_tostring(L, -1), LUA_PATH_MARK, name);
+    lua_remove(L, -2);                          /* the entry */
+    if (readable(filename)) return filename;
+    lua_pushfstring(L, "\n\tno file '%s'", filename);
+    lua_remove(L, -2);                          /* the file name */
+    lua_concat(L, 2);
+    p = end;
+  }
+}
+#endif
 
 
-/* searcher_Lua of loadlib.c; upvalue 1 is the package table. */
+/* searcher_Lua of loadlib.c (5.1's loader_Lua); the package table is its
+** upvalue 1, its environment on 5.1 (LI_SEARCHER_PACKAGE). */
 static int ld_searcher (lua_State *L) {
   const char *name = luaL_checkstring(L, 1);
   const char *path, *filename;
-  lua_getfield(L, lua_upvalueindex(1), "path");
+  lua_getfield(L, LI_SEARCHER_PACKAGE, "path");
   path = lua_tostring(L, -1);
   if (path == NULL)
     return luaL_error(L, "'package.%s' must be a string", "path");
@@ -384,8 +450,12 @@ static int ld_searcher (lua_State *L) {
   if (li_loadfilex(L, filename, NULL) != LUA_OK)
     return luaL_error(L, "error loading module '%s' from file '%s':\n\t%s",
                       lua_tostring(L, 1), filename, lua_tostring(L, -1));
+#if LI_SEARCHER_FILENAME
   lua_pushstring(L, filename);  /* the 2nd argument of the module */
   return 2;
+#else
+  return 1;
+#endif
 }
 
 /* }====================================================== */
@@ -402,12 +472,18 @@ static const luaL_Reg replaced[] = {
   {"load", ld_load},
   {"loadfile", ld_loadfile},
   {"dofile", ld_dofile},
+#if LI_HAVE_LOADSTRING && LI_HAVE_LOAD_STRINGS
+  {"loadstring", ld_load},            /* (5.2's is load) */
+#elif LI_HAVE_LOADSTRING
+  {"loadstring", ld_loadstring},
+#endif
   {NULL, NULL}
 };
 
 
-/* Pushes package.searchers (or nothing, returning 0) when the package
-** library is open; leaves the package table below it. */
+/* Pushes package.searchers (5.1: package.loaders), or nothing, returning
+** 0, when the package library is open; leaves the package table below
+** it. */
 static int push_searchers (lua_State *L) {
   luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
   lua_getfield(L, -1, LUA_LOADLIBNAME);
@@ -416,7 +492,7 @@ static int push_searchers (lua_State *L) {
     lua_pop(L, 1);
     return 0;
   }
-  if (lua_getfield(L, -1, "searchers") != LUA_TTABLE) {
+  if (lua_getfield(L, -1, LI_SEARCHERS) != LUA_TTABLE) {
     lua_pop(L, 2);
     return 0;
   }
@@ -430,17 +506,14 @@ static void install_searcher (lua_State *L, int orig) {
   if (!push_searchers(L)) return;
   lua_rawgeti(L, -1, 2);
   if (lua_isfunction(L, -1) && lua_tocfunction(L, -1) != ld_searcher) {
-    /* the original's package table is the one it reads 'path' from */
-    const char *up;
     /* kept before it is replaced (an error, out of memory, between the
     ** two would lose it) */
     lua_pushvalue(L, -1);
     lua_setfield(L, orig, "searcher");
-    up = lua_getupvalue(L, -1, 1);
-    if (up != NULL && !lua_istable(L, -1)) lua_pop(L, 1);
-    if (up == NULL || !lua_istable(L, -1))
+    /* the original's package table is the one it reads 'path' from */
+    if (!li_searcher_package(L, -1))
       lua_pushvalue(L, -3);  /* the package table */
-    lua_pushcclosure(L, ld_searcher, 1);
+    li_push_searcher(L, ld_searcher);
     lua_rawseti(L, -3, 2);
   }
   lua_pop(L, 1);

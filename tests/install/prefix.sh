@@ -33,11 +33,12 @@ build_with_package() {
     || { cat "$log" >&2; fail "build $name (CMake)"; }
 }
 
-#   uses_prefix BINARY
-# checks that BINARY takes libluainstr.so from the prefix (LIBDIR).
+#   uses_prefix BINARY [LIB]
+# checks that BINARY takes LIB (default libluainstr, e.g. libluainstr5.1)
+# .so from the prefix (LIBDIR).
 uses_prefix() {
-  local lib
-  lib=$(ldd "$1" | awk '/libluainstr\.so/ { print $3 }')
-  [[ $(realpath "$lib") == "$(realpath "$LIBDIR")"/* ]] \
-    || fail "$1 uses libluainstr.so from '$lib', not from the prefix"
+  local lib name=${2:-libluainstr}
+  lib=$(ldd "$1" | awk -v n="$name.so" 'index($1, n) == 1 { print $3 }')
+  [[ -n $lib && $(realpath "$lib") == "$(realpath "$LIBDIR")"/* ]] \
+    || fail "$1 uses $name.so from '$lib', not from the prefix"
 }

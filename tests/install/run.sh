@@ -7,7 +7,14 @@
 #      both, and check that the profile names the sample's culprit;
 #   3. a stock lua5.4 requires the installed luainstr.so (LUA_CPATH) and
 #      profiles a chunk loaded after it;
-#   4. the installed luaprof profiles the sample script.
+#   4. the installed luaprof profiles the sample script;
+#   5. for every Lua the package was built for (5.1 to 5.4): tests/install/
+#      host (luaL_dofile, a coroutine resumed from C, through
+#      luainstr_wrap.h with that Lua's API) built with pkg-config
+#      luainstr5.N and with find_package's luainstr::luainstr5.N, and its
+#      controls without the header; lua5.N requires the installed module
+#      and runs `lua5.N -l luainstr.run`; luaprof5.N runs a script;
+#   6. an install under DESTDIR: luaprof5.4 is a link to luaprof there too.
 #
 #   run.sh [BUILD_DIR]   BUILD_DIR: an already built tree; without it the
 #                        project is configured and built in a scratch dir.
@@ -120,4 +127,146 @@ step "installed luaprof"
 out=$("$PREFIX/bin/luaprof" "$GAME" 2>&1) || { echo "$out" >&2; fail "luaprof exited $?"; }
 check_profile "luaprof" "$out"
 
-echo "PASS: install, find_package, pkg-config, Lua module, luaprof"
+# --- 5. every Lua ---------------------------------------------------------
+HOST_SRC=$SRC/tests/install/host
+HOST_LUA=$HOST_SRC/host.lua
+
+# Checks the reports of tests/install/host ($1: what ran, $2: the text
+# report; $2.csv beside it): step 8 calls, task 1, and no note that a
+# load or a resume bypassed the profiler.
+check_host() {
+  local what=$1 rep=$2 calls
+  [[ -s $rep && -s $rep.csv ]] || fail "$what: no report"
+  calls=$(awk -F, '$1 == "local step" { s = $5 } $1 == "task" { t = $5 }
+                   END { print s "/" t }' "$rep.csv")
+  [[ $calls == 8/1 ]] \
+    || { cat "$rep.csv" >&2; fail "$what: step/task called $calls times, not 8/1"; }
+  if grep -q "luainstr_wrap.h" "$rep"; then
+    cat "$rep" >&2; fail "$what: the report says a load or a resume bypassed the profiler"
+  fi
+  echo "ok: $what: step 8 calls, task 1 (resumed from C), no bypass"
+}
+# The controls: the report must say what bypassed the profiler ($3).
+check_control() {
+  local what=$1 rep=$2 note=$3
+  grep -q "$note" "$rep" || { cat "$rep" >&2; fail "$what: the report does not say '$note'"; }
+  echo "ok: $what (control): '$note'"
+}
+# Runs host program $1 (of what $2 names) on host.lua, its report $3.
+run_host() {
+  "$1" "$HOST_LUA" "$3" >/dev/null || fail "$2: $(basename "$1") exited $?"
+}
+# The calls of `local step` in csv report $1 ($2: what made it), which
+# must be $3.
+step_calls() {
+  local calls
+  calls=$(awk -F, '$1 == "local step" { print $5 }' "$1" 2>/dev/null)
+  [[ $calls == "$3" ]] || { cat "$1" >&2; fail "$2: step called ${calls:-no} times, not $3"; }
+  echo "ok: $2: a report, step $3 calls"
+}
+# Runs a command with the installed module of Lua $V first on the C path.
+with_module() {
+  local mod="$LIBDIR/lua/$V/?.so"
+  LUA_CPATH=$mod LUA_CPATH_5_2=$mod LUA_CPATH_5_3=$mod LUA_CPATH_5_4=$mod "$@"
+}
+BYPASS_LOAD="no chunk went through the profiler's loader"
+BYPASS_RESUME="Lua ran 4 times on a thread the profiler was not told of"
+
+for V in 5.1 5.2 5.3 5.4; do
+  [[ -f $LIBDIR/lua/$V/luainstr.so ]] || { echo "-- no Lua $V in the package"; continue; }
+  if [[ $V == 5.4 ]]; then pc=luainstr lib=libluainstr prof=luaprof
+  else pc=luainstr$V lib=libluainstr$V prof=luaprof$V; fi
+  for f in "$LIBDIR/$lib.a" "$LIBDIR/$lib.so" "$LIBDIR/pkgconfig/$pc.pc" "$PREFIX/bin/$prof"; do
+    [[ -e $f ]] || fail "not installed: ${f#"$PREFIX"/}"
+  done
+
+  step "Lua $V: tests/install/host with pkg-config $pc"
+  HV=$WORK/host$V-pc
+  mkdir -p "$HV"
+  pcq() { PKG_CONFIG_PATH=$(dirname "$PCFILE") pkg-config "$@" "$pc"; }
+  flags=$(pcq --cflags --libs) || fail "pkg-config $pc"
+  [[ " $flags " == *" -l${lib#lib} "* && " $flags " == *"lua$V"* ]] \
+    || fail "pkg-config $pc: $flags (not -l${lib#lib} and Lua $V)"
+  cmod=$(pcq --variable=cmoddir)
+  [[ $(pcq --variable=lua_version) == "$V" &&
+     $(realpath "$cmod/luainstr.so") == $(realpath "$LIBDIR/lua/$V/luainstr.so") ]] \
+    || fail "pkg-config $pc: lua_version or cmoddir ($cmod) is not Lua $V's"
+  for variant in host:-DLI_WRAP host_nowrap:-DLI_NO_WRAP host_noresume:-DLI_NO_WRAP_RESUME; do
+    # shellcheck disable=SC2086
+    cc -O2 -Wall -Wextra -Werror "${variant#*:}" -o "$HV/${variant%:*}" "$HOST_SRC/host.c" \
+      $flags >"$WORK/host$V.log" 2>&1 \
+      || { cat "$WORK/host$V.log" >&2; fail "build ${variant%:*} for Lua $V"; }
+  done
+  uses_prefix "$HV/host" "$lib"
+  run_host "$HV/host" "Lua $V, pkg-config" "$HV/rep.txt"
+  check_host "host (Lua $V, pkg-config $pc)" "$HV/rep.txt"
+  run_host "$HV/host_nowrap" "Lua $V, pkg-config" "$HV/nowrap.txt"
+  check_control "host_nowrap (Lua $V)" "$HV/nowrap.txt" "$BYPASS_LOAD"
+  run_host "$HV/host_noresume" "Lua $V, pkg-config" "$HV/noresume.txt"
+  check_control "host_noresume (Lua $V)" "$HV/noresume.txt" "$BYPASS_RESUME"
+
+  step "Lua $V: tests/install/host with find_package (luainstr::${pc})"
+  HV=$WORK/host$V-cmake
+  build_with_package "tests/install/host (Lua $V)" "$HOST_SRC" "$HV" \
+    "$WORK/host$V-cmake.log" -DLUA="$V"
+  uses_prefix "$HV/host" "$lib"
+  run_host "$HV/host" "Lua $V, find_package" "$HV/rep.txt"
+  check_host "host (Lua $V, find_package)" "$HV/rep.txt"
+  run_host "$HV/host_noresume" "Lua $V, find_package" "$HV/noresume.txt"
+  check_control "host_noresume (Lua $V, find_package)" "$HV/noresume.txt" "$BYPASS_RESUME"
+
+  command -v "lua$V" >/dev/null || { echo "-- no lua$V: its module is not tried"; continue; }
+  step "Lua $V: lua$V requires the installed module"
+  (cd "$HOST_SRC" && with_module "lua$V" -e '
+    local p = require "luainstr"
+    assert(p.start())
+    dofile "host.lua"
+    local co = coroutine.wrap(task)
+    for i = 1, 4 do co(0) end
+    io.write(p.dump("csv"))') >"$WORK/mod$V.csv" 2>&1 \
+    || { cat "$WORK/mod$V.csv" >&2; fail "lua$V with the installed module"; }
+  step_calls "$WORK/mod$V.csv" "lua$V + require \"luainstr\"" 8
+
+  step "Lua $V: lua$V -l luainstr.run"
+  (cd "$HOST_SRC" && LUAINSTR_OUT="$WORK/run$V.csv" LUAINSTR_FORMAT=csv \
+     with_module "lua$V" -l luainstr.run host.lua) >"$WORK/run$V.log" 2>&1 \
+    || { st=$?; cat "$WORK/run$V.log" >&2; fail "lua$V -l luainstr.run exited $st"; }
+  step_calls "$WORK/run$V.csv" "lua$V -l luainstr.run" 5
+
+  step "Lua $V: installed $prof"
+  "$PREFIX/bin/$prof" -f csv -o "$WORK/prof$V.csv" "$HOST_LUA" >/dev/null 2>&1 \
+    || fail "$prof exited $?"
+  step_calls "$WORK/prof$V.csv" "$prof" 5
+done
+
+# a Lua the package does not have: find_package says so
+if cmake -S "$HOST_SRC" -B "$WORK/host5.9" -DCMAKE_PREFIX_PATH="$PREFIX" -DLUA=5.9 \
+     >"$WORK/host5.9.log" 2>&1; then
+  fail "find_package(luainstr COMPONENTS 5.9) succeeded"
+fi
+grep -q "luainstr for Lua 5.9: not in" "$WORK/host5.9.log" \
+  || { cat "$WORK/host5.9.log" >&2; fail "find_package(luainstr COMPONENTS 5.9): no message"; }
+echo "ok: find_package(luainstr COMPONENTS 5.9) fails, naming the Luas it has"
+
+# luaprof5.4 is luaprof, a link beside it
+[[ -L $PREFIX/bin/luaprof5.4 && $(readlink "$PREFIX/bin/luaprof5.4") == luaprof ]] \
+  || fail "bin/luaprof5.4 is not a link to luaprof"
+"$PREFIX/bin/luaprof5.4" --version >/dev/null 2>&1 || fail "luaprof5.4 --version exited $?"
+echo "ok: bin/luaprof5.4 -> luaprof"
+
+# --- 6. under DESTDIR -------------------------------------------------------
+step "install with DESTDIR"
+DEST=$WORK/destdir
+opt_before=$([[ -e /opt/luainstr ]] && echo yes || true)
+DESTDIR=$DEST cmake --install "$BUILD" --prefix /opt/luainstr >"$WORK/destdir.log" 2>&1 \
+  || { cat "$WORK/destdir.log" >&2; fail "DESTDIR install"; }
+[[ -L $DEST/opt/luainstr/bin/luaprof5.4 && -x $DEST/opt/luainstr/bin/luaprof ]] \
+  || fail "DESTDIR: no bin/luaprof5.4 link beside bin/luaprof"
+[[ $(readlink "$DEST/opt/luainstr/bin/luaprof5.4") == luaprof ]] \
+  || fail "DESTDIR: bin/luaprof5.4 -> $(readlink "$DEST/opt/luainstr/bin/luaprof5.4"), not luaprof"
+[[ -n $opt_before || ! -e /opt/luainstr ]] || fail "DESTDIR: the install wrote /opt/luainstr"
+"$DEST/opt/luainstr/bin/luaprof5.4" -o /dev/null "$HOST_LUA" >/dev/null 2>&1 \
+  || fail "DESTDIR: luaprof5.4 exited $?"
+echo "ok: DESTDIR install: bin/luaprof5.4 -> luaprof, runs"
+
+echo "PASS: install, find_package, pkg-config, Lua module, luaprof, every Lua"

@@ -1,4 +1,6 @@
 -- Errors through instrumented frames, caught by pcall and xpcall.
+-- variant 5.1: xpcall's function gets its arguments from a closure (5.1's xpcall
+--   passes none)
 package.path = (arg[0]:match("^(.*)/[^/]*$") or ".") .. "/lib/?.lua;" .. package.path
 local check = require "check"
 

@@ -6,6 +6,7 @@
 -- itself) must be listed too, at the length the case saw, and no other;
 -- the zone is entered once a frame; the leak is first by live bytes, the
 -- garbage back to about nothing after a collection.
+-- variant 5.1 5.2 5.3: the zone by p.zone_begin and p.zone_end (<close> is 5.4's)
 package.path = (arg[0]:match("^(.*)/[^/]*$") or ".") .. "/lib/?.lua;" .. package.path
 local check = require "check"
 local p = check.p
@@ -41,7 +42,7 @@ local function median_before(i)
   local w = {}
   for k = math.max(1, i - 63), i - 1 do w[#w + 1] = lengths[k] end
   table.sort(w)
-  return w[(#w + 1) // 2]
+  return w[math.floor((#w + 1) / 2)]
 end
 local sure, maybe = {}, {}     -- frame -> true
 for i = 5, 100 do

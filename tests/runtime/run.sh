@@ -1,33 +1,86 @@
 #!/usr/bin/env bash
-# Runtime tests with known answers.  Every tests/runtime/*.lua program runs
-# twice: under lua5.4 with the C module (`require "luainstr"`, started by
-# the program) and under `luaprof` (started before the program); it checks
-# its own profile and exits 1 on a wrong figure.  Every exit/*.lua program
-# ends the hard way (os.exit, uncaught error, cleared globals, late
-# finalizers): it must exit with its `-- expect-status:` and not crash, and
-# under luaprof leave a csv report holding each `-- expect-row: NAME CALLS`.
+# Runtime tests with known answers, on one Lua version.  Every
+# tests/runtime/*.lua program runs twice: under the stock interpreter
+# lua5.N with the C module (`require "luainstr"`, started by the program)
+# and under luaprof5.N (started before the program); it checks its own
+# profile and exits 1 on a wrong figure.  Every exit/*.lua program ends the
+# hard way (os.exit, uncaught error, cleared globals, late finalizers): it
+# must exit with its `-- expect-status:` and not crash, and under luaprof
+# leave a csv report holding each `-- expect-row: NAME CALLS`.
 #
-# usage: run.sh BUILD_DIR     (holds lib/lua/5.4/luainstr.so, bin/luaprof)
+# The programs are written for every Lua from 5.1 to 5.4 (what differs is
+# chosen in them by version, lib/check.lua's check.lua); a program says in
+# its header what it does differently on a version and why, in lines
+#     -- variant 5.1 5.2: WHAT AND WHY     (more lines: "--   ...")
+# and, if it cannot run on a version at all,
+#     -- skip-on 5.1: REASON
+# which skips it there with the reason shown.  `run.sh --list` prints which
+# program runs on which version, as written (yes) or in a variant (yes*),
+# and those lines.
+#
+# usage: run.sh BUILD_DIR [VERSION]   VERSION 5.1, 5.2, 5.3 or 5.4 (the
+#            default): lua5.N with BUILD_DIR/lib/lua/5.N/luainstr.so and
+#            BUILD_DIR/bin/luaprof5.N (luaprof for 5.4)
+#        run.sh --list
 # Environment: LI_ONLY=GLOB runs only the tests whose file name matches;
 # LI_LUAPROF=CMD runs CMD as luaprof (e.g. the WebAssembly luaprof.js
 # through tests/wasm/luaprof_node.sh) and only the luaprof runs, which
 # need no luainstr.so (BUILD_DIR is then not used); LI_SKIP="NAME ..." leaves
 # out the named programs (said in the output).
 set -u
-[ $# -eq 1 ] || { echo "usage: $0 BUILD_DIR" >&2; exit 2; }
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd) || exit 2
+versions="5.1 5.2 5.3 5.4"
+
+# The reason program $1 does not run on Lua $2 (its skip-on line), or
+# nothing.
+skip_reason() { sed -n "s/^-- skip-on $2: *//p" "$1" | head -n1; }
+
+# The variant lines of program $1 that name Lua $2, with their
+# continuation lines.
+variant_lines() {
+  awk -v v="$2" '
+    /^-- variant [0-9. ]+:/ { hdr = $0; sub(/:.*/, "", hdr); on = (" " hdr " " ~ " " v " ") }
+    /^-- variant / || /^--   / { if (on) print; next }
+    { on = 0 }' "$1"
+}
+
+if [ "${1:-}" = --list ]; then
+  cd "$here" || exit 2
+  printf '%-28s %s\n' program "$versions"
+  for t in *.lua exit/*.lua; do
+    line=$(printf '%-28s' "${t%.lua}") why=
+    for v in $versions; do
+      r=$(skip_reason "$t" $v)
+      if [ -n "$r" ]; then line="$line no "; why="$why
+    not on $v: $r"
+      elif [ -n "$(variant_lines "$t" $v)" ]; then line="$line yes*"
+      else line="$line yes "; fi
+    done
+    echo "$line$why"
+    awk '/^-- variant / || /^--   / { print "    " substr($0, 4); next }
+         /^--( |$)/ { next } { exit }' "$t"
+  done
+  exit 0
+fi
+
+[ $# -eq 1 ] || [ $# -eq 2 ] || { echo "usage: $0 BUILD_DIR [VERSION] | --list" >&2; exit 2; }
 build=$(cd "$1" && pwd) || exit 2
-so_dir=$build/lib/lua/5.4
-luaprof=${LI_LUAPROF:-$build/bin/luaprof}
+V=${2:-5.4}
+case " $versions " in *" $V "*) ;; *) echo "run.sh: no Lua version '$V'" >&2; exit 2 ;; esac
+lua=lua$V
+so_dir=$build/lib/lua/$V
+if [ "$V" = 5.4 ]; then luaprof=${LI_LUAPROF:-$build/bin/luaprof}
+else luaprof=${LI_LUAPROF:-$build/bin/luaprof$V}; fi
 only=${LI_ONLY:-*}
 modes="module luaprof" exit_modes="module luaprof run"
 [ -n "${LI_LUAPROF:-}" ] && modes=luaprof exit_modes=luaprof
 [ -n "${LI_LUAPROF:-}" ] || [ -f "$so_dir/luainstr.so" ] ||
   { echo "run.sh: no $so_dir/luainstr.so" >&2; exit 2; }
 [ -x "$luaprof" ] || { echo "run.sh: no $luaprof" >&2; exit 2; }
-command -v lua5.4 >/dev/null || { echo "run.sh: no lua5.4" >&2; exit 2; }
+command -v $lua >/dev/null || { echo "run.sh: no $lua" >&2; exit 2; }
 
-unset LUA_INIT LUA_INIT_5_4 LUA_PATH LUA_PATH_5_4 LUA_CPATH_5_4
+unset LUA_INIT LUA_PATH LUA_INIT_5_2 LUA_PATH_5_2 LUA_CPATH_5_2 LUA_INIT_5_3 \
+  LUA_PATH_5_3 LUA_CPATH_5_3 LUA_INIT_5_4 LUA_PATH_5_4 LUA_CPATH_5_4
 export LUA_CPATH="$so_dir/?.so"
 export LC_ALL=C
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/li-runtime.XXXXXX") || exit 2
@@ -57,7 +110,7 @@ run_timed() {  # mode file: status, output in $tmp/out
   for ((i = 1; i <= tries; i++)); do
     rm -f "$tmp/rep"
     if [ "$1" = module ]; then
-      lua5.4 "$2" >"$tmp/out" 2>&1; st=$?
+      $lua "$2" >"$tmp/out" 2>&1; st=$?
     else
       "$luaprof" -f csv -o "$tmp/rep" "$2" >"$tmp/out" 2>&1; st=$?
       [ $st -eq 0 ] && [ ! -s "$tmp/rep" ] && { echo "no report written" >>"$tmp/out"; st=1; }
@@ -77,6 +130,8 @@ cd "$here" || exit 2
 for t in *.lua; do
   case $t in $only) ;; *) continue ;; esac
   case " ${LI_SKIP:-} " in *" ${t%.lua} "*) echo "skip  ${t%.lua} (LI_SKIP)"; continue ;; esac
+  why=$(skip_reason "$t" $V)
+  [ -n "$why" ] && { echo "skip  ${t%.lua} (Lua $V: $why)"; continue; }
   for mode in $modes; do
     run_timed $mode "$t"
     result "${t%.lua} ($mode)" $? "$tmp/out"
@@ -92,15 +147,17 @@ has_row() {
 
 for t in exit/*.lua; do
   case ${t#exit/} in $only) ;; *) continue ;; esac
+  why=$(skip_reason "$t" $V)
+  [ -n "$why" ] && { echo "skip  ${t%.lua} (Lua $V: $why)"; continue; }
   want=$(sed -n 's/^-- expect-status: *//p' "$t")
   rows=$(sed -n 's/^-- expect-row: *//p' "$t")
   for mode in $exit_modes; do
     rm -f "$tmp/rep"
     : >"$tmp/out"
     if [ $mode = module ]; then
-      lua5.4 "$t" >"$tmp/log" 2>&1; st=$?
+      $lua "$t" >"$tmp/log" 2>&1; st=$?
     elif [ $mode = run ]; then
-      LUAINSTR_OUT="$tmp/rep" LUAINSTR_FORMAT=csv lua5.4 -l luainstr.run "$t" >"$tmp/log" 2>&1; st=$?
+      LUAINSTR_OUT="$tmp/rep" LUAINSTR_FORMAT=csv $lua -l luainstr.run "$t" >"$tmp/log" 2>&1; st=$?
     else
       "$luaprof" -f csv -o "$tmp/rep" "$t" >"$tmp/log" 2>&1; st=$?
     fi
@@ -127,15 +184,17 @@ for t in exit/*.lua; do
   done
 done
 
-# `lua5.4 -l luainstr.run SCRIPT ARGS`: the script itself is measured, runs
-# once, gets its arguments, and fails as under lua5.4 (stderr and status).
+# `lua5.N -l luainstr.run SCRIPT ARGS`: the script itself is measured, runs
+# once, gets its arguments, and fails as under lua5.N (stderr and status).
 run_dir=$tmp/run
 mkdir -p "$run_dir"
 cat >"$run_dir/prog.lua" <<'LUA'
 local function square(x) return x * x end
 local s = 0
 for i = 1, 10 do s = s + square(i) end
-io.open("ran.log", "a"):write("ran\n"):close()
+local log = io.open("ran.log", "a")    -- (5.1's write returns true)
+log:write("ran\n")
+log:close()
 print("args", select("#", ...), ...)
 print("arg", arg[0], arg[1], arg[2])
 if arg[1] == "fail" then
@@ -144,7 +203,7 @@ if arg[1] == "fail" then
 end
 return s
 LUA
-# run_case NAME EXPECT_STATUS ARGS...: stdout, stderr and status as lua5.4's
+# run_case NAME EXPECT_STATUS ARGS...: stdout, stderr and status as lua5.N's
 # (the report goes to a file), the script ran once, its functions are in
 # the report.
 run_case() {
@@ -152,15 +211,15 @@ run_case() {
   local ok=0 st
   : >"$tmp/out"
   rm -f "$run_dir/ran.log" "$run_dir/rep.csv"
-  ( cd "$run_dir" && lua5.4 prog.lua "$@" >"$tmp/ref.stdout" 2>"$tmp/ref.stderr" )
+  ( cd "$run_dir" && $lua prog.lua "$@" >"$tmp/ref.stdout" 2>"$tmp/ref.stderr" )
   rm -f "$run_dir/ran.log"
   ( cd "$run_dir" && LUAINSTR_OUT=rep.csv LUAINSTR_FORMAT=csv \
-      lua5.4 -l luainstr.run prog.lua "$@" >"$tmp/run.stdout" 2>"$tmp/run.stderr" )
+      $lua -l luainstr.run prog.lua "$@" >"$tmp/run.stdout" 2>"$tmp/run.stderr" )
   st=$?
   [ "$st" = "$want" ] || { ok=1; echo "status $st, expected $want" >>"$tmp/out"; }
   for s in stdout stderr; do
     cmp -s "$tmp/ref.$s" "$tmp/run.$s" ||
-      { ok=1; echo "$s differs from lua5.4's:"; diff "$tmp/ref.$s" "$tmp/run.$s"; } >>"$tmp/out"
+      { ok=1; echo "$s differs from $lua's:"; diff "$tmp/ref.$s" "$tmp/run.$s"; } >>"$tmp/out"
   done
   [ "$(cat "$run_dir/ran.log" 2>/dev/null)" = ran ] ||
     { ok=1; echo "the script ran $(grep -c ran "$run_dir/ran.log" 2>/dev/null || echo 0) times" >>"$tmp/out"; }
@@ -179,13 +238,13 @@ if [[ run == $only ]] && [ -z "${LI_LUAPROF:-}" ]; then
   run_case error 1 fail x
   # The report on stderr by default, after the program's own messages.
   : >"$tmp/out"; ok=0
-  ( cd "$run_dir" && lua5.4 -l luainstr.run prog.lua >/dev/null 2>"$tmp/run.stderr" ) ||
+  ( cd "$run_dir" && $lua -l luainstr.run prog.lua >/dev/null 2>"$tmp/run.stderr" ) ||
     { ok=1; echo "status $?" >>"$tmp/out"; }
   grep -q 'local square' "$tmp/run.stderr" || { ok=1; cat "$tmp/run.stderr" >>"$tmp/out"; }
   result "run/report_on_stderr" $ok "$tmp/out"
   # No script: a message naming the usage, status 1, nothing run.
   : >"$tmp/out"; ok=0
-  lua5.4 -l luainstr.run </dev/null >"$tmp/run.stdout" 2>"$tmp/run.stderr"; st=$?
+  $lua -l luainstr.run </dev/null >"$tmp/run.stdout" 2>"$tmp/run.stderr"; st=$?
   [ $st = 1 ] || { ok=1; echo "status $st, expected 1" >>"$tmp/out"; }
   grep -q 'luainstr.run: no script' "$tmp/run.stderr" ||
     { ok=1; echo "no message:"; cat "$tmp/run.stderr"; } >>"$tmp/out"

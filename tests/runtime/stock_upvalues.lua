@@ -1,12 +1,17 @@
 -- The functions the profiler puts in place of stock ones (pcall, xpcall,
--- coroutine.*, load, loadfile, dofile, the searchers of require) show
--- debug.getinfo and debug.getupvalue what the stock ones show: the same
--- nups, the same upvalue names and types.  A function coroutine.wrap makes
--- has one upvalue, its coroutine, as in stock Lua.
+-- coroutine.*, load, loadfile, dofile, loadstring, the searchers of
+-- require) show debug.getinfo and debug.getupvalue what the stock ones
+-- show: the same nups, the same upvalue names and types.  A function
+-- coroutine.wrap makes has one upvalue, its coroutine, as in stock Lua.
 --
--- STOCK is what Lua 5.4 shows.  Under the C module this file runs first as
+-- STOCK is what each Lua shows.  Under the C module this file runs first as
 -- stock Lua (before require "luainstr"), which checks STOCK itself; then
 -- again with the profiler attached.  Under luaprof it is attached already.
+-- variant 5.1 5.2 5.3: each Lua's library (5.1 and 5.2 with loadstring, 5.1 with
+--   package.loaders, no coroutine.isyieldable before 5.3, no close before 5.4)
+-- variant 5.1: upvalue counts only (5.1's debug library does not show C
+--   functions' upvalues)
+local LUA = tonumber(_VERSION:match("%d+%.%d+"))
 
 -- name -> {what, nups, upvalue types in order}; C upvalues are named ""
 local STOCK = {
@@ -14,16 +19,26 @@ local STOCK = {
   load = {"C", 0, {}}, loadfile = {"C", 0, {}}, dofile = {"C", 0, {}},
   ["coroutine.create"] = {"C", 0, {}}, ["coroutine.resume"] = {"C", 0, {}},
   ["coroutine.wrap"] = {"C", 0, {}}, ["coroutine.yield"] = {"C", 0, {}},
-  ["coroutine.close"] = {"C", 0, {}}, ["coroutine.status"] = {"C", 0, {}},
-  ["coroutine.running"] = {"C", 0, {}},
-  ["coroutine.isyieldable"] = {"C", 0, {}},
-  -- every searcher of loadlib.c has the package table as upvalue 1
-  ["package.searchers[1]"] = {"C", 1, {"table"}},
-  ["package.searchers[2]"] = {"C", 1, {"table"}},
-  ["package.searchers[3]"] = {"C", 1, {"table"}},
-  ["package.searchers[4]"] = {"C", 1, {"table"}},
+  ["coroutine.status"] = {"C", 0, {}}, ["coroutine.running"] = {"C", 0, {}},
   ["a coroutine.wrap function"] = {"C", 1, {"thread"}},
 }
+-- Lua 5.1's debug library does not show the upvalues of C functions
+-- (debug.getupvalue returns nothing, debug.setupvalue does nothing): there
+-- only their count (debug.getinfo) is compared, and the wrap function's
+-- upvalue is not followed (wrap_upvalue).
+local C_UPVALUES_SEEN = LUA >= 5.2
+
+-- the searchers of loadlib.c: the package table is upvalue 1 (5.2 on),
+-- their environment on 5.1 (package.loaders), which getfenv does not show
+-- (it gives the globals for any C function)
+for i = 1, 4 do
+  STOCK["package.searchers[" .. i .. "]"] =
+    LUA >= 5.2 and {"C", 1, {"table"}} or {"C", 0, {}}
+end
+if LUA >= 5.3 then STOCK["coroutine.isyieldable"] = {"C", 0, {}} end
+if LUA >= 5.4 then STOCK["coroutine.close"] = {"C", 0, {}} end
+-- 5.1's loadstring, and 5.2's (LUA_COMPAT_LOADSTRING: Debian's lua5.2)
+if LUA <= 5.2 and loadstring then STOCK.loadstring = {"C", 0, {}} end
 
 local failures = {}
 local function fail(fmt, ...)
@@ -33,10 +48,11 @@ end
 -- The functions under test, by name, as the program sees them now.
 local function functions()
   local fs = {pcall = pcall, xpcall = xpcall, load = load,
-              loadfile = loadfile, dofile = dofile,
-              ["a coroutine.wrap function"] = coroutine.wrap(print)}
+              loadfile = loadfile, dofile = dofile, loadstring = loadstring,
+              -- (5.1's wrap takes Lua functions only)
+              ["a coroutine.wrap function"] = coroutine.wrap(function() end)}
   for k, f in pairs(coroutine) do fs["coroutine." .. k] = f end
-  for i, f in ipairs(package.searchers) do
+  for i, f in ipairs(package.searchers or package.loaders) do
     fs["package.searchers[" .. i .. "]"] = f
   end
   return fs
@@ -57,7 +73,7 @@ local function compare(when)
         fail("%s: %s is a %s function with %d upvalue(s), stock: %s, %d",
              when, name, info.what, info.nups, want[1], want[2])
       end
-      for i = 1, want[2] + 1 do
+      for i = 1, C_UPVALUES_SEEN and want[2] + 1 or 0 do
         local n, v = debug.getupvalue(f, i)
         local wt = want[3][i]
         if wt == nil and n ~= nil then
@@ -108,14 +124,14 @@ end
 
 local attached = package.loaded.luainstr ~= nil
 compare(attached and "under luaprof" or "stock")
-wrap_upvalue(attached and "under luaprof" or "stock")
+if C_UPVALUES_SEEN then wrap_upvalue(attached and "under luaprof" or "stock") end
 
 package.path = (arg[0]:match("^(.*)/[^/]*$") or ".") .. "/lib/?.lua;" .. package.path
 local check = require "check"
 check.start()
 if not attached then
   compare("with the module")
-  wrap_upvalue("with the module")
+  if C_UPVALUES_SEEN then wrap_upvalue("with the module") end
 end
 for _, msg in ipairs(failures) do check.fail("%s", msg) end
 check.done()

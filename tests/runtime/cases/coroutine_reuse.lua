@@ -1,13 +1,14 @@
 -- Case of coroutine_reuse.lua: coroutines made and dropped, collected
 -- between, so that new ones are made where collected ones were.
-local _, rounds, stock_resume = ...
+local check, rounds, stock_resume = ...
+local finalized = check.finalized     -- (a table with __gc; 5.1: a userdata)
 local function leaf() end
 local function body(n) for _ = 1, n do leaf() end end
 local function ybody(n) for _ = 1, n do leaf(); coroutine.yield() end end
 -- as ybody, and a finalizer is made after the coroutine's first probe
 local function gbody(fin)
   leaf()
-  setmetatable({}, {__gc = fin})
+  finalized(fin)
   coroutine.yield()
   leaf()
 end
@@ -32,10 +33,10 @@ local function spawn_stock(n)
 end
 
 local function finalizer_spawns()
-  setmetatable({}, {__gc = function()
+  finalized(function()
     if stock_resume then spawn_stock(2); spawn_stock(5) end
     spawn_done()
-  end})
+  end)
 end
 
 for i = 1, rounds do

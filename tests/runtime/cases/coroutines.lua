@@ -30,7 +30,8 @@ local function consumer()
   gen()                                             -- genbody returns
 end
 
--- 3. yields from metamethods (__index and __call functions)
+-- 3. yields from metamethods (__index and __call functions; Lua 5.2 on:
+-- 5.1 cannot yield across a metamethod)
 local mt = {
   __index = function(_, k) spin(5); coroutine.yield(k); spin(5); return k end,
   __call = function(_, a) spin(5); coroutine.yield(a); spin(5); return a end,
@@ -74,7 +75,7 @@ local function abandon()
   g()
 end
 
--- 6. coroutine.close of a suspended coroutine
+-- 6. coroutine.close of a suspended coroutine (Lua 5.4)
 local function cbody() spin(10); coroutine.yield(); spin(1000) end
 local function closer()
   local co = coroutine.create(cbody)
@@ -115,9 +116,11 @@ end
 
 -- 9. resuming a coroutine that is not suspended fails, and closes nothing:
 -- the running one (main thread or a coroutine) and a normal one (the
--- coroutine that resumed the running one)
+-- coroutine that resumed the running one).  (On Lua 5.1 the main thread
+-- is no coroutine: coroutine.running() is nil there.)
 local function selfresume()
-  assert(not coroutine.resume(coroutine.running()))
+  local running = coroutine.running()
+  if running then assert(not coroutine.resume(running)) end
   spin(5)
 end
 local function normal_body(outer)
@@ -136,17 +139,36 @@ local function normaldriver()
   spin(5)
 end
 
+-- 10. yields across pcall and xpcall, and an error after a yield caught by
+-- the pcall (Lua 5.2 on: 5.1 cannot yield across a C call)
+local function py_inner(fail)
+  spin(5); coroutine.yield(); spin(5)
+  if fail then error("after the yield") end
+end
+local function py_body()
+  assert(pcall(py_inner))
+  assert(xpcall(py_inner, debug.traceback))
+  assert(not pcall(py_inner, true))
+end
+local function pydriver()
+  local co = coroutine.create(py_body)
+  for _ = 1, 3 do assert(coroutine.resume(co)); spin(10) end
+  assert(coroutine.resume(co))
+  assert(coroutine.status(co) == "dead")
+end
+
 resumer()
 consumer()
-mmdriver()
+if check.lua >= 5.2 then mmdriver() end
 errdriver()
 wdriver()
 abandon()
 collectgarbage()
 collectgarbage()
 spin(10)                       -- after the collection: nobody's but main's
-closer()
+if check.lua >= 5.4 then closer() end
 nestdriver()
 shareddriver()
 selfresume()
 normaldriver()
+if check.lua >= 5.2 then pydriver() end

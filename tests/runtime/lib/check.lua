@@ -9,6 +9,21 @@ local p = require "luainstr"
 
 local M = {p = p, failures = 0, TOL_REL = 0.05, TOL_ABS_MS = 0.5}
 
+-- The Lua this runs on, as a number (5.1 .. 5.4): what the programs and
+-- cases do differently on each is chosen by it.
+M.lua = tonumber(_VERSION:match("%d+%.%d+"))
+
+-- An object whose finalizer is fn: a table with __gc from Lua 5.2 on; on
+-- 5.1, which finalizes only userdata, a newproxy userdata.
+function M.finalized(fn)
+  if M.lua < 5.2 then
+    local u = newproxy(true)
+    getmetatable(u).__gc = fn
+    return u
+  end
+  return setmetatable({}, {__gc = fn})
+end
+
 M.dir = (arg and arg[0] and arg[0]:match("^(.*)/[^/]*$")) or "."
 M.test = (arg and arg[0] and arg[0]:match("([^/]*)%.lua$")) or "?"
 -- under luaprof the profiler is running before the script starts
