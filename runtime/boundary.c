@@ -422,8 +422,7 @@ static int make_stacks(lua_State *W) {
 ** the resume or call runs as Lua's own). */
 static int host_stacks(li_prof *P, lua_State *W, int idx) {
   int top = lua_gettop(W), ok;
-  if (!lua_checkstack(W, 3)) return 0;
-  lua_pushcfunction(W, make_stacks);
+  if (!lua_checkstack(W, 3) || !li_pushcfunction_noerr(W, make_stacks)) return 0;
   lua_pushlightuserdata(W, P);
   lua_pushvalue(W, idx);
   ok = lua_pcall(W, 2, 0, 0) == LUA_OK;

@@ -55,8 +55,8 @@ static int protected_step(lua_State *L, int (*fn)(lua_State *L)) {
   api_step step = { fn };
   int top = lua_gettop(L), code;
   li_prof *P;
-  if (!lua_checkstack(L, 2)) return LUAINSTR_EMEM;
-  lua_pushcfunction(L, run_step);
+  if (!lua_checkstack(L, 2) || !li_pushcfunction_noerr(L, run_step))
+    return LUAINSTR_EMEM;
   lua_pushlightuserdata(L, &step);
   if (lua_pcall(L, 1, 1, 0) == LUA_OK) {
     code = (int)lua_tointeger(L, -1);
@@ -347,8 +347,7 @@ static li_stack *api_stack(li_prof *P, lua_State *L) {
   li_infer_settle(P);
   if (L == P->mainL) return &P->main;
   if (L == P->curL && P->cur != NULL) return P->cur;
-  if (!lua_checkstack(L, 2)) return NULL;
-  lua_pushcfunction(L, stack_step);
+  if (!lua_checkstack(L, 2) || !li_pushcfunction_noerr(L, stack_step)) return NULL;
   lua_pushlightuserdata(L, P);
   if (lua_pcall(L, 1, 1, 0) == LUA_OK) S = lua_touserdata(L, -1);
   lua_pop(L, 1);

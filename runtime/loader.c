@@ -67,12 +67,11 @@ static int give_probe(lua_State *L) {
 ** error the message replaces the function. */
 static int attach_probe(lua_State *L, const probe_job *j) {
   int status;
-  if (!lua_checkstack(L, 3)) {
+  if (!lua_checkstack(L, 3) || !li_pushcfunction_noerr(L, give_probe)) {
     lua_pop(L, 1);
     lua_pushliteral(L, "not enough memory");  /* Lua's: made in advance */
     return LUA_ERRMEM;
   }
-  lua_pushcfunction(L, give_probe);
   lua_pushlightuserdata(L, (void *)j);
   lua_pushvalue(L, -3);
   status = lua_pcall(L, 2, 0, 0);

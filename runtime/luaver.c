@@ -102,6 +102,28 @@ int li_lua_isyieldable(lua_State *L) {
 
 #if LUA_VERSION_NUM < 502
 
+/* (under lua_cpcall: f's closure, made, goes to the registry) */
+static int keep_cfunction(lua_State *L) {
+  lua_CFunction f = *(lua_CFunction *)lua_touserdata(L, 1);
+  lua_pushlightuserdata(L, (void *)f);
+  lua_pushcfunction(L, f);
+  lua_rawset(L, LUA_REGISTRYINDEX);
+  return 0;
+}
+
+int li_pushcfunction_noerr(lua_State *L, lua_CFunction f) {
+  lua_pushlightuserdata(L, (void *)f);
+  if (lua_rawget(L, LUA_REGISTRYINDEX) == LUA_TFUNCTION) return 1;
+  lua_pop(L, 1);
+  if (lua_cpcall(L, keep_cfunction, &f) != 0) {
+    lua_pop(L, 1);                      /* the message */
+    return 0;
+  }
+  lua_pushlightuserdata(L, (void *)f);
+  lua_rawget(L, LUA_REGISTRYINDEX);
+  return 1;
+}
+
 lua_State *li_push_mainthread(lua_State *L) {
 #if defined(LI_LUA_INTERNALS)
   lua_State *M = G(L)->mainthread;

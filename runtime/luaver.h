@@ -413,6 +413,18 @@ int li_lua_load(lua_State *L, lua_Reader reader, void *data,
 #define lua_load(L, r, d, n, m) li_lua_load(L, r, d, n, m)
 #endif
 
+/* Pushes the C function f without raising an error: 1, or 0 (nothing
+** pushed) when memory ran out.  For the C API's entry points, which run
+** outside any protected call and push a function to lua_pcall it: from
+** 5.2 on a light C function is no object and pushing it allocates
+** nothing; in 5.1 every C function is a closure, made here once under
+** lua_cpcall and kept in the registry (keyed by f).  Needs 1 free slot. */
+#if LUA_VERSION_NUM < 502
+int li_pushcfunction_noerr(lua_State *L, lua_CFunction f);
+#else
+#define li_pushcfunction_noerr(L, f) (lua_pushcfunction(L, (f)), 1)
+#endif
+
 /* Lua's own lua_load and lua_resume with 5.4's arguments, as function
 ** pointers (wrap.c swaps them). */
 #if LUA_VERSION_NUM < 502

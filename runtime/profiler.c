@@ -704,16 +704,16 @@ li_prof *li_prof_attach(lua_State *L) {
   P = lua_newuserdatauv(L, sizeof *P, 1);
   memset(P, 0, sizeof *P);
   /* The finalizer before the first malloc: any Lua call below may raise
-  ** an error (out of memory), and then the collector frees P's blocks. */
-  if (luaL_newmetatable(L, LI_MT_PROF)) {
-    lua_pushcfunction(L, prof_gc);
-    lua_setfield(L, -2, "__gc");
-  }
+  ** an error (out of memory), and then the collector frees P's blocks.
+  ** Set on every attach, not only when the metatable is new: an error
+  ** between making it and setting __gc would leave it without one. */
+  luaL_newmetatable(L, LI_MT_PROF);
+  lua_pushcfunction(L, prof_gc);
+  lua_setfield(L, -2, "__gc");
   lua_setmetatable(L, -2);
-  if (luaL_newmetatable(L, LI_MT_STACK)) {
-    lua_pushcfunction(L, li_stack_gc);
-    lua_setfield(L, -2, "__gc");
-  }
+  luaL_newmetatable(L, LI_MT_STACK);
+  lua_pushcfunction(L, li_stack_gc);
+  lua_setfield(L, -2, "__gc");
   lua_pop(L, 1);
   li_clock_init(&P->clock);
   P->direct_ok = direct_check(L, &P->direct_why);

@@ -802,12 +802,12 @@ static void reuse_case(const char *body) {
   lua_setfield(L, -2, "__gc");
   lua_setmetatable(L, -2);
   lua_pop(L, 1);
-  lua_gc(L, LUA_GCCOLLECT);
+  lua_gc(L, LUA_GCCOLLECT, 0);
   /* the block went to the new coroutine (the profiler held none), or the
   ** profiler held the old coroutine (its block kept, not reused) */
   cr_assert_eq(a.reused, (void *)reuse_T2 == (void *)T1);
   cr_assert_eq(lua_resume(reuse_T2, L, 0, &nres), LUA_YIELD);
-  lua_gc(L, LUA_GCCOLLECT);
+  lua_gc(L, LUA_GCCOLLECT, 0);
   cr_assert_eq(lua_resume(reuse_T2, L, 0, &nres), LUA_YIELD);
   cr_assert_eq(lua_resume(reuse_T2, L, 0, &nres), LUA_OK);
   cr_assert_eq(li_snapshot(li_prof_get(L), &prof), 0);

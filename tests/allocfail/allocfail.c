@@ -36,6 +36,13 @@
 **     malloc is outstanding (both allocators here count them), and no
 **     temporary report file is left behind.
 **
+** One executable per Lua the runtime is built for, from this one source
+** (tests/CMakeLists.txt: allocfail on 5.4, allocfail_lua51, _lua52,
+** _lua53), each linking that Lua's runtime: Lua's C API through the
+** runtime's version layer (luaver.h: 5.4's names on older Luas), and in
+** the program only what differs by version (LI_* below: 5.1's loadstring
+** and package.loaders, 5.4's <close>).
+**
 ** Why interposition, not valgrind or LeakSanitizer: it checks every N in
 ** one ordinary process of the normal build (valgrind would make the sweep
 ** minutes long; LSan needs a separate build), and the same interposition is
@@ -60,6 +67,7 @@
 #include <lualib.h>
 
 #include "luainstr.h"
+#include "luaver.h"          /* Lua 5.4's C API on 5.1 .. 5.3 */
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -266,9 +274,38 @@ static const char module_src[] =
   "function M.twice(x) return 2 * x end\n"
   "return M\n";
 
+/* What the program says differently on each Lua: a chunk from a string
+** (load takes strings from 5.2 on) and a binary one (a mode from 5.2 on);
+** the zones (p.zone's value is closed by a <close> variable in 5.4, and
+** by hand before). */
+#if LUA_VERSION_NUM < 502
+#define LI_LOADSTRING "loadstring"
+#define LI_BINARY ""
+#else
+#define LI_LOADSTRING "load"
+#define LI_BINARY ", 'b'"
+#endif
+/* Lua 5.1's require leaves its sentinel (a userdata) in package.loaded
+** when loading fails, and the retry would say "loop or previous error";
+** from 5.2 on it leaves nothing. */
+#if LUA_VERSION_NUM < 502
+#define LI_UNSENTINEL \
+  "if type(package.loaded.allocmod) == 'userdata' then package.loaded.allocmod = nil end\n"
+#else
+#define LI_UNSENTINEL ""
+#endif
+#if LI_HAVE_CLOSE
+#define LI_ZONES \
+  "do local z <close> = p.zone('work'); p.zone_begin('inner'); p.zone_end() end\n"
+#else
+#define LI_ZONES \
+  "do p.zone_begin('work'); p.zone_begin('inner'); p.zone_end(); p.zone_end() end\n"
+#endif
+
 static const char program[] =
   "local dir = ...\n"
   "package.path = dir .. '/?.lua'\n"
+  LI_UNSENTINEL
   "local mod = require('allocmod')\n"
   "local M = {key = {}}\n"
   "local function fib(n)\n"
@@ -299,12 +336,12 @@ static const char program[] =
   "end)\n"
   "if ok2 or type(e2) ~= 'table' then error(e2, 0) end\n"
   "local function square(x) return x * x end\n"
-  "local sq2 = assert(load(string.dump(square), '=dumped', 'b'))\n"
-  "local f3 = assert(load('return ... + 1', '=chunk3'))\n"
+  "local sq2 = assert(" LI_LOADSTRING "(string.dump(square), '=dumped'" LI_BINARY "))\n"
+  "local f3 = assert(" LI_LOADSTRING "('return ... + 1', '=chunk3'))\n"
   "local pieces, i = {'local a = ...\\n', 'return a * 5\\n'}, 0\n"
   "local f4 = assert(load(function() i = i + 1; return pieces[i] end, '=reader'))\n"
   "local p = require('luainstr')\n"
-  "do local z <close> = p.zone('work'); p.zone_begin('inner'); p.zone_end() end\n"
+  LI_ZONES
   "p.frame()\n"
   "local r1, v1 = coroutine.resume(co, 1)\n"
   "if not r1 then error(v1, 0) end\n"
@@ -326,21 +363,24 @@ static const char *const formats[] = { "text", "json", "csv", "chrome", NULL };
 static char dir[64];                    /* the session's files */
 static lua_Number expected_result;
 
-/* What luainstr_open replaces; the host must get it back at close. */
+/* What luainstr_open replaces; the host must get it back at close (and
+** where the Lua has none, loadstring after 5.2 or coroutine.close before
+** 5.4, there must be none after). */
+#define NREPLACED 10
 typedef struct originals {
-  lua_CFunction fn[9];
+  lua_CFunction fn[NREPLACED];
 } originals;
 
-static const char *const replaced_names[] = {
-  "pcall", "xpcall", "load", "loadfile", "dofile", "coroutine.resume",
-  "coroutine.wrap", "coroutine.yield", "coroutine.close"
+static const char *const replaced_names[NREPLACED] = {
+  "pcall", "xpcall", "load", "loadfile", "dofile", "loadstring",
+  "coroutine.resume", "coroutine.wrap", "coroutine.yield", "coroutine.close"
 };
 
 /* Reads the functions luainstr_open replaces (counting paused). */
 static void read_originals(lua_State *L, originals *o) {
   int top = lua_gettop(L);
   fault.paused = 1;
-  for (int i = 0; i < 9; i++) {
+  for (int i = 0; i < NREPLACED; i++) {
     const char *dot = strchr(replaced_names[i], '.');
     if (dot == NULL) {
       lua_getglobal(L, replaced_names[i]);
@@ -354,12 +394,13 @@ static void read_originals(lua_State *L, originals *o) {
   fault.paused = 0;
 }
 
-/* The searcher of Lua files, package.searchers[2]. */
+/* The searcher of Lua files, package.searchers[2] (package.loaders[2] in
+** Lua 5.1: LI_SEARCHERS). */
 static const void *lua_searcher(lua_State *L) {
   const void *p;
   fault.paused = 1;
   lua_getglobal(L, "package");
-  lua_getfield(L, -1, "searchers");
+  lua_getfield(L, -1, LI_SEARCHERS);
   lua_rawgeti(L, -1, 2);
   p = lua_topointer(L, -1);
   lua_pop(L, 3);
@@ -367,9 +408,19 @@ static const void *lua_searcher(lua_State *L) {
   return p;
 }
 
+/* Lua's message for a memory error.  Before 5.4, coroutine.wrap puts
+** its caller's position before every string error, this one too
+** ("allocprog:40: not enough memory"), as stock Lua does. */
 static int is_memory_message(lua_State *L) {
+  static const char mem[] = "not enough memory";
   const char *msg = lua_tostring(L, -1);
-  return msg != NULL && strcmp(msg, "not enough memory") == 0;
+  size_t n;
+  if (msg == NULL) return 0;
+  if (strcmp(msg, mem) == 0) return 1;
+  n = strlen(msg);
+  return !LI_HAVE_CLOSE && n > sizeof mem + 1 &&
+         strcmp(msg + n - (sizeof mem - 1), mem) == 0 &&
+         strncmp(msg + n - (sizeof mem + 1), ": ", 2) == 0;
 }
 
 /* Is the error on top of L an acceptable failure?  In the lua sweep it is
@@ -552,8 +603,13 @@ static int session(void) {
   current_step = "luaL_openlibs";
   for (int attempt = 0; attempt < 2; attempt++) {
     int st;
+#if LUA_VERSION_NUM < 502
+    /* (a C function is a closure in 5.1: it is made under protection) */
+    st = lua_cpcall(L, open_libs, NULL);
+#else
     lua_pushcfunction(L, open_libs);
     st = lua_pcall(L, 0, 0, 0);
+#endif
     end_step();
     if (st == LUA_OK) break;
     if (!acceptable_error(L, st) || attempt == 1)
@@ -609,11 +665,11 @@ static int session(void) {
     problem("luainstr_close failed twice");
   end_step();
   read_originals(L, &after);
-  for (int i = 0; i < 9; i++)
+  for (int i = 0; i < NREPLACED; i++)
     if (before.fn[i] != after.fn[i])
       problem("%s is not the original after luainstr_close", replaced_names[i]);
   if (lua_searcher(L) != searcher)
-    problem("package.searchers[2] is not the original after luainstr_close");
+    problem("package.%s[2] is not the original after luainstr_close", LI_SEARCHERS);
   if (lua_getallocf(L, NULL) != lua_alloc)
     problem("the allocator is not the original after luainstr_close");
 
