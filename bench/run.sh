@@ -12,6 +12,10 @@
 #   --runs N   N rounds (default 5)
 #   --build D  the build directory with bin/bench_host and bin/bench_rewrite
 #              (default: $BUILD_DIR, else build/ at the top of the repo)
+#   --lua V    the runtime built for Lua V (5.1, 5.2, 5.3: bin/bench_host5.V;
+#              default 5.4, bin/bench_host); programs that stock luaV
+#              cannot run at their quick size (5.3's integer operators and
+#              math.type on 5.1 and 5.2) are left out, and it says so
 #   --wasm D   also run D/bin/bench_host.js (the WebAssembly build of
 #              scripts/wasm.sh, D usually build-wasm/) under node, modes
 #              plain, floor, full and fullhost (full with performance.now()
@@ -39,12 +43,14 @@ while [[ $# -gt 0 ]]; do
     --runs) runs=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
     --wasm) wasm=$2; shift 2 ;;
+    --lua) lua=$2; shift 2 ;;
     -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
 
-host=$build/bin/bench_host
+lua=${lua:-5.4}
+host=$build/bin/bench_host$([[ $lua != 5.4 ]] && echo "$lua")
 rewrite=$build/bin/bench_rewrite
 if [[ ! -x $host ]]; then
   echo "run.sh: $host not found (build first, or --build DIR)" >&2
@@ -52,6 +58,18 @@ if [[ ! -x $host ]]; then
 fi
 
 . "$here/lib.sh"        # progs, quick_args, awk_median
+if [[ $lua != 5.4 ]]; then     # the programs this Lua compiles
+  kept=()
+  for p in "${progs[@]}"; do
+    # shellcheck disable=SC2086  # (the quick sizes are several words)
+    if (cd "$here/programs" && "lua$lua" "$p.lua" ${quick_args[$p]}) >/dev/null 2>&1; then
+      kept+=("$p")
+    else
+      echo "bench/run.sh: $p left out: lua$lua cannot run it" >&2
+    fi
+  done
+  progs=("${kept[@]}")
+fi
 modes=(plain floor full hook frames memory)
 # Every run of a round, for one program: native modes, then wasm ones as
 # wasm:MODE (their result lines say mode=wasm_MODE).
