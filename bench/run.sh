@@ -50,7 +50,8 @@ while [[ $# -gt 0 ]]; do
 done
 
 lua=${lua:-5.4}
-host=$build/bin/bench_host$([[ $lua != 5.4 ]] && echo "$lua")
+host=$build/bin/bench_host
+[[ $lua == 5.4 ]] || host=$host$lua
 rewrite=$build/bin/bench_rewrite
 if [[ ! -x $host ]]; then
   echo "run.sh: $host not found (build first, or --build DIR)" >&2
