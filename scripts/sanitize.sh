@@ -3,9 +3,14 @@
 #   asan  build-asan/ with -DLUAINSTR_SANITIZE=address,undefined, and the
 #         whole ctest suite in it: AddressSanitizer, LeakSanitizer (on, in
 #         our programs and in the lua5.4 that loads luainstr.so) and
-#         UndefinedBehaviorSanitizer (fatal)
+#         UndefinedBehaviorSanitizer (fatal).  The tree has the runtime of
+#         every Lua installed (5.4, and 5.3, 5.2, 5.1 as pkg-config finds
+#         them), each with its direct path (scripts/lua-internals.sh), so
+#         the suite's per-version tests (luaprof5.N over the behaviour
+#         programs, allocfail_lua5N ...) run sanitized too
 #   tsan  build-tsan/ with -DLUAINSTR_SANITIZE=thread, and the test of two
-#         profiled states in two threads (test_threads) in it
+#         profiled states in two threads (test_threads, and
+#         test_threads_lua5N for the other Luas) in it
 #
 # usage: scripts/sanitize.sh [asan|tsan|all]      (default: all)
 # Installs what is missing (scripts/deps.sh), prints each part's time, and
@@ -20,7 +25,9 @@ case $what in
 esac
 
 bash scripts/deps.sh
-lua_src=$(bash scripts/lua-source.sh)   # Lua's headers: the probe's direct path
+# every Lua's headers (Debian's sources): each runtime's direct path
+lua_opts=$(bash scripts/lua-internals.sh)
+read -r -a lua_opts <<<"$lua_opts"
 
 # part NAME DIR SANITIZERS BUILD_TARGET CTEST_ARGS...: configure, build and
 # test one sanitizer build; returns ctest's status.
@@ -29,7 +36,7 @@ part() {
   local start=$SECONDS st=0
   echo "== sanitize.sh $name: $dir, -DLUAINSTR_SANITIZE=$sanitizers"
   cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-        -DLUAINSTR_SANITIZE="$sanitizers" -DLUAINSTR_LUA_INTERNALS="$lua_src" >/dev/null &&
+        -DLUAINSTR_SANITIZE="$sanitizers" "${lua_opts[@]}" >/dev/null &&
     cmake --build "$dir" -j2 --target "$target" &&
     ctest --test-dir "$dir" --output-on-failure "$@" || st=$?
   echo "== sanitize.sh $name: $([ $st -eq 0 ] && echo passed || echo FAILED)" \
@@ -42,8 +49,8 @@ if [ "$what" != tsan ]; then
   part asan build-asan address,undefined all || status=1
 fi
 if [ "$what" != asan ]; then
-  # Only test_threads: Criterion cannot start under TSan, and the rest of
-  # the suite runs one thread (the ASan build covers it).
-  part tsan build-tsan thread test_threads -R '^test_threads$' || status=1
+  # Only test_threads, on every Lua: Criterion cannot start under TSan,
+  # and the rest of the suite runs one thread (the ASan build covers it).
+  part tsan build-tsan thread test_threads_all -R '^test_threads(_lua5[0-9])?$' || status=1
 fi
 exit $status
