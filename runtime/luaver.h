@@ -25,7 +25,13 @@
 **    LI_HAVE_CLOSE          coroutine.close, to-be-closed variables and
 **                           lua_resetthread (5.4)
 **    LI_HAVE_INTEGERS       integer subtype (5.3+)
-** Nothing else in runtime/ tests LUA_VERSION_NUM.
+** and, in sections of their own below, what each version's standard
+** library does that the runtime's replacements must do alike: its loaders
+** (LI_SEARCHERS, LI_HAVE_LOADSTRING ...: stdloaders.c), its lua.c
+** (LI_LUAC_*: cli/luaprof.c, run.c), its pcall/xpcall and coroutine
+** functions (LI_XPCALL_*, LI_CO_*: boundary.c).  The structure reads of
+** the probe's direct path are each version's too, in direct.h.
+** Nothing else in runtime/ or cli/ tests LUA_VERSION_NUM.
 */
 #ifndef LI_LUAVER_H
 #define LI_LUAVER_H
