@@ -49,7 +49,9 @@ static inline const void *li_api_caller(lua_State *L) {
   return lua_getstack(L, 1, &ar) ? LI_AR_CI(ar) : NULL;
 }
 
-#if defined(LI_LUA_INTERNALS)
+#if defined(LI_LUA_INTERNALS) && !LI_IS_LUAJIT
+/* (LuaJIT: its structures are read by the FFI probe, jit.c, not here:
+** its lua_CFunction probe asks through the C API) */
 
 #include "lstate.h"     /* lua_State, CallInfo; lobject.h: TValue, closures, Udata */
 

@@ -101,7 +101,7 @@ int li_load(lua_State *L, const char *buff, size_t sz, const char *name,
   memset(&o, 0, sizeof o);
   o.version = LI_LUA_DIALECT;
   o.chunkname = name;
-  o.probe_upvalue = 1;
+  o.probe_upvalue = !LI_IS_LUAJIT;  /* (LuaJIT: no lift of its bytecode yet) */
   status = li_instrument_load(L, buff, sz, name, mode, &o, &r, &instrumented);
   if (status == LUA_OK && instrumented && r.probe_upvalue) {
     j.r = &r;

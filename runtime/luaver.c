@@ -14,8 +14,11 @@
 #include <dlfcn.h>
 #endif
 
-#if LUA_VERSION_NUM < 503 && defined(LI_LUA_INTERNALS)
+#if LUA_VERSION_NUM < 503 && defined(LI_LUA_INTERNALS) && !LI_IS_LUAJIT
 #include "lstate.h"
+#endif
+#if LI_IS_LUAJIT && defined(LI_LUA_INTERNALS)
+#include "lj_obj.h"
 #endif
 
 /* ======================================================================
@@ -27,13 +30,31 @@
 ** the module uses still loads it), so the address may be NULL there,
 ** which the compiler, seeing a plain declaration, would assume it is not:
 ** read through a volatile. */
+#if LI_IS_LUAJIT
+/* LuaJIT exports no lua_ident (nor, in Debian's build, the symbol named
+** for its version, LUAJIT_VERSION_SYM): it is told apart by
+** luaJIT_setmode, which every LuaJIT 2 exports (a weak reference in the
+** module), and its release is the one of the headers compiled with. */
+static const char *lua_ident_of_program(void) {
+  int (*volatile sym)(lua_State *, int, int) = luaJIT_setmode;
+  return sym != NULL ? "$LuaVersion: " LUAJIT_VERSION " " : NULL;
+}
+#else
 static const char *lua_ident_of_program(void) {
   const char *volatile id = lua_ident;
   return id;
 }
+#endif
 
 const char *li_lua_release(char *buf, size_t n) {
   const char *id = lua_ident_of_program(), *r;
+#if LI_IS_LUAJIT
+  /* "LuaJIT 2.1.0-beta3" */
+  if (id != NULL) {
+    snprintf(buf, n, "%s", LUAJIT_VERSION);
+    return buf;
+  }
+#endif
   size_t k = 0;
   buf[0] = '\0';
   /* "$LuaVersion: Lua 5.4.4  Copyright ...", 5.1's "$Lua: Lua 5.1.5 ..." */
@@ -47,8 +68,18 @@ const char *li_lua_release(char *buf, size_t n) {
   return buf;
 }
 
+#if LI_IS_LUAJIT
+#define LI_LUA_TITLE "LuaJIT"
+#else
+#define LI_LUA_TITLE "Lua " LI_LUA_VERSION
+#endif
+
 int li_lua_matches(void) {
+#if LI_IS_LUAJIT
+  static const char want[] = "LuaJIT 2.";
+#else
   static const char want[] = "Lua " LI_LUA_VERSION ".";
+#endif
   char release[32];
   return strncmp(li_lua_release(release, sizeof release), want, sizeof want - 1) == 0;
 }
@@ -58,11 +89,14 @@ int li_lua_refuse(lua_State *L) {
   const char *r = li_lua_release(release, sizeof release);
   if (strlen(r) >= 8 && memcmp(r, "Lua 5.", 6) == 0 && r[6] >= '1' && r[6] <= '4' &&
       r[7] == '.')
-    snprintf(msg, sizeof msg, "luainstr: this module is for Lua %s, not %s: "
-             "use lib/lua/%.3s/luainstr.so", LI_LUA_VERSION, r, r + 4);
+    snprintf(msg, sizeof msg, "luainstr: this module is for " LI_LUA_TITLE ", not %s: "
+             "use lib/lua/%.3s/luainstr.so", r, r + 4);
+  else if (strncmp(r, "LuaJIT", 6) == 0)
+    snprintf(msg, sizeof msg, "luainstr: this module is for " LI_LUA_TITLE ", not %s: "
+             "use lib/lua/jit/luainstr.so", r);
   else
-    snprintf(msg, sizeof msg, "luainstr: this module is for Lua %s, not %s",
-             LI_LUA_VERSION, r[0] != '\0' ? r : "this Lua (it has no lua_ident)");
+    snprintf(msg, sizeof msg, "luainstr: this module is for " LI_LUA_TITLE ", not %s",
+             r[0] != '\0' ? r : "this Lua (it has no lua_ident)");
   /* (the functions themselves: luaver.h makes lua_pushstring a macro on
   ** 5.1) */
   (lua_pushstring)(L, msg);
@@ -82,7 +116,7 @@ void li_keep_module_loaded(void) {
 #endif
 
 
-#if LUA_VERSION_NUM < 503
+#if LUA_VERSION_NUM < 503 && !LI_IS_LUAJIT
 /* Whether a yield from the running C function would be accepted.  With
 ** Lua's structures, as lua_yield decides (5.1: no C call between it and
 ** the resume; 5.2: no non-yieldable call); without them, any coroutine
@@ -125,7 +159,12 @@ int li_pushcfunction_noerr(lua_State *L, lua_CFunction f) {
 }
 
 lua_State *li_push_mainthread(lua_State *L) {
-#if defined(LI_LUA_INTERNALS)
+#if defined(LI_LUA_INTERNALS) && LI_IS_LUAJIT
+  lua_State *M = mainthread(G(L));
+  lua_pushthread(M);
+  lua_xmove(M, L, 1);
+  return M;
+#elif defined(LI_LUA_INTERNALS)
   lua_State *M = G(L)->mainthread;
   lua_pushthread(M);
   lua_xmove(M, L, 1);
@@ -137,6 +176,7 @@ lua_State *li_push_mainthread(lua_State *L) {
 #endif
 }
 
+#if !LI_IS_LUAJIT         /* (LuaJIT has the rest: luaver.h) */
 /* debug.traceback(msg, level + 1), as 5.1's lua.c makes its tracebacks
 ** (the extra level: the call of traceback adds one).  The message alone
 ** when the debug library is not there. */
@@ -222,4 +262,5 @@ int li_lua_load(lua_State *L, lua_Reader reader, void *data,
   return st;
 }
 
+#endif
 #endif

@@ -64,9 +64,34 @@
 #define LUA_VERSION_MINOR_N 4
 #endif
 
+/* LuaJIT (2.1): Lua 5.1's API (LUA_VERSION_NUM 501) and a few functions
+** of 5.2's (lua_loadx, luaL_loadbufferx, luaL_traceback, luaL_setfuncs,
+** lua_tointegerx, lua_isyieldable ...), which the sections below use
+** instead of their own; no lua_ident.  The build defines LI_LUAJIT for
+** the runtime it makes against luajit.pc (CMakeLists.txt, "jit"); the
+** code tests LI_IS_LUAJIT (0 or 1).
+**   LI_LUA_NAME   how messages and file names name the Lua: "5.4",
+**                 "jit" (luaprofjit, lib/lua/jit, luainstrjit.pc)
+**   LI_LUA_PROGRAM its stock interpreter: "lua5.4", "luajit" */
+#if defined(LI_LUAJIT)
+#include <luajit.h>
+#if LUA_VERSION_NUM != 501
+#error "LI_LUAJIT: LuaJIT's lua.h says LUA_VERSION_NUM 501"
+#endif
+#define LI_IS_LUAJIT 1
+#define LI_LUA_NAME "jit"
+#define LI_LUA_PROGRAM "luajit"
+#else
+#define LI_IS_LUAJIT 0
+#define LI_LUA_NAME LI_LUA_VERSION
+#define LI_LUA_PROGRAM "lua" LI_LUA_VERSION
+#endif
+
 #if LUA_VERSION_NUM < 502
 #define LUA_OK 0
+#if !LI_IS_LUAJIT
 LUA_API const char lua_ident[];         /* (exported, not declared, by 5.1) */
+#endif
 #endif
 
 /* The dialect the rewriter reads (li_rewrite_opts.version): 51 .. 54. */
@@ -265,8 +290,10 @@ static inline int li_lua_resume(lua_State *co, lua_State *from, int narg, int *n
 #undef lua_getglobal
 #define lua_getglobal(L, k) lua_getfield(L, LUA_GLOBALSINDEX, (k))
 #endif
+#if !LI_IS_LUAJIT                 /* (LuaJIT has it) */
 #define lua_isyieldable(L) li_lua_isyieldable(L)
 int li_lua_isyieldable(lua_State *L);      /* (direct.h: needs Lua's structures) */
+#endif
 #define LUA_LOADED_TABLE "_LOADED"
 /* Rotate the elements from idx to the top n positions toward the top
 ** (away from it when n < 0), as 5.3's lua_rotate. */
@@ -373,8 +400,10 @@ static inline void lua_rawsetp(lua_State *L, int idx, const void *p) {
   lua_insert(L, -2);
   lua_rawset(L, idx);
 }
-/* Lua 5.1 numbers are all floats: an integer is one with no fraction. */
-static inline lua_Integer lua_tointegerx(lua_State *L, int idx, int *isnum) {
+/* Lua 5.1 numbers are all floats: an integer is one with no fraction.
+** (LuaJIT's own lua_tointegerx truncates any number: not this.) */
+#define lua_tointegerx(L, idx, isnum) li_lua_tointegerx(L, idx, isnum)
+static inline lua_Integer li_lua_tointegerx(lua_State *L, int idx, int *isnum) {
   lua_Number n = lua_tonumber(L, idx);
   lua_Integer i = (lua_Integer)n;
   if (isnum != NULL) *isnum = lua_isnumber(L, idx) && (lua_Number)i == n;
@@ -389,6 +418,7 @@ static inline int luaL_getsubtable(lua_State *L, int idx, const char *fname) {
   lua_setfield(L, idx, fname);
   return 0;
 }
+#if !LI_IS_LUAJIT                 /* (LuaJIT has these four) */
 static inline void luaL_setmetatable(lua_State *L, const char *tname) {
   luaL_getmetatable(L, tname);
   lua_setmetatable(L, -2);
@@ -403,9 +433,15 @@ static inline void luaL_setfuncs(lua_State *L, const luaL_Reg *l, int nup) {
   lua_pop(L, nup);
 }
 #define luaL_newlib(L, l) (lua_newtable(L), luaL_setfuncs(L, l, 0))
+#endif
 static inline lua_Integer luaL_len(lua_State *L, int idx) {
   return (lua_Integer)lua_objlen(L, idx);
 }
+#if LI_IS_LUAJIT
+/* LuaJIT has 5.2's modes: lua_loadx, luaL_loadbufferx, luaL_loadfilex. */
+#define li_lua_load lua_loadx
+#define lua_load(L, r, d, n, m) lua_loadx(L, r, d, n, m)
+#else
 /* 5.1's tracebacks come from debug.traceback (li_lua_traceback). */
 void luaL_traceback(lua_State *L, lua_State *L1, const char *msg, int level);
 /* 5.1 has no mode: these check it as 5.2's do, then load. */
@@ -417,6 +453,7 @@ int li_lua_loadfilex(lua_State *L, const char *filename, const char *mode);
 int li_lua_load(lua_State *L, lua_Reader reader, void *data,
                 const char *chunkname, const char *mode);
 #define lua_load(L, r, d, n, m) li_lua_load(L, r, d, n, m)
+#endif
 #endif
 
 /* Pushes the C function f without raising an error: 1, or 0 (nothing
@@ -489,6 +526,10 @@ static inline void li_env_as_loaded(lua_State *L, int probe) {
 ** (5.1, whose array moves when it grows: an index is what stays). */
 #if LUA_VERSION_NUM >= 502
 #define LI_AR_CI(ar) ((const void *)(ar).i_ci)
+#elif LI_IS_LUAJIT
+/* (LuaJIT: the frame's slot in the stack, below the frame's size in the
+** high 16 bits, which differs from call site to call site) */
+#define LI_AR_CI(ar) ((const void *)(uintptr_t)(((ar).i_ci & 0xffff) + 1))
 #else
 #define LI_AR_CI(ar) ((const void *)(uintptr_t)((ar).i_ci + 1))
 #endif
@@ -591,7 +632,7 @@ static inline void li_env_as_loaded(lua_State *L, int probe) {
 ** (lua_setlevel), which bounds nested resumes ("C stack overflow") and
 ** tells lua_yield where the coroutine's own calls start; from 5.2 on
 ** lua_resume's `from` does it. */
-#if LUA_VERSION_NUM == 501
+#if LUA_VERSION_NUM == 501 && !LI_IS_LUAJIT      /* (LuaJIT has none) */
 #define li_co_setlevel(from, co) lua_setlevel(from, co)
 #else
 #define li_co_setlevel(from, co) ((void)(from), (void)(co))

@@ -9,6 +9,8 @@ packages=(
   cmake gcc make pkg-config re2c lemon liblua5.4-dev
   # the runtime for every other Lua (issue 19)
   liblua5.1-0-dev liblua5.2-dev liblua5.3-dev
+  # and for LuaJIT (issue 20)
+  libluajit-5.1-dev
   # tests and tools
   lua5.4 libcriterion-dev valgrind lua5.1 lua5.2 luajit lua5.3 python3 chromium fonts-dejavu-core
   # sanitizer runtimes (scripts/sanitize.sh; gcc 12's, found by gcc itself)

@@ -3,7 +3,8 @@
 # fetched once into a cache folder; prints the path of its src/ folder.
 #
 #   src=$(bash scripts/lua-source.sh [VERSION] [CACHE])
-#        # VERSION: 5.1 5.2 5.3 or 5.4 (default); CACHE: default build-src/
+#        # VERSION: 5.1 5.2 5.3, 5.4 (default) or jit (Debian's luajit
+#        # source package: its src/ holds lj_obj.h); CACHE: default build-src/
 #
 # Two builds use it: the WebAssembly build compiles Lua from it
 # (LUAINSTR_LUA_SOURCE), and the native builds read Lua's own headers
@@ -15,11 +16,16 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 version=5.4
-if [[ ${1:-} =~ ^5\.[1-4]$ ]]; then version=$1; shift; fi
+if [[ ${1:-} =~ ^(5\.[1-4]|jit)$ ]]; then version=$1; shift; fi
 cache=${1:-$root/build-src}
+if [[ $version == jit ]]; then
+  package=luajit; glob="luajit-*/src"; header=lj_obj.h; second=lj_api.c
+else
+  package=lua$version; glob="lua$version-$version.*/src"; header=lstate.h; second=lapi.c
+fi
 
-src=$(ls -d "$cache"/lua$version-$version.*/src 2>/dev/null | head -n1 || true)
-if [[ -n $src && -f $src/lstate.h && -f $src/lapi.c ]]; then
+src=$(ls -d "$cache"/$glob 2>/dev/null | head -n1 || true)
+if [[ -n $src && -f $src/$header && -f $src/$second ]]; then
   echo "$src"
   exit 0
 fi
@@ -59,18 +65,18 @@ fi
 # the cache: run as root, apt downloads as _apt, and into a folder _apt
 # cannot write it says "Download is performed unsandboxed as root".
 mkdir -p "$cache"
-echo "lua-source.sh: apt-get source lua$version into $cache" >&2
+echo "lua-source.sh: apt-get source $package into $cache" >&2
 fetch=$(mktemp -d "${TMPDIR:-/tmp}/lua-source.XXXXXX")
 trap 'rm -rf -- "$fetch"' EXIT
 if [[ $(id -u) -eq 0 ]] && id -u _apt >/dev/null 2>&1; then
   chown _apt "$fetch"
 fi
 chmod 755 "$fetch"
-(cd "$fetch" && apt-get source -qq "lua$version" >/dev/null)
+(cd "$fetch" && apt-get source -qq "$package" >/dev/null)
 for f in "$fetch"/*; do
   rm -rf -- "${cache:?}/$(basename "$f")"
   mv -- "$f" "$cache"/
 done
-src=$(ls -d "$cache"/lua$version-$version.*/src | head -n1)
-[[ -f $src/lstate.h ]] || { echo "lua-source.sh: no lstate.h in $src" >&2; exit 1; }
+src=$(ls -d "$cache"/$glob | head -n1)
+[[ -f $src/$header ]] || { echo "lua-source.sh: no $header in $src" >&2; exit 1; }
 echo "$src"
