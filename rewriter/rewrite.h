@@ -24,6 +24,7 @@
 **            cannot be wrapped so and keeps the offline form (line 1 above:
 **            no form with `...` is exact, and renumbering registers after
 **            the fact is not a byte patch).
+**     LuaJIT as 5.1 (LI_DIALECT_JIT): the same forms, the probe upvalue 1.
 **   entry:   P(id);                 before the first statement of a function
 **   exit:    P() return x           values that run no code when evaluated
 **                                   (locals, upvalues, literals, `...`)
@@ -65,8 +66,14 @@ typedef struct li_funcdesc {
   int probed;         /* 1 if it carries probes; 0 if left alone (warning) */
 } li_funcdesc;
 
+/* li_rewrite_opts.version of LuaJIT 2.1's dialect: Lua 5.1 (its limits,
+** no _ENV) with `goto` and labels, names with bytes from 0x80 up, and
+** its numerals and escapes (1LL, 0x10ULL, 12i, \u{...}). */
+#define LI_DIALECT_JIT 21
+
 typedef struct li_rewrite_opts {
-  int version;               /* 51..54: Lua dialect of the source; 0 = 54 */
+  int version;               /* 51..54 or LI_DIALECT_JIT: Lua dialect of
+                                the source; 0 = 54 */
   const char *chunkname;     /* as given to lua_load ("@file.lua"), or NULL */
   int skip_first_line;       /* 1: skip a BOM and a leading `#` line, as
                                 luaL_loadfilex does (kept in place) */
@@ -91,7 +98,7 @@ typedef struct li_rewrite_result {
   int probe_upvalue;     /* out is in the loader's form (opts->probe_upvalue,
                             something was probed, and the dialect's form
                             fits): the probe's upvalue in the lifted main
-                            function, 2 (1 on 5.1, which has no _ENV);
+                            function, 2 (1 on 5.1 and LuaJIT: no _ENV);
                             0: the offline form */
   uint32_t errline;      /* LI_ESYNTAX: line of the error */
   char errmsg[200];      /* LI_ESYNTAX: message, luac style without name */
