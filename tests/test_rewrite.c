@@ -641,6 +641,37 @@ Test(limits, luajit_upvalue_and_local_limits) {
   }
 }
 
+/* LuaJIT's frames hold fewer slots than Lua's registers (LJ_MAX_SLOTS) and
+** its calls take one more (LJ_FR2): near its limit a probed return is
+** left out so that whatever luajit compiles, it compiles instrumented. */
+Test(limits, luajit_return_near_the_slot_limit) {
+  static const char *shapes[] = { "%s, g()", "g(%s, g())", "%s" };
+  int probed = 0, left = 0;
+  for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++) {
+    for (int n = 232; n <= 250; n++) {
+      size_t cap = (size_t)n * 4 + 256;
+      char *list = malloc(cap), *src = malloc(cap * 2);
+      size_t k = (size_t)snprintf(list, cap, "a");
+      for (int i = 1; i < n; i++) k += (size_t)snprintf(list + k, cap - k, ", a");
+      k = (size_t)snprintf(src, cap * 2, "local function f(...)\nlocal a, b, c = 1, 2, 3\nreturn ");
+      k += (size_t)snprintf(src + k, cap * 2 - k, shapes[sh], list);
+      snprintf(src + k, cap * 2 - k, "\nend\nreturn f\n");
+      int orig = luajit_compiles(src, strlen(src));
+      if (orig < 0) cr_skip_test("no luajit on the PATH");
+      li_rewrite_result r;
+      cr_assert_eq(rewrite_str(src, &r, LI_DIALECT_JIT), LI_OK);
+      if (orig) {
+        cr_expect(luajit_compiles(r.out, r.outlen), "shape %zu, %d values: luajit rejects the output", sh, n);
+        if (r.funcs[1].probed) probed++; else left++;
+      }
+      li_rewrite_free(&r);
+      free(list);
+      free(src);
+    }
+  }
+  cr_expect(probed > 0 && left > 0, "%d probed, %d left alone", probed, left);
+}
+
 Test(limits, return_near_the_register_limit_is_left_alone) {
   size_t cap = 8192;
   char *s = malloc(cap);
