@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # rewrite.sh LUAINSTR [SUITE] -- the rewriter's LuaJIT dialect on real
 # LuaJIT code: LuaJIT's own Lua modules (jit/*.lua of the luajit on the
-# PATH: bc, bcsave, dump, p, v, zone, the disassemblers ...) and, when
-# SUITE (LuaJIT's test suite, ../shared/luajit-tests) is there, every .lua
-# file of its test/ and bench/.
+# PATH: bc, bcsave, dump, p, v, zone, the disassemblers ...), when SUITE
+# (LuaJIT's test suite, ../shared/luajit-tests) is there every .lua file of
+# its test/ and bench/, and the real-world corpus (tests/corpus: Lua code of
+# Debian packages, much of it 5.1 code that luajit compiles).
 #
 # Each file is instrumented with `LUAINSTR --lua jit`, and lines.lua (run
 # by luajit) checks that every file luajit compiles still compiles
@@ -37,6 +38,9 @@ elif [ -n "${CI:-}" ]; then
 else
   echo "$prog: note: LuaJIT's test suite is not at '$suite': its files are left out"
 fi
+
+corpus=$(bash "$here/../corpus/list_corpus.sh") || { echo "$prog: FAIL: list_corpus.sh failed"; exit 1; }
+while IFS= read -r f; do files+=("$f"); done <<< "$corpus"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/li-luajit-rewrite.XXXXXX") || exit 2
 trap 'rm -rf -- "$tmp"' EXIT
