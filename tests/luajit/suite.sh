@@ -51,11 +51,12 @@ cp -R "$suite/test" "$tmp/test" || exit 2
 chmod -R u+w "$tmp/test"
 
 # run NAME CMD...: run in the copy of test/, stdout+stderr to $tmp/NAME.out,
-# exit status to $tmp/NAME.status
+# exit status to $tmp/NAME.status; stdout line-buffered, so that after a
+# crash the last line names the test that was running
 run() {
   local name=$1 st
   shift
-  (cd "$tmp/test" && timeout 600 "$@" < /dev/null > "$tmp/$name.out" 2>&1); st=$?
+  (cd "$tmp/test" && timeout 600 stdbuf -oL "$@" < /dev/null > "$tmp/$name.out" 2>&1); st=$?
   echo "$st" > "$tmp/$name.status"
 }
 
