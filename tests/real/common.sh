@@ -88,11 +88,18 @@ fresh_copy() {
 # run_side OUT SIDE CMD...: run CMD in the current directory with stdin
 # closed (or reading the file named by stdin_file, when set); OUT/SIDE.stdout,
 # .stderr and .status receive what it did.
+#
+# One thing in stderr is normalised: the last line of LuaJIT's tracebacks,
+# `[C]: at 0x55e5eff9a2c0`, names the interpreter's own C entry point by its
+# address, which ASLR moves on every run of luajit itself (PUC Lua prints
+# `[C]: in ?` there, which no rule below touches).  That whole line becomes
+# `[C]: at 0x@`; the raw stderr stays as SIDE.stderr.raw (LI_KEEP=1).
 run_side() {
   local out=$1 side=$2
   shift 2
-  "${run_timeout[@]}" "$@" <"${stdin_file:-/dev/null}" >"$out/$side.stdout" 2>"$out/$side.stderr"
+  "${run_timeout[@]}" "$@" <"${stdin_file:-/dev/null}" >"$out/$side.stdout" 2>"$out/$side.stderr.raw"
   echo $? >"$out/$side.status"
+  sed -E 's/^(\t\[C\]: at )0x[0-9a-f]+$/\10x@/' "$out/$side.stderr.raw" >"$out/$side.stderr"
 }
 
 # timed_side OUT SIDE CMD...: run_side, adding the milliseconds it took to
