@@ -45,6 +45,17 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd) || exit 2
 . "$here/common.sh"
 real_init luajit_tools.sh "$1" /nonexistent "${2:-luajit}"
 
+# The tools of this interpreter: those installed beside it
+# (PREFIX/share/luajit-*/), first on both sides' path.  Debian's luajit
+# looks there anyway; OpenResty's, unpacked elsewhere by scripts/luajit2.sh,
+# would find Debian's (its built-in path names the same folder), whose
+# jit/vmdef.lua describes another VM's bytecode.
+bin=$(readlink -f "$(command -v "$lua")")
+share=$(ls -d "$(dirname "$bin")"/../share/luajit-*/jit 2>/dev/null | head -n 1)
+if [ -n "$share" ]; then
+  share=$(cd "$share/.." && pwd)
+  export LUA_PATH="$share/?.lua;;"
+fi
 if ! "$lua" -e 'require "jit.bcsave" require "jit.dump" require "jit.v"' </dev/null; then
   echo "$prog: FAIL: $lua finds no jit.* tools (Debian's luajit installs them)" >&2
   exit 1
@@ -54,7 +65,6 @@ names=(run verbose dump bclist elf csrc)
 
 # 64 KiB of machine code: the start of the .text section of the luajit
 # binary (the same bytes for both sides).
-bin=$(readlink -f "$(command -v "$lua")")
 text=
 if command -v objdump >/dev/null 2>&1; then
   text=$(objdump -h "$bin" | awk '$2 == ".text" { print $6 }')
@@ -132,6 +142,8 @@ dis=
 echo "luajit tools: ${#names[@]} commands, ${traces:-0} traces of $target," \
      "$(wc -l <"$out/bclist/ref.stdout") lines of bytecode," \
      "$(wc -c <"$tmp/ref.tree/out/target.o") bytes of ELF object$dis"
+[ -n "$share" ] || share="the path built into $lua"
+echo "jit.* from $share"
 echo "run time: $lua ${ms_ref} ms, $(basename "$prof") ${ms_prof} ms"
 if [ -z "$msgs" ]; then
   echo "ok   luajit tools: stdout, stderr, exit status and written files identical in ${#names[@]} commands; reports written"
