@@ -88,17 +88,18 @@ sed "s|^prefix=/usr\$|prefix=$tree/usr|" "$libdir/pkgconfig/luajit.pc" >"$debs/p
 grep -q "^prefix=$tree/usr\$" "$debs/pkgconfig/luajit.pc" ||
   { say "no 'prefix=/usr' line in luajit2's luajit.pc"; exit 1; }
 
-# 4. the build
+# 4. the build (its logs in the build folder)
 t0=$(date +%s)
+mkdir -p "$build"
 PKG_CONFIG_PATH=$debs/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH} \
   cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
         -DLUAINSTR_LUA_VERSIONS="5.4;jit" \
         -DLUAINSTR_LUA_INTERNALS="$(bash "$root/scripts/lua-source.sh" 5.4 "$cache")" \
         -DLUAINSTR_LUAJIT_INTERNALS="$src" \
-        -DCMAKE_BUILD_RPATH="$libdir" >"$build.cmake.log" 2>&1 ||
-  { tail -n 30 "$build.cmake.log" >&2; say "cmake failed (log: $build.cmake.log)"; exit 1; }
-cmake --build "$build" -j"$(nproc)" >"$build.build.log" 2>&1 ||
-  { grep -E 'error|Error' "$build.build.log" | head -n 30 >&2; say "the build failed (log: $build.build.log)"; exit 1; }
+        -DCMAKE_BUILD_RPATH="$libdir" >"$build/luajit2-cmake.log" 2>&1 ||
+  { tail -n 30 "$build/luajit2-cmake.log" >&2; say "cmake failed (log: $build/luajit2-cmake.log)"; exit 1; }
+cmake --build "$build" -j"$(nproc)" >"$build/luajit2-build.log" 2>&1 ||
+  { grep -E 'error|Error' "$build/luajit2-build.log" | head -n 30 >&2; say "the build failed (log: $build/luajit2-build.log)"; exit 1; }
 t1=$(date +%s)
 say "built in $((t1 - t0)) s"
 
