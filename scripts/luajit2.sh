@@ -119,6 +119,8 @@ fi
 say "luajit ($(command -v luajit)) and luaprofjit run OpenResty's LuaJIT (table.isempty loads)"
 ldd "$prof" | grep -q "$libdir/libluajit" ||
   { say "$prof does not link $libdir's libluajit"; exit 1; }
-ctest --test-dir "$build" -j"$(nproc)" --output-on-failure "$@"
+status=0
+ctest --test-dir "$build" -j"$(nproc)" --output-on-failure "$@" || status=$?
 t2=$(date +%s)
-say "tests run in $((t2 - t1)) s"
+say "tests run in $((t2 - t1)) s (status $status)"
+exit "$status"
