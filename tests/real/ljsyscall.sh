@@ -48,7 +48,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd) || exit 2
 . "$here/common.sh"
 real_init ljsyscall.sh "$1" "$2" "${3:-luajit}"
 
-if ! src=$(bash "$here/ljsyscall_source.sh" "$suites"); then
+if ! src=$(bash "$here/ljsyscall_source.sh" "$suites") || ! src=$(cd "$src" && pwd); then
   . "$here/../shared_missing.sh"
   shared_missing "$prog" "no sources of ljsyscall 0.12 in '$suites' and none fetched" \
     "tests/real/ljsyscall_source.sh fetches them from Debian's source package" \
