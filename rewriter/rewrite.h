@@ -28,6 +28,7 @@
 **   exit:    P() return x           values that run no code when evaluated
 **                                   (locals, upvalues, literals, `...`)
 **            return e1, e2, P()     last value yields exactly one value
+**                                   (opts->exits_through: as the next)
 **            return P(0, e1, f())   last value may be several: P returns
 **                                   its arguments but the first
 **   tail:    return f(a, P())       the call stays a tail call; f(P()),
@@ -77,6 +78,11 @@ typedef struct li_rewrite_opts {
                                 is an upvalue the loader sets, not fetched
                                 through the string metatable (5.1: unless
                                 the main level uses `...`) */
+  int exits_through;         /* 1: a return of values that run code passes
+                                them through its exit probe, `return
+                                P(0, a+b)`, also when the last yields one
+                                value (LuaJIT's loader: its trace recorder
+                                compiles that form, runtime/loader.c) */
 } li_rewrite_opts;
 
 typedef struct li_rewrite_result {

@@ -1,0 +1,352 @@
+/*
+** jit.c -- the FFI probe: LuaJIT with its JIT on (jit.h says what it is).
+**
+** Per state, once (the machinery, kept in the registry): an anonymous
+** variable-length struct type laid out as li_chunk, its __call metamethod
+**   __LI(id)        li_jit_enter(map, id)
+**   __LI()          li_jit_leave(map)
+**   __LI(0, ...)    li_jit_leave(map), and the values after the 0
+** and a maker of such maps.  Each entry point returns 0 when it has done
+** its work; 1 when it could not without the Lua API (the running thread is
+** not the one of the last probe: a coroutine switch to find or infer), and
+** then the metamethod calls slow(map, id), a lua_CFunction, which does the
+** same with the thread in hand.  Inside a trace the FFI calls compile to
+** two native calls, and the slow path to a side exit taken once per switch
+** nobody told the profiler of.
+**
+** The entry points never call the Lua API: inside a trace the Lua stack is
+** not written back, and a GC step or a stack push would see it stale.  They
+** read the profiler's own structures and one field of LuaJIT's, the running
+** thread (global_State.cur_L), which the VM sets on every resume, return
+** from a resume, lua_call and lua_pcall, and after every lua_CFunction.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include <lua.h>
+#include <lauxlib.h>
+
+#include "jit.h"
+
+#if LI_HAVE_FFI_PROBE
+
+#include "lj_obj.h"
+
+/* (lua_type of a cdata: LUA_TCDATA, from lj_obj.h) */
+
+/* The map the FFI probe points into is the cdata's payload: li_chunk's
+** layout, as the machinery declares it. */
+typedef char li_chunk_layout_ok[offsetof(li_chunk, n) == sizeof(void *) &&
+                                offsetof(li_chunk, magic) == sizeof(void *) + 4 &&
+                                offsetof(li_chunk, gid) == sizeof(void *) + 8 ? 1 : -1];
+
+/* The thread that runs now, as LuaJIT's VM knows it. */
+static LI_INLINE lua_State *running(const li_prof *P) {
+  return gco2th(gcref(((const global_State *)P->jit_g)->cur_L));
+}
+
+/* ======================================================================
+** The entry points, called through FFI function pointers
+** ====================================================================== */
+
+/* __LI(id): entry of function id of chunk map c. */
+static int li_jit_enter(const li_chunk *c, int32_t id) {
+  li_prof *P;
+  if (LI_UNLIKELY(c->magic != LI_CHUNK_MAGIC)) return 0;
+  P = c->P;
+  if (!P->on || (uint32_t)id - 1u >= c->n) return 0;
+  if (LI_UNLIKELY(running(P) != P->curL)) return 1;    /* (curL NULL too) */
+  li_ffi_enter(P, P->cur, c->gid[id - 1]);
+  return 0;
+}
+
+/* __LI(), __LI(0, ...): exit of the top function frame. */
+static int li_jit_leave(const li_chunk *c) {
+  li_prof *P;
+  uint64_t t;
+  if (LI_UNLIKELY(c->magic != LI_CHUNK_MAGIC)) return 0;
+  P = c->P;
+  if (!P->on) return 0;
+  t = li_clock_ticks(&P->clock);
+  if (LI_UNLIKELY(running(P) != P->curL)) return 1;
+  li_ffi_leave(P, P->cur, t);
+  return 0;
+}
+
+/* The ctype id of a cdata whose payload is at p (its header precedes it,
+** for variable-length cdata as for any other). */
+static uint16_t ctype_of(const void *p) {
+  return ((const GCcdata *)p - 1)->ctypeid;
+}
+
+static const char machinery_key;    /* registry: the machinery, or false */
+
+/* The machinery pushed (a table: the maker, jit.status, the map's ctype
+** id), or 0 with nothing pushed when there is none (no ffi library). */
+static int push_machinery(lua_State *L) {
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &machinery_key) == LUA_TTABLE) return 1;
+  lua_pop(L, 1);
+  return 0;
+}
+
+/* The map of an FFI probe, from its slow path's argument 1: a cdata of the
+** machinery's type, or NULL. */
+static const li_chunk *map_at(lua_State *L, int idx) {
+  const li_chunk *c;
+  lua_Integer ctid;
+  if (lua_type(L, idx) != LUA_TCDATA || !push_machinery(L)) return NULL;
+  lua_rawgeti(L, -1, 3);
+  ctid = lua_tointeger(L, -1);
+  lua_pop(L, 2);
+  c = lua_topointer(L, idx);
+  return c != NULL && ctype_of(c) == ctid && c->magic == LI_CHUNK_MAGIC ? c : NULL;
+}
+
+/* The slow path, slow(map, id) or slow(map): what the entry points handed
+** back, done with the running thread in hand (a switch the profiler finds
+** or infers, as the C probe's). */
+static int jit_slow(lua_State *L) {
+  const li_chunk *c = map_at(L, 1);
+  lua_Integer id = lua_tointeger(L, 2);
+  li_prof *P;
+  li_stack *S;
+  uint64_t t;
+  if (c == NULL || !(P = c->P)->on) return 0;
+  t = li_clock_ticks(&P->clock);
+  if ((S = li_probe_stack(P, L)) == NULL) return 0;   /* no memory */
+  if (id <= 0) li_ffi_leave(P, S, t);
+  else if ((lua_Unsigned)id <= c->n) li_ffi_enter(P, S, c->gid[id - 1]);
+  return 0;
+}
+
+
+/* ======================================================================
+** The machinery: made once per state, the first time a chunk could get
+** the FFI probe
+** ====================================================================== */
+
+/* The struct is li_chunk's layout, const so that Lua code cannot write it
+** by accident (the struct's fields are readable through the metatype);
+** anonymous types only: nothing named is added to the program's C
+** namespace, and no declaration of the program's can clash.  The
+** metamethod takes the protocol's three forms.  A vararg function: the
+** pass-through form returns what follows the 0, and LuaJIT 2.1 compiles
+** vararg functions.  No global is read. */
+static const char machinery_src[] =
+  "local ffi, enter, leave, slow = ...\n"
+  "local map = ffi.typeof('struct { void *const P; const uint32_t n, magic; "
+  "const uint32_t gid[?]; }')\n"
+  "enter = ffi.cast('int (*)(void *, int32_t)', enter)\n"
+  "leave = ffi.cast('int (*)(void *)', leave)\n"
+  "ffi.metatype(map, {__call = function(c, id, ...)\n"
+  "  if id then\n"
+  "    if id > 0 then\n"
+  "      if enter(c, id) ~= 0 then slow(c, id) end\n"
+  "      return\n"
+  "    end\n"
+  "    if leave(c) ~= 0 then slow(c) end\n"
+  "    return ...\n"
+  "  end\n"
+  "  if leave(c) ~= 0 then slow(c) end\n"
+  "end})\n"
+  "local new = ffi.new\n"
+  "return function(n) return new(map, n) end\n";
+
+/* The ffi module pushed, loaded as require would load it (once: LuaJIT's
+** luaopen_ffi makes a new C type state each time it runs, so it must never
+** run twice); nil when there is none. */
+static void push_ffi(lua_State *L) {
+  int top = lua_gettop(L);
+  lua_getfield(L, LUA_REGISTRYINDEX, "_LOADED");            /* top+1 */
+  if (lua_istable(L, top + 1)) {
+    lua_getfield(L, top + 1, "ffi");
+    if (!lua_isnil(L, -1)) goto found;
+    lua_pop(L, 1);
+  }
+  lua_getfield(L, LUA_REGISTRYINDEX, "_PRELOAD");
+  if (lua_istable(L, -1)) lua_getfield(L, -1, "ffi");
+  else lua_pushnil(L);
+  if (!lua_isfunction(L, -1)) {
+    lua_settop(L, top);
+    lua_pushnil(L);
+    return;
+  }
+  lua_pushliteral(L, "ffi");
+  lua_call(L, 1, 1);
+  if (lua_istable(L, top + 1) && !lua_isnil(L, -1)) {
+    lua_pushvalue(L, -1);
+    lua_setfield(L, top + 1, "ffi");                  /* as require does */
+  }
+found:
+  lua_replace(L, top + 1);
+  lua_settop(L, top + 1);
+}
+
+/* Make the machinery (under lua_pcall: its errors mean none): registry
+** [&machinery_key] = {maker, jit.status, ctype id}, or false. */
+static int make_machinery(lua_State *L) {
+  int t;
+  lua_pushboolean(L, 0);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &machinery_key);    /* until it works */
+  lua_createtable(L, 3, 0);
+  t = lua_gettop(L);
+  lua_getfield(L, LUA_REGISTRYINDEX, "_LOADED");
+  if (!lua_istable(L, -1)) return 0;
+  lua_getfield(L, -1, "jit");
+  if (!lua_istable(L, -1)) return 0;
+  lua_getfield(L, -1, "status");
+  if (!lua_isfunction(L, -1)) return 0;
+  lua_rawseti(L, t, 2);
+  lua_settop(L, t);
+  push_ffi(L);
+  if (lua_isnil(L, -1)) return 0;
+  if (luaL_loadbuffer(L, machinery_src, sizeof machinery_src - 1,
+                      "=luainstr ffi probe") != LUA_OK)
+    return lua_error(L);
+  lua_insert(L, -2);
+  lua_pushlightuserdata(L, (void *)(uintptr_t)li_jit_enter);
+  lua_pushlightuserdata(L, (void *)(uintptr_t)li_jit_leave);
+  lua_pushcfunction(L, jit_slow);
+  lua_call(L, 4, 1);
+  lua_pushvalue(L, -1);
+  lua_rawseti(L, t, 1);
+  lua_pushinteger(L, 1);                    /* a map, for its ctype id */
+  lua_call(L, 1, 1);
+  lua_pushinteger(L, ctype_of(lua_topointer(L, -1)));
+  lua_rawseti(L, t, 3);
+  lua_settop(L, t);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &machinery_key);
+  return 0;
+}
+
+/* The machinery pushed (made if it was never tried), or 0. */
+static int machinery(lua_State *L) {
+  int top = lua_gettop(L);
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &machinery_key) == LUA_TTABLE) return 1;
+  if (lua_isnil(L, -1)) {                   /* never tried */
+    lua_pushcfunction(L, make_machinery);
+    if (lua_pcall(L, 0, 0, 0) != LUA_OK) {
+      /* (an error left no mark: false, unless there is no memory to) */
+      lua_pushboolean(L, 0);
+      lua_rawsetp(L, LUA_REGISTRYINDEX, &machinery_key);
+    }
+    lua_settop(L, top);
+    return push_machinery(L);
+  }
+  lua_settop(L, top);
+  return 0;
+}
+
+/* Is the JIT on (jit.status() of the machinery on top)? */
+static int jit_on(lua_State *L) {
+  int on;
+  lua_rawgeti(L, -1, 2);
+  lua_call(L, 0, 1);
+  on = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  return on;
+}
+
+li_chunk *li_jit_chunk_new(lua_State *L, li_prof *P, li_prof *owner, uint32_t n) {
+  li_chunk *c;
+  if (P->probe != LI_PROBE_FFI || P->jit_g == NULL || !machinery(L)) return NULL;
+  if (!jit_on(L)) {
+    lua_pop(L, 1);
+    return NULL;
+  }
+  lua_rawgeti(L, -1, 1);
+  lua_pushinteger(L, (lua_Integer)n);
+  lua_call(L, 1, 1);
+  lua_remove(L, -2);
+  c = (li_chunk *)(uintptr_t)lua_topointer(L, -1);    /* zeroed */
+  c->P = owner;
+  c->n = n;
+  c->magic = LI_CHUNK_MAGIC;
+  return c;
+}
+
+int li_jit_is_probe(lua_State *L, int idx) {
+  int top = lua_gettop(L), is;
+  if (lua_type(L, idx) != LUA_TCDATA || !lua_checkstack(L, 3)) return 0;
+  is = map_at(L, lua_absindex(L, idx)) != NULL;
+  lua_settop(L, top);
+  return is;
+}
+
+
+/* ======================================================================
+** The check at attach: does G(L)->cur_L read as the running thread?
+** ====================================================================== */
+
+typedef struct jit_check {
+  ptrdiff_t skew;       /* read this many GCRefs past cur_L (a test's fault) */
+  int ok;               /* threads whose read agreed with the C API */
+  const global_State *g;
+} jit_check;
+
+/* Run in a thread, by lua_pcall or lua_resume: argument 1 the check. */
+static int check_here(lua_State *L) {
+  jit_check *k = lua_touserdata(L, 1);
+  const global_State *g = G(L);
+  if (k != NULL && (k->g == NULL || k->g == g) &&
+      gco2th(gcref(*(&g->cur_L + k->skew))) == L) {
+    k->g = g;
+    k->ok++;
+  }
+  return 0;
+}
+
+int li_jit_check(lua_State *L, li_prof *P, const char **why) {
+  jit_check k;
+  lua_State *co;
+  const char *e = getenv("LUAINSTR_JIT_CHECK");
+  int top = lua_gettop(L), nres;
+  memset(&k, 0, sizeof k);
+  k.skew = e != NULL && strcmp(e, "skew") == 0 ? 1 : 0;
+  *why = "LuaJIT's running thread (global_State.cur_L) does not read as "
+         "luainstr was built to read it";
+  if (!lua_checkstack(L, 4)) return 0;
+  /* from the thread that attaches: lua_pcall sets cur_L */
+  lua_pushcfunction(L, check_here);
+  lua_pushlightuserdata(L, &k);
+  if (lua_pcall(L, 1, 0, 0) != LUA_OK || k.ok != 1) goto done;
+  /* from a coroutine: a resume sets it */
+  co = lua_newthread(L);
+  lua_pushcfunction(co, check_here);
+  lua_pushlightuserdata(co, &k);
+  if (li_lua_resume(co, L, 1, &nres) != LUA_OK || k.ok != 2) goto done;
+  /* and back in L */
+  lua_pushcfunction(L, check_here);
+  lua_pushlightuserdata(L, &k);
+  if (lua_pcall(L, 1, 0, 0) != LUA_OK || k.ok != 3) goto done;
+  P->jit_g = (void *)(uintptr_t)k.g;
+  *why = NULL;
+done:
+  lua_settop(L, top);
+  return P->jit_g != NULL;
+}
+
+#else
+
+/* No FFI probe: a PUC Lua, or LuaJIT without its headers. */
+
+int li_jit_check(lua_State *L, li_prof *P, const char **why) {
+  (void)L;
+  P->jit_g = NULL;
+  *why = LI_IS_LUAJIT
+    ? "luainstr was built without LuaJIT's headers (LUAINSTR_LUAJIT_INTERNALS)"
+    : "it is LuaJIT's";
+  return 0;
+}
+
+li_chunk *li_jit_chunk_new(lua_State *L, li_prof *P, li_prof *owner, uint32_t n) {
+  (void)L; (void)P; (void)owner; (void)n;
+  return NULL;
+}
+
+int li_jit_is_probe(lua_State *L, int idx) {
+  (void)L; (void)idx;
+  return 0;
+}
+
+#endif
