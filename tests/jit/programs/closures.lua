@@ -24,18 +24,27 @@ local function range(n)           -- a stateful iterator
     if i <= n then return i end
   end
 end
-local function adder(k) return function(x) return x + k end end
+local function adder(k)
+  return function(x) return x + k end
+end
 
 local data = {}
 for i in range(50) do data[#data + 1] = i end
 local total = 0
+local add
 for r = 1, ROUNDS do
-  local add = adder(r % 7)
+  add = adder(r % 7)
   local evens = filter(map(data, add), function(x) return x % 2 == 0 end)
   total = total + reduce(evens, function(a, b) return a + b end, 0)
 end
--- per round: adder 1, the added closure 50 (via map), the predicate 50,
--- the reducer once per even value
+-- per round: adder, map, filter and reduce once, the added closure and the
+-- predicate once an element (50); the reducer once an even value, the
+-- iterator 51 times once
 print("checksum", total)
-print("calls adder", ROUNDS, "map", ROUNDS, "filter", ROUNDS, "reduce", ROUNDS,
-      "add", ROUNDS * 50, "predicate", ROUNDS * 50)
+local function calls(f, n) print("calls", debug.getinfo(f, "S").linedefined, n) end
+calls(adder, ROUNDS)
+calls(map, ROUNDS)
+calls(filter, ROUNDS)
+calls(reduce, ROUNDS)
+calls(range, 1)
+calls(add, ROUNDS * 50)                     -- (the closure adder makes)
