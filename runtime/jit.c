@@ -2,17 +2,24 @@
 ** jit.c -- the FFI probe: LuaJIT with its JIT on (jit.h says what it is).
 **
 ** Per state, once (the machinery, kept in the registry): an anonymous
-** variable-length struct type laid out as li_chunk, its __call metamethod
+** variable-length struct type laid out as li_chunk (a chunk's map), and a
+** maker of a map and its probe, a Lua closure over it:
 **   __LI(id)        li_jit_enter(map, id)
 **   __LI()          li_jit_leave(map)
 **   __LI(0, ...)    li_jit_leave(map), and the values after the 0
-** and a maker of such maps.  Each entry point returns 0 when it has done
-** its work; 1 when it could not without the Lua API (the running thread is
-** not the one of the last probe: a coroutine switch to find or infer), and
-** then the metamethod calls slow(map, id), a lua_CFunction, which does the
-** same with the thread in hand.  Inside a trace the FFI calls compile to
-** two native calls, and the slow path to a side exit taken once per switch
-** nobody told the profiler of.
+** Each entry point returns 0 when it has done its work; 1 when it could
+** not without the Lua API (the running thread is not the one of the last
+** probe: a coroutine switch to find or infer), and then the probe calls
+** slow(map, id), a lua_CFunction, which does the same with the thread in
+** hand.  Inside a trace the FFI calls compile to two native calls, and the
+** slow path to a side exit taken once per switch nobody told the profiler
+** of.
+**
+** A closure, not the map itself with a __call metamethod (the first
+** design): the same in a trace (fib 25..27 under callgrind, 89-95
+** instructions a call against 97 with a no-op C pair), and interpreted
+** (code the JIT does not compile, or jit.off()) a plain Lua call instead
+** of the VM's metamethod dispatch: 2225 instructions a call against 2898.
 **
 ** The entry points never call the Lua API: inside a trace the Lua stack is
 ** not written back, and a GC step or a stack push would see it stale.  They
@@ -49,27 +56,71 @@ static LI_INLINE lua_State *running(const li_prof *P) {
 ** The entry points, called through FFI function pointers
 ** ====================================================================== */
 
-/* __LI(id): entry of function id of chunk map c. */
-static int li_jit_enter(const li_chunk *c, int32_t id) {
-  li_prof *P;
-  if (LI_UNLIKELY(c->magic != LI_CHUNK_MAGIC)) return 0;
-  P = c->P;
+/* __LI(id) in any case: entry of function id of chunk map c. */
+static LI_NOINLINE int enter_general(const li_chunk *c, int32_t id) {
+  li_prof *P = c->P;
   if (!P->on || (uint32_t)id - 1u >= c->n) return 0;
   if (LI_UNLIKELY(running(P) != P->curL)) return 1;    /* (curL NULL too) */
   li_ffi_enter(P, P->cur, c->gid[id - 1]);
   return 0;
 }
 
-/* __LI(), __LI(0, ...): exit of the top function frame. */
+/* __LI(), __LI(0, ...) in any case, t read: exit of the top function. */
+static LI_NOINLINE int leave_general(const li_chunk *c, uint64_t t) {
+  li_prof *P = c->P;
+  if (!P->on) return 0;
+  if (!LI_CLOCK_INLINE(&P->clock)) t = li_clock_ticks(&P->clock);
+  if (LI_UNLIKELY(running(P) != P->curL)) return 1;
+  li_ffi_leave(P, P->cur, t);
+  return 0;
+}
+
+/* __LI(id): entry of function id of chunk map c.  A fast path, as the C
+** probe's probe_fast: collecting with the TSC and no trace, the thread of
+** the last probe, a frame below with room above it, the call-tree node the
+** one found last for its slot and touched in this frame; it makes no call
+** that returns to it, so it saves no registers.  Anything else goes to
+** enter_general before anything is changed; both share li_frame_open. */
+static int li_jit_enter(const li_chunk *c, int32_t id) {
+  li_prof *P;
+  li_stack *S;
+  li_frame *top, *fr;
+  uint32_t func, parent, node;
+  if (LI_UNLIKELY(c->magic != LI_CHUNK_MAGIC)) return 0;
+  P = c->P;
+  if (LI_UNLIKELY(running(P) != P->fastL)) return enter_general(c, id);
+  S = P->cur;
+  if (LI_UNLIKELY((uint32_t)id - 1u >= c->n || S->n == 0 || S->n == S->cap ||
+                  S->ffi_lost != 0))
+    return enter_general(c, id);
+  top = &S->f[S->n - 1];
+  func = c->gid[id - 1];
+  parent = top->node;
+  node = P->kids[li_kid_slot(parent, func)];
+  if (LI_UNLIKELY(P->node[node].func != func || P->node[node].parent != parent ||
+                  P->node[node].stamp != P->fstamp))
+    return enter_general(c, id);
+  fr = li_frame_open(P, S, top + 1, LI_FFI_CI, func, node);
+  fr->start = li_clock_inline_ticks();
+  return 0;
+}
+
+/* __LI(), __LI(0, ...): exit of the top function frame; a fast path as the
+** entry's (an FFI frame on top with one below it: the base call's exit may
+** end an inferred resume). */
 static int li_jit_leave(const li_chunk *c) {
   li_prof *P;
+  li_stack *S;
   uint64_t t;
   if (LI_UNLIKELY(c->magic != LI_CHUNK_MAGIC)) return 0;
   P = c->P;
-  if (!P->on) return 0;
-  t = li_clock_ticks(&P->clock);
-  if (LI_UNLIKELY(running(P) != P->curL)) return 1;
-  li_ffi_leave(P, P->cur, t);
+  t = li_clock_inline_ticks();
+  if (LI_UNLIKELY(running(P) != P->fastL)) return leave_general(c, t);
+  S = P->cur;
+  if (LI_UNLIKELY(S->n <= 1 || !li_is_ffi(&S->f[S->n - 1]) || S->ffi_lost != 0))
+    return leave_general(c, t);
+  P->exits++;
+  li_frame_close(P, S, t, 0);
   return 0;
 }
 
@@ -126,31 +177,33 @@ static int jit_slow(lua_State *L) {
 ** ====================================================================== */
 
 /* The struct is li_chunk's layout, const so that Lua code cannot write it
-** by accident (the struct's fields are readable through the metatype);
-** anonymous types only: nothing named is added to the program's C
-** namespace, and no declaration of the program's can clash.  The
-** metamethod takes the protocol's three forms.  A vararg function: the
-** pass-through form returns what follows the 0, and LuaJIT 2.1 compiles
-** vararg functions.  No global is read. */
+** by accident (a struct cdata's fields are readable); anonymous types only:
+** nothing named is added to the program's C namespace, and no declaration
+** of the program's can clash.  The probe takes the protocol's three forms;
+** a vararg function: the pass-through form returns what follows the 0
+** (LuaJIT 2.1 compiles vararg functions).  No global is read.  The map is
+** the probe's only upvalue that is a cdata (li_jit_is_probe). */
 static const char machinery_src[] =
   "local ffi, enter, leave, slow = ...\n"
-  "local map = ffi.typeof('struct { void *const P; const uint32_t n, magic; "
+  "local map_t = ffi.typeof('struct { void *const P; const uint32_t n, magic; "
   "const uint32_t gid[?]; }')\n"
   "enter = ffi.cast('int (*)(void *, int32_t)', enter)\n"
   "leave = ffi.cast('int (*)(void *)', leave)\n"
-  "ffi.metatype(map, {__call = function(c, id, ...)\n"
-  "  if id then\n"
-  "    if id > 0 then\n"
-  "      if enter(c, id) ~= 0 then slow(c, id) end\n"
-  "      return\n"
-  "    end\n"
-  "    if leave(c) ~= 0 then slow(c) end\n"
-  "    return ...\n"
-  "  end\n"
-  "  if leave(c) ~= 0 then slow(c) end\n"
-  "end})\n"
   "local new = ffi.new\n"
-  "return function(n) return new(map, n) end\n";
+  "return function(n)\n"
+  "  local map = new(map_t, n)\n"
+  "  return function(id, ...)\n"
+  "    if id then\n"
+  "      if id > 0 then\n"
+  "        if enter(map, id) ~= 0 then slow(map, id) end\n"
+  "        return\n"
+  "      end\n"
+  "      if leave(map) ~= 0 then slow(map) end\n"
+  "      return ...\n"
+  "    end\n"
+  "    if leave(map) ~= 0 then slow(map) end\n"
+  "  end, map\n"
+  "end\n";
 
 /* The ffi module pushed, loaded as require would load it (once: LuaJIT's
 ** luaopen_ffi makes a new C type state each time it runs, so it must never
@@ -183,7 +236,7 @@ found:
 }
 
 /* Make the machinery (under lua_pcall: its errors mean none): registry
-** [&machinery_key] = {maker, jit.status, ctype id}, or false. */
+** [&machinery_key] = {maker, jit.status, the map's ctype id}, or false. */
 static int make_machinery(lua_State *L) {
   int t;
   lua_pushboolean(L, 0);
@@ -211,7 +264,7 @@ static int make_machinery(lua_State *L) {
   lua_pushvalue(L, -1);
   lua_rawseti(L, t, 1);
   lua_pushinteger(L, 1);                    /* a map, for its ctype id */
-  lua_call(L, 1, 1);
+  lua_call(L, 1, 2);
   lua_pushinteger(L, ctype_of(lua_topointer(L, -1)));
   lua_rawseti(L, t, 3);
   lua_settop(L, t);
@@ -256,9 +309,10 @@ li_chunk *li_jit_chunk_new(lua_State *L, li_prof *P, li_prof *owner, uint32_t n)
   }
   lua_rawgeti(L, -1, 1);
   lua_pushinteger(L, (lua_Integer)n);
-  lua_call(L, 1, 1);
-  lua_remove(L, -2);
+  lua_call(L, 1, 2);                        /* probe, map */
   c = (li_chunk *)(uintptr_t)lua_topointer(L, -1);    /* zeroed */
+  lua_pop(L, 1);
+  lua_remove(L, -2);
   c->P = owner;
   c->n = n;
   c->magic = LI_CHUNK_MAGIC;
@@ -266,9 +320,13 @@ li_chunk *li_jit_chunk_new(lua_State *L, li_prof *P, li_prof *owner, uint32_t n)
 }
 
 int li_jit_is_probe(lua_State *L, int idx) {
-  int top = lua_gettop(L), is;
-  if (lua_type(L, idx) != LUA_TCDATA || !lua_checkstack(L, 3)) return 0;
-  is = map_at(L, lua_absindex(L, idx)) != NULL;
+  int top = lua_gettop(L), is = 0;
+  const char *name;
+  if (!lua_isfunction(L, idx) || lua_iscfunction(L, idx) || !lua_checkstack(L, 4))
+    return 0;
+  idx = lua_absindex(L, idx);
+  for (int i = 1; !is && (name = lua_getupvalue(L, idx, i)) != NULL; i++)
+    is = strcmp(name, "map") == 0 && map_at(L, lua_gettop(L)) != NULL;
   lua_settop(L, top);
   return is;
 }

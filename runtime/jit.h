@@ -3,13 +3,13 @@
 ** runtime/).
 **
 ** A chunk loaded while LuaJIT's JIT is on, with the ffi library at hand,
-** gets a cdata for its probe instead of a lua_CFunction: a variable-length
-** struct laid out as li_chunk (its map from local ids to function records),
-** whose ctype (anonymous, made with ffi.typeof: nothing is added to the
-** program's ffi.cdef namespace) has a __call metamethod that runs the probe
-** protocol as two FFI calls into C, li_jit_enter(chunk, id) and
-** li_jit_leave(chunk).  No Lua value crosses, the clock is read in C, and a
-** trace compiles the calls in: the code keeps its JIT.
+** gets for its probe a Lua closure over its map from local ids to function
+** records (a variable-length struct cdata laid out as li_chunk, of an
+** anonymous ctype made with ffi.typeof: nothing is added to the program's
+** ffi.cdef namespace) that runs the probe protocol as two FFI calls into
+** C, li_jit_enter(map, id) and li_jit_leave(map).  No Lua value crosses,
+** the clock is read in C, and a trace compiles the calls in: the code
+** keeps its JIT.
 **
 ** What an FFI call cannot know is its Lua context: which coroutine runs
 ** (read from LuaJIT's global_State, cur_L, after a check at attach), and
@@ -18,7 +18,7 @@
 ** function frame.  Errors are closed where they are caught (the pcall and
 ** xpcall boundaries, coroutine.resume and wrap); anything the C side cannot
 ** do without the Lua API (a coroutine it has not seen current) it hands
-** back to the __call metamethod, which calls a lua_CFunction for it.  Both
+** back to the probe, which calls a lua_CFunction for it.  Both
 ** kinds of frames mix on one stack (docs/luajit.md).
 **
 ** On a PUC Lua, or LuaJIT built without its headers
@@ -43,9 +43,9 @@
 ** (tests: the C probe must take over cleanly). */
 int li_jit_check(lua_State *L, li_prof *P, const char **why);
 
-/* A chunk map of n functions whose probe is the FFI probe, pushed on L (the
-** probe itself: call it as a probe), owned by profiler `owner`; its gid is
-** the caller's to fill.  NULL, with nothing pushed, when chunks loaded now
+/* A chunk map of n functions for the FFI probe, owned by profiler
+** `owner`, and the probe over it pushed on L; its gid is the caller's to
+** fill.  NULL, with nothing pushed, when chunks loaded now
 ** do not get the FFI probe: option "probe" is not "ffi", the JIT is off, no
 ** ffi library.  May raise a memory error.  (The calibration makes its
 ** probe so: it measures the probe chunks get.) */

@@ -36,14 +36,17 @@ local A = assert(load(A_src, "=A"))(N, E)
 if jit then jit.on() end
 local B = assert(load(B_src, "=B"))(N, E)
 
-local function probe_kind(f)                -- under luaprofjit: which probe
-  local _, v = debug.getupvalue(f, 1)
-  for i = 1, 10 do
-    local name, val = debug.getupvalue(f, i)
-    if name == nil then break end
-    if name:match("^__LI%d*$") then v = val; break end
+local function probe_of(f)                  -- under luaprofjit: ffi or api
+  local function upvalue(fn, pattern)
+    for i = 1, 20 do
+      local name, v = debug.getupvalue(fn, i)
+      if name == nil then return nil end
+      if name:match(pattern) then return v end
+    end
   end
-  return type(v)
+  local p = upvalue(f, "^__LI%d*$")
+  if p == nil then return "none" end
+  return type(upvalue(p, "^map$")) == "cdata" and "ffi" or "api"
 end
 
 local s = 0
@@ -68,5 +71,5 @@ for f, c in pairs(E) do
   print("errors", i.source, i.linedefined, c)
 end
 if ("").__luainstr then
-  print("probe A", probe_kind(A.down), "probe B", probe_kind(B.down))
+  print("probe A", probe_of(A.down), "probe B", probe_of(B.down))
 end

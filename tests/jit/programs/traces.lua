@@ -1,9 +1,10 @@
 -- traces.lua -- instrumented code keeps its traces: a hot loop calling a
 -- small function, and fib's recursion, must each reach a completed trace
 -- (jit.attach's "start" and "stop" events) that starts in them.  Prints
--- "trace NAME ok" or "trace NAME none", and "probe TYPE": the type of the
--- probe the functions got (under luaprofjit with the JIT on: cdata, the
--- FFI probe), or "probe none" unprofiled (tests/jit/known.sh).
+-- "trace NAME ok" or "trace NAME none", and "probe KIND": the probe the
+-- functions got (under luaprofjit with the JIT on ffi, a closure over its
+-- map's cdata; api, the C probe), or "probe none" unprofiled
+-- (tests/jit/known.sh).
 local jit = require("jit")
 
 local function small(x)
@@ -21,6 +22,19 @@ local function fib(n)                       -- up-recursion: a trace at fib
   return fib(n - 1) + fib(n - 2)
 end
 
+local function probe_of(f)                  -- under luaprofjit: ffi or api
+  local function upvalue(fn, pattern)
+    for i = 1, 20 do
+      local name, v = debug.getupvalue(fn, i)
+      if name == nil then return nil end
+      if name:match(pattern) then return v end
+    end
+  end
+  local p = upvalue(f, "^__LI%d*$")
+  if p == nil then return "none" end
+  return type(upvalue(p, "^map$")) == "cdata" and "ffi" or "api"
+end
+
 local started, completed = {}, {}
 local function on_trace(what, tr, func, pc)
   if what == "start" then started[tr] = func
@@ -34,10 +48,4 @@ jit.attach(on_trace)
 print("checksum", s)
 print("trace hot", completed[hot] and "ok" or "none")
 print("trace fib", completed[fib] and "ok" or "none")
-local probe = "none"
-for i = 1, 10 do
-  local name, v = debug.getupvalue(small, i)
-  if name == nil then break end
-  if name:match("^__LI%d*$") then probe = type(v) end
-end
-print("probe", probe)
+print("probe", probe_of(small))
