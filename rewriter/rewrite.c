@@ -392,12 +392,19 @@ static void plan_return(plan *pl, const lp_return *r) {
     plan_begin(pl, r->args_end);
     buf_str(&pl->text, ","); plan_exit(pl); buf_str(&pl->text, ")");
     plan_end(pl);
-  } else if (!r->multi && !pl->exits_through) {
-                                            /* return a+b  ->  return a+b,P() */
+  } else if (!r->multi && pl->exits_through && r->n == 1) {
+                                        /* return a+b  ->  return (P(0,a+b)) */
+    plan_begin(pl, r->exp_off);
+    buf_str(&pl->text, "("); plan_exit_values(pl); buf_str(&pl->text, ",");
+    plan_end(pl);
+    plan_begin(pl, r->exp_end);
+    buf_str(&pl->text, "))");
+    plan_end(pl);
+  } else if (!r->multi) {                   /* return a+b  ->  return a+b,P() */
     plan_begin(pl, r->exp_end);
     buf_str(&pl->text, ","); plan_exit(pl);
     plan_end(pl);
-  } else {            /* return a,f()  ->  return P(0,a,f()); a+b: P(0,a+b) */
+  } else {                                  /* return a,f()  ->  return P(0,a,f()) */
     plan_begin(pl, r->exp_off);
     plan_exit_values(pl); buf_str(&pl->text, ",");
     plan_end(pl);
