@@ -164,5 +164,9 @@ done:
   P->calibrated = 1;    /* once, whatever happened (an error raised above
                            leaves it for the next start) */
   cal_end(Q, c);
+  /* Q holds nothing more: no finalizer, which on LuaJIT would abort the
+  ** trace being recorded whenever the collector ran it */
+  lua_pushnil(L);
+  lua_setmetatable(L, top + 1);
   lua_settop(L, top);
 }

@@ -7,13 +7,8 @@
 **   __LI(id)        li_jit_enter(map, id)
 **   __LI()          li_jit_leave(map)
 **   __LI(0, ...)    li_jit_leave(map), and the values after the 0
-** Each entry point returns 0 when it has done its work; 1 when it could
-** not without the Lua API (the running thread is not the one of the last
-** probe: a coroutine switch to find or infer), and then the probe calls
-** slow(map, id), a lua_CFunction, which does the same with the thread in
-** hand.  Inside a trace the FFI calls compile to two native calls, and the
-** slow path to a side exit taken once per switch nobody told the profiler
-** of.
+** Inside a trace the two FFI calls compile to two native calls and
+** nothing else.
 **
 ** A closure, not the map itself with a __call metamethod (the first
 ** design): the same in a trace (fib 25..27 under callgrind, 89-95
@@ -26,6 +21,12 @@
 ** read the profiler's own structures and one field of LuaJIT's, the running
 ** thread (global_State.cur_L), which the VM sets on every resume, return
 ** from a resume, lua_call and lua_pcall, and after every lua_CFunction.
+** A thread other than the last probe's is found by its address
+** (li_stack_switch_c): the boundaries (coroutine.resume, wrap, yield, the
+** host's luainstr_resume) make every coroutine's stack before it runs and
+** keep the last probe's thread in step, so that happens only behind their
+** back (a host's own lua_resume), and a coroutine never seen there is not
+** counted until a boundary makes its stack (the report's unseen switches).
 */
 #include <stdlib.h>
 #include <string.h>
@@ -56,23 +57,28 @@ static LI_INLINE lua_State *running(const li_prof *P) {
 ** The entry points, called through FFI function pointers
 ** ====================================================================== */
 
+/* The stack of the running thread T for an event of the FFI probe: the
+** last probe's, or one found without the Lua API (NULL: T has none yet,
+** the event is not counted). */
+static LI_INLINE li_stack *jit_stack(li_prof *P, lua_State *T) {
+  return T == P->curL ? P->cur : li_stack_switch_c(P, T);
+}
+
 /* __LI(id) in any case: entry of function id of chunk map c. */
-static LI_NOINLINE int enter_general(const li_chunk *c, int32_t id) {
+static LI_NOINLINE void enter_general(const li_chunk *c, int32_t id) {
   li_prof *P = c->P;
-  if (!P->on || (uint32_t)id - 1u >= c->n) return 0;
-  if (LI_UNLIKELY(running(P) != P->curL)) return 1;    /* (curL NULL too) */
-  li_ffi_enter(P, P->cur, c->gid[id - 1]);
-  return 0;
+  li_stack *S;
+  if (!P->on || (uint32_t)id - 1u >= c->n) return;
+  if ((S = jit_stack(P, running(P))) != NULL) li_ffi_enter(P, S, c->gid[id - 1]);
 }
 
 /* __LI(), __LI(0, ...) in any case, t read: exit of the top function. */
-static LI_NOINLINE int leave_general(const li_chunk *c, uint64_t t) {
+static LI_NOINLINE void leave_general(const li_chunk *c, uint64_t t) {
   li_prof *P = c->P;
-  if (!P->on) return 0;
+  li_stack *S;
+  if (!P->on) return;
   if (!LI_CLOCK_INLINE(&P->clock)) t = li_clock_ticks(&P->clock);
-  if (LI_UNLIKELY(running(P) != P->curL)) return 1;
-  li_ffi_leave(P, P->cur, t);
-  return 0;
+  if ((S = jit_stack(P, running(P))) != NULL) li_ffi_leave(P, S, t);
 }
 
 /* __LI(id): entry of function id of chunk map c.  A fast path, as the C
@@ -80,48 +86,63 @@ static LI_NOINLINE int leave_general(const li_chunk *c, uint64_t t) {
 ** the last probe, a frame below with room above it, the call-tree node the
 ** one found last for its slot and touched in this frame; it makes no call
 ** that returns to it, so it saves no registers.  Anything else goes to
-** enter_general before anything is changed; both share li_frame_open. */
-static int li_jit_enter(const li_chunk *c, int32_t id) {
+** enter_general before anything is changed; both share li_frame_open.
+** Both entry points return nothing: a result would be a guard in the
+** trace, and a snapshot for its exit (fib under callgrind: 76-82
+** instructions a call in the trace with an int result tested, 38-47 with
+** none; the snapshots also filled md5's biggest trace to "too many spill
+** slots"). */
+static void li_jit_enter(const li_chunk *c, int32_t id) {
   li_prof *P;
   li_stack *S;
   li_frame *top, *fr;
   uint32_t func, parent, node;
-  if (LI_UNLIKELY(c->magic != LI_CHUNK_MAGIC)) return 0;
+  if (LI_UNLIKELY(c->magic != LI_CHUNK_MAGIC)) return;
   P = c->P;
-  if (LI_UNLIKELY(running(P) != P->fastL)) return enter_general(c, id);
+  if (LI_UNLIKELY(running(P) != P->fastL)) {
+    enter_general(c, id);
+    return;
+  }
   S = P->cur;
   if (LI_UNLIKELY((uint32_t)id - 1u >= c->n || S->n == 0 || S->n == S->cap ||
-                  S->ffi_lost != 0))
-    return enter_general(c, id);
+                  S->ffi_lost != 0)) {
+    enter_general(c, id);
+    return;
+  }
   top = &S->f[S->n - 1];
   func = c->gid[id - 1];
   parent = top->node;
   node = P->kids[li_kid_slot(parent, func)];
   if (LI_UNLIKELY(P->node[node].func != func || P->node[node].parent != parent ||
-                  P->node[node].stamp != P->fstamp))
-    return enter_general(c, id);
+                  P->node[node].stamp != P->fstamp)) {
+    enter_general(c, id);
+    return;
+  }
   fr = li_frame_open(P, S, top + 1, LI_FFI_CI, func, node);
   fr->start = li_clock_inline_ticks();
-  return 0;
 }
 
 /* __LI(), __LI(0, ...): exit of the top function frame; a fast path as the
 ** entry's (an FFI frame on top with one below it: the base call's exit may
 ** end an inferred resume). */
-static int li_jit_leave(const li_chunk *c) {
+static void li_jit_leave(const li_chunk *c) {
   li_prof *P;
   li_stack *S;
   uint64_t t;
-  if (LI_UNLIKELY(c->magic != LI_CHUNK_MAGIC)) return 0;
+  if (LI_UNLIKELY(c->magic != LI_CHUNK_MAGIC)) return;
   P = c->P;
   t = li_clock_inline_ticks();
-  if (LI_UNLIKELY(running(P) != P->fastL)) return leave_general(c, t);
+  if (LI_UNLIKELY(running(P) != P->fastL)) {
+    leave_general(c, t);
+    return;
+  }
   S = P->cur;
-  if (LI_UNLIKELY(S->n <= 1 || !li_is_ffi(&S->f[S->n - 1]) || S->ffi_lost != 0))
-    return leave_general(c, t);
+  if (LI_UNLIKELY(S->n <= 1 || !li_is_ffi(&S->f[S->n - 1]) || S->ffi_lost != 0)) {
+    leave_general(c, t);
+    return;
+  }
   P->exits++;
   li_frame_close(P, S, t, 0);
-  return 0;
 }
 
 /* The ctype id of a cdata whose payload is at p (its header precedes it,
@@ -140,34 +161,17 @@ static int push_machinery(lua_State *L) {
   return 0;
 }
 
-/* The map of an FFI probe, from its slow path's argument 1: a cdata of the
-** machinery's type, or NULL. */
-static const li_chunk *map_at(lua_State *L, int idx) {
+/* Is the value at idx the map of an FFI probe: a cdata of the machinery's
+** type holding LI_CHUNK_MAGIC? */
+static int is_map(lua_State *L, int idx) {
   const li_chunk *c;
   lua_Integer ctid;
-  if (lua_type(L, idx) != LUA_TCDATA || !push_machinery(L)) return NULL;
+  if (lua_type(L, idx) != LUA_TCDATA || !push_machinery(L)) return 0;
   lua_rawgeti(L, -1, 3);
   ctid = lua_tointeger(L, -1);
   lua_pop(L, 2);
   c = lua_topointer(L, idx);
-  return c != NULL && ctype_of(c) == ctid && c->magic == LI_CHUNK_MAGIC ? c : NULL;
-}
-
-/* The slow path, slow(map, id) or slow(map): what the entry points handed
-** back, done with the running thread in hand (a switch the profiler finds
-** or infers, as the C probe's). */
-static int jit_slow(lua_State *L) {
-  const li_chunk *c = map_at(L, 1);
-  lua_Integer id = lua_tointeger(L, 2);
-  li_prof *P;
-  li_stack *S;
-  uint64_t t;
-  if (c == NULL || !(P = c->P)->on) return 0;
-  t = li_clock_ticks(&P->clock);
-  if ((S = li_probe_stack(P, L)) == NULL) return 0;   /* no memory */
-  if (id <= 0) li_ffi_leave(P, S, t);
-  else if ((lua_Unsigned)id <= c->n) li_ffi_enter(P, S, c->gid[id - 1]);
-  return 0;
+  return c != NULL && ctype_of(c) == ctid && c->magic == LI_CHUNK_MAGIC;
 }
 
 
@@ -184,24 +188,24 @@ static int jit_slow(lua_State *L) {
 ** (LuaJIT 2.1 compiles vararg functions).  No global is read.  The map is
 ** the probe's only upvalue that is a cdata (li_jit_is_probe). */
 static const char machinery_src[] =
-  "local ffi, enter, leave, slow = ...\n"
+  "local ffi, enter, leave = ...\n"
   "local map_t = ffi.typeof('struct { void *const P; const uint32_t n, magic; "
   "const uint32_t gid[?]; }')\n"
-  "enter = ffi.cast('int (*)(void *, int32_t)', enter)\n"
-  "leave = ffi.cast('int (*)(void *)', leave)\n"
+  "enter = ffi.cast('void (*)(void *, int32_t)', enter)\n"
+  "leave = ffi.cast('void (*)(void *)', leave)\n"
   "local new = ffi.new\n"
   "return function(n)\n"
   "  local map = new(map_t, n)\n"
   "  return function(id, ...)\n"
   "    if id then\n"
   "      if id > 0 then\n"
-  "        if enter(map, id) ~= 0 then slow(map, id) end\n"
+  "        enter(map, id)\n"
   "        return\n"
   "      end\n"
-  "      if leave(map) ~= 0 then slow(map) end\n"
+  "      leave(map)\n"
   "      return ...\n"
   "    end\n"
-  "    if leave(map) ~= 0 then slow(map) end\n"
+  "    leave(map)\n"
   "  end, map\n"
   "end\n";
 
@@ -259,8 +263,7 @@ static int make_machinery(lua_State *L) {
   lua_insert(L, -2);
   lua_pushlightuserdata(L, (void *)(uintptr_t)li_jit_enter);
   lua_pushlightuserdata(L, (void *)(uintptr_t)li_jit_leave);
-  lua_pushcfunction(L, jit_slow);
-  lua_call(L, 4, 1);
+  lua_call(L, 3, 1);
   lua_pushvalue(L, -1);
   lua_rawseti(L, t, 1);
   lua_pushinteger(L, 1);                    /* a map, for its ctype id */
@@ -326,7 +329,7 @@ int li_jit_is_probe(lua_State *L, int idx) {
     return 0;
   idx = lua_absindex(L, idx);
   for (int i = 1; !is && (name = lua_getupvalue(L, idx, i)) != NULL; i++)
-    is = strcmp(name, "map") == 0 && map_at(L, lua_gettop(L)) != NULL;
+    is = strcmp(name, "map") == 0 && is_map(L, lua_gettop(L));
   lua_settop(L, top);
   return is;
 }

@@ -16,9 +16,8 @@
 ** which activation called it (inside a trace there is no stack frame to
 ** name).  Its frames carry no identity (LI_FFI_CI): an exit pops the top
 ** function frame.  Errors are closed where they are caught (the pcall and
-** xpcall boundaries, coroutine.resume and wrap); anything the C side cannot
-** do without the Lua API (a coroutine it has not seen current) it hands
-** back to the probe, which calls a lua_CFunction for it.  Both
+** xpcall boundaries, coroutine.resume and wrap); a coroutine's stack is
+** found by its thread's address, never made without the Lua API.  Both
 ** kinds of frames mix on one stack (docs/luajit.md).
 **
 ** On a PUC Lua, or LuaJIT built without its headers

@@ -645,6 +645,7 @@ void li_prof_free_data(li_prof *P) {
   free(P->warnings); P->warnings = NULL;
   free(P->trace); P->trace = NULL; P->trace_cap = P->ntrace = 0;
   free(P->xset); P->xset = NULL; P->xcap = P->xn = 0;
+  free(P->tmap); P->tmap = NULL; P->tcap = P->tn = 0;
   free_patterns(P->include, P->ninclude); P->include = NULL; P->ninclude = 0;
   free_patterns(P->exclude, P->nexclude); P->exclude = NULL; P->nexclude = 0;
 }

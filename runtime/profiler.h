@@ -188,6 +188,10 @@ struct li_prof {
   li_stack **xset;      /* every stack of P, by address (profiler.c: a
                            thread's extra space is read only through it) */
   uint32_t xcap, xn;
+  li_stack **tmap;      /* every stack of P, by its thread's address (the
+                           FFI probe finds a thread's stack there without
+                           the Lua API: li_stack_switch_c) */
+  uint32_t tcap, tn;
   int xs_off;           /* option "extraspace" off: the host's alone */
   lua_State *mainL;     /* the main thread */
   lua_State *curL;      /* thread of the last probe */
@@ -263,6 +267,17 @@ static inline li_stack *li_stack_of(li_prof *P, lua_State *L) {
 ** last probe while it is running (neither suspended nor finished), else
 ** the main thread. */
 lua_State *li_running_thread(li_prof *P);
+
+/* The stack of the running thread T for the FFI probe, which must not
+** call the Lua API (inside a LuaJIT trace the Lua stack is not written
+** back): found by T's address only, never made (NULL: T has none yet, its
+** event is not counted: P->unseen); a switch nobody told the profiler of
+** is inferred as li_infer_switch infers it.  Only the main thread is made
+** current here: another one could not be held alive (xs_pin), so its
+** probes come here until a boundary makes it current. */
+li_stack *li_stack_switch_c(li_prof *P, lua_State *T);
+/* Forget S in the map by thread (its thread is gone). */
+void li_tmap_del(li_prof *P, li_stack *S);
 
 /* The running thread L's probe (or the end of its yield) finds the
 ** profiler's current thread is another one, and nobody told it of a
