@@ -40,8 +40,6 @@
 
 #include "lj_obj.h"
 
-/* (lua_type of a cdata: LUA_TCDATA, from lj_obj.h) */
-
 /* The map the FFI probe points into is the cdata's payload: li_chunk's
 ** layout, as the machinery declares it. */
 typedef char li_chunk_layout_ok[offsetof(li_chunk, n) == sizeof(void *) &&
@@ -166,6 +164,7 @@ static int push_machinery(lua_State *L) {
 static int is_map(lua_State *L, int idx) {
   const li_chunk *c;
   lua_Integer ctid;
+  /* (LUA_TCDATA: lua_type's number for a cdata, from lj_obj.h) */
   if (lua_type(L, idx) != LUA_TCDATA || !push_machinery(L)) return 0;
   lua_rawgeti(L, -1, 3);
   ctid = lua_tointeger(L, -1);
@@ -396,7 +395,7 @@ int li_jit_check(lua_State *L, li_prof *P, const char **why) {
   P->jit_g = NULL;
   *why = LI_IS_LUAJIT
     ? "luainstr was built without LuaJIT's headers (LUAINSTR_LUAJIT_INTERNALS)"
-    : "it is LuaJIT's";
+    : "this Lua is not LuaJIT";
   return 0;
 }
 

@@ -259,8 +259,8 @@ int (luainstr_set_option)(lua_State *L, const char *name, const char *value) {
   if (strcmp(name, "probe") == 0) {
     int k = li_probe_kind(value);
     if (k < 0)
-      return fail(P, LUAINSTR_EARG, "option 'probe' takes fast, direct, "
-                  "api or ffi (LuaJIT), not '%s'", value ? value : "(null)");
+      return fail(P, LUAINSTR_EARG, "option 'probe' takes fast, direct or "
+                  "api (or ffi on LuaJIT), not '%s'", value ? value : "(null)");
     return li_prof_set_probe(P, k);
   }
   if (strcmp(name, "extraspace") == 0) {
