@@ -102,6 +102,7 @@ typedef struct plan {
   buf text;               /* all inserted texts */
   char probe[8];          /* the probe's local name: __LI or __LI<k> */
   int probe_upvalue;      /* the loader's form (rewrite.h) */
+  int exits_through;      /* opts->exits_through */
   int version;            /* 51..54 or LI_DIALECT_JIT */
   int oom;
 } plan;
@@ -394,6 +395,14 @@ static void plan_return(plan *pl, const lp_return *r) {
     plan_begin(pl, r->args_end);
     buf_str(&pl->text, ","); plan_exit(pl); buf_str(&pl->text, ")");
     plan_end(pl);
+  } else if (!r->multi && pl->exits_through && r->n == 1) {
+                                        /* return a+b  ->  return (P(0,a+b)) */
+    plan_begin(pl, r->exp_off);
+    buf_str(&pl->text, "("); plan_exit_values(pl); buf_str(&pl->text, ",");
+    plan_end(pl);
+    plan_begin(pl, r->exp_end);
+    buf_str(&pl->text, "))");
+    plan_end(pl);
   } else if (!r->multi) {                   /* return a+b  ->  return a+b,P() */
     plan_begin(pl, r->exp_end);
     buf_str(&pl->text, ","); plan_exit(pl);
@@ -541,6 +550,7 @@ int li_rewrite(const char *src, size_t len, const li_rewrite_opts *o,
   pl.version = version;
   /* 5.1: a chunk whose main level uses `...` keeps the offline form (see
   ** rewrite.h) */
+  pl.exits_through = o && o->exits_through;
   pl.probe_upvalue = o && o->probe_upvalue &&
                      !(LP_RULES_51(version) && ctx.funcs[0].dots);
   unsigned k = 0;
