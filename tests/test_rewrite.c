@@ -643,23 +643,30 @@ Test(limits, luajit_upvalue_and_local_limits) {
 
 /* LuaJIT's frames hold fewer slots than Lua's registers (LJ_MAX_SLOTS) and
 ** its calls take one more (LJ_FR2): near its limit a probed return is
-** left out so that whatever luajit compiles, it compiles instrumented. */
+** left out so that whatever luajit compiles, it compiles instrumented (in
+** both exit forms: the loader's on LuaJIT passes values through). */
 Test(limits, luajit_return_near_the_slot_limit) {
-  static const char *shapes[] = { "%s, g()", "g(%s, g())", "%s" };
+  static const char *shapes[] = { "%s, g()", "g(%s, g())", "%s", "%s, a + 1" };
+  const size_t nshapes = sizeof shapes / sizeof shapes[0];
   int probed = 0, left = 0;
-  for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++) {
+  for (size_t sh = 0; sh < 2 * nshapes; sh++) {
+    int through = sh >= nshapes;
     for (int n = 232; n <= 250; n++) {
       size_t cap = (size_t)n * 4 + 256;
       char *list = malloc(cap), *src = malloc(cap * 2);
       size_t k = (size_t)snprintf(list, cap, "a");
       for (int i = 1; i < n; i++) k += (size_t)snprintf(list + k, cap - k, ", a");
       k = (size_t)snprintf(src, cap * 2, "local function f(...)\nlocal a, b, c = 1, 2, 3\nreturn ");
-      k += (size_t)snprintf(src + k, cap * 2 - k, shapes[sh], list);
+      k += (size_t)snprintf(src + k, cap * 2 - k, shapes[sh % nshapes], list);
       snprintf(src + k, cap * 2 - k, "\nend\nreturn f\n");
       int orig = luajit_compiles(src, strlen(src));
       if (orig < 0) cr_skip_test("no luajit on the PATH");
+      li_rewrite_opts o;
       li_rewrite_result r;
-      cr_assert_eq(rewrite_str(src, &r, LI_DIALECT_JIT), LI_OK);
+      memset(&o, 0, sizeof o);
+      o.version = LI_DIALECT_JIT;
+      o.exits_through = through;
+      cr_assert_eq(li_rewrite(src, strlen(src), &o, &r), LI_OK);
       if (orig) {
         cr_expect(luajit_compiles(r.out, r.outlen), "shape %zu, %d values: luajit rejects the output", sh, n);
         if (r.funcs[1].probed) probed++; else left++;
