@@ -24,7 +24,8 @@
 ** so there the entry probe alone says: a false match would only give a
 ** do-nothing function to an upvalue that the function calls first and that
 ** load() left nil or the globals table.  (5.1 keeps no upvalue of a
-** stripped dump reachable: lua_getupvalue gives NULL.) */
+** stripped dump reachable: lua_getupvalue gives NULL.  LuaJIT's name ""
+** and the probe's is immutable, its LI_BC_CONST: bytecode.c.) */
 static int probe_name(const char *name) {
   return strncmp(name, "__LI", 4) == 0 &&
          strspn(name + 4, "0123456789") == strlen(name + 4);
