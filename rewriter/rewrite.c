@@ -304,10 +304,14 @@ static void plan_prologue(plan *pl, const lp_ctx *ctx, const char *chunkname) {
     ** touching _ENV first makes it upvalue 1 (where load() puts the
     ** environment), the probe comes second; <const> (5.4) marks it in
     ** stripped dumps (bytecode.h).  5.1 (and LuaJIT) has no _ENV and the
-    ** probe is upvalue 1 of a function without `...` */
+    ** probe is upvalue 1 of a function without `...` on 5.1 (its hidden
+    ** `arg`, rewrite.h); LuaJIT has no hidden `arg`, so `function(...)`
+    ** is exactly its main chunk, whose level may use `...` */
     buf_str(&pl->text, "local ");
     buf_str(&pl->text, pl->probe);
-    if (LP_RULES_51(pl->version))
+    if (pl->version == LI_DIALECT_JIT)
+      buf_str(&pl->text, " = ...;return function(...) ");
+    else if (LP_RULES_51(pl->version))
       buf_str(&pl->text, " = ...;return function() ");
     else if (pl->version <= 53)
       buf_str(&pl->text, " = ...;return function(...)do local _=_ENV end ");
@@ -549,10 +553,10 @@ int li_rewrite(const char *src, size_t len, const li_rewrite_opts *o,
   pl.src = src; pl.len = len;
   pl.version = version;
   /* 5.1: a chunk whose main level uses `...` keeps the offline form (see
-  ** rewrite.h) */
+  ** rewrite.h; not LuaJIT: plan_prologue) */
   pl.exits_through = o && o->exits_through;
   pl.probe_upvalue = o && o->probe_upvalue &&
-                     !(LP_RULES_51(version) && ctx.funcs[0].dots);
+                     !(version == 51 && ctx.funcs[0].dots);
   unsigned k = 0;
   while (k < 64 && (ctx.li_used >> k & 1)) k++;
   if (k == 0) snprintf(pl.probe, sizeof pl.probe, "__LI");

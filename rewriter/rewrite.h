@@ -24,7 +24,9 @@
 **            cannot be wrapped so and keeps the offline form (line 1 above:
 **            no form with `...` is exact, and renumbering registers after
 **            the fact is not a byte patch).
-**     LuaJIT as 5.1 (LI_DIALECT_JIT): the same forms, the probe upvalue 1.
+**     LuaJIT as 5.1 (LI_DIALECT_JIT), the probe upvalue 1, but the inner
+**            function is `function(...)` (LuaJIT has no hidden `arg`), so
+**            a main level that uses `...` takes the loader's form too.
 **   entry:   P(id);                 before the first statement of a function
 **   exit:    P() return x           values that run no code when evaluated
 **                                   (locals, upvalues, literals, `...`)

@@ -398,7 +398,8 @@ static void lj_ktabk(rd *r) {
   else if (tp == LJ_KTAB_NUM) { lj_uleb(r); lj_uleb(r); }
 }
 
-static void lj_kgc(rd *r) {
+/* One GC constant; its type (LJ_KGC_CHILD: a nested prototype). */
+static uint32_t lj_kgc(rd *r) {
   uint32_t tp = lj_uleb(r), na, nh;
   if (tp >= LJ_KGC_STR) {
     rd_skip(r, tp - LJ_KGC_STR);
@@ -410,6 +411,7 @@ static void lj_kgc(rd *r) {
   } else if (tp != LJ_KGC_CHILD) {
     for (int i = tp == LJ_KGC_COMPLEX ? 4 : 2; i > 0; i--) lj_uleb(r);
   }
+  return tp;
 }
 
 /* What the entry probe needs of a LuaJIT prototype. */
@@ -558,6 +560,179 @@ static size_t put_zero_line(const rd *r, unsigned char *o) {
   return put_uint(r, o, 0, r->intw);
 }
 
+/* ---- lifting a LuaJIT dump ---------------------------------------------- */
+
+/* Prototype flags as lj_bcwrite.c dumps them (lj_obj.h PROTO_*). */
+enum { LJP_CHILD = 0x01, LJP_VARARG = 0x02, LJP_FFI = 0x04 };
+#define LJP_DUMPED (LJP_CHILD | LJP_VARARG | LJP_FFI)
+
+/* One prototype of a LuaJIT dump, as lj_bcread_proto reads it. */
+typedef struct ljproto {
+  const unsigned char *start;     /* its length */
+  const unsigned char *end;       /* just past it */
+  unsigned flags, numparams, framesize, numuv;
+  uint32_t numkgc, numkn, numbc;
+  uint32_t children;              /* constants that are nested prototypes */
+  uint32_t sizedbg;               /* bytes of debug info (0: none) */
+  uint32_t firstline, numline;    /* with debug info */
+  const unsigned char *bc;        /* instructions, upvalues, constants */
+  const unsigned char *dbg;       /* lineinfo, upvalue names, variables */
+} ljproto;
+
+/* Bytes of one lineinfo entry of a function of numline lines (lj_parse.c
+** fs_prep_line, lj_debug.c). */
+static size_t lj_line_width(uint32_t numline) {
+  return numline < 256 ? 1 : numline < 65536 ? 2 : 4;
+}
+
+/* Read a whole prototype, its parts checked to fill exactly its length. */
+static int lj_proto(rd *r, int strip, ljproto *p) {
+  rd s;
+  uint32_t len;
+  memset(p, 0, sizeof *p);
+  p->start = r->p;
+  len = lj_uleb(r);
+  s = *r;
+  if (len == 0 || rd_skip(r, len) == NULL) return 0;
+  s.end = p->end = r->p;
+  p->flags = rd_byte(&s);
+  p->numparams = rd_byte(&s);
+  p->framesize = rd_byte(&s);
+  p->numuv = rd_byte(&s);
+  p->numkgc = lj_uleb(&s);
+  p->numkn = lj_uleb(&s);
+  p->numbc = lj_uleb(&s);
+  if (!strip && (p->sizedbg = lj_uleb(&s)) != 0) {
+    p->firstline = lj_uleb(&s);
+    p->numline = lj_uleb(&s);
+  }
+  if (s.bad || (p->flags & ~(unsigned)LJP_DUMPED) ||
+      p->numbc > (size_t)(s.end - s.p) / 4)
+    return 0;
+  p->bc = rd_skip(&s, (size_t)p->numbc * 4);
+  rd_skip(&s, (size_t)p->numuv * 2);
+  for (uint32_t i = 0; i < p->numkgc && !s.bad; i++)
+    if (lj_kgc(&s) == LJ_KGC_CHILD) p->children++;
+  for (uint32_t i = 0; i < p->numkn && !s.bad; i++) {
+    if (s.p >= s.end) return 0;
+    if (*s.p & 1) { lj_uleb33(&s); lj_uleb(&s); } else lj_uleb33(&s);
+  }
+  p->dbg = rd_skip(&s, p->sizedbg);
+  if (p->sizedbg != 0 &&
+      (size_t)p->numbc * lj_line_width(p->numline) > p->sizedbg)
+    return 0;
+  return !s.bad && s.p == s.end;
+}
+
+static size_t uleb_len(uint32_t v) {
+  size_t n = 1;
+  while (v >= 0x80u) { v >>= 7; n++; }
+  return n;
+}
+
+static size_t put_uleb(unsigned char *o, uint32_t v) {
+  size_t n = 0;
+  for (; v >= 0x80u; v >>= 7) o[n++] = (unsigned char)(v | 0x80u);
+  o[n++] = (unsigned char)v;
+  return n;
+}
+
+/* li_bc_lift_main for LuaJIT.  Prototypes come children first, so the
+** dump of the wrapper is [the inner function's nested ones] [the inner
+** function] [the wrapper]; the lifted chunk is the same without the
+** wrapper, the inner function changed as LuaJIT would have compiled it as
+** the main one (lj_parse): vararg, first line 0, as many lines as the
+** wrapper's (the same text: to its end), its lineinfo (lines less the
+** first line, in entries as wide as the number of lines needs) re-encoded
+** for those.  Its upvalue descriptors stay: lua_load makes a main chunk's
+** upvalues closed and nil (lj_func_newL_empty) and keeps their immutable
+** bit, which the probe's has (a local never assigned), as in the offline
+** form the functions inside the chunk see it. */
+static int lj_lift_main(const char *dump, size_t n, char **out, size_t *outlen) {
+  rd r = { (const unsigned char *)dump, (const unsigned char *)dump + n,
+           0, 0, 0, 0, 0, 0, 0, NULL, 0 };
+  const unsigned char *h = rd_skip(&r, 4);
+  ljproto prev, cur;
+  uint32_t flags, depth = 0, nprotos = 0, sizedbg = 0, numline = 0;
+  size_t wo = 0, wn = 0, head, o;
+  int strip;
+  unsigned char *b;
+  if (h == NULL || memcmp(h, "\x1bLJ\x02", 4) != 0) return 0;
+  flags = lj_uleb(&r);
+  if (r.bad || (flags & ~(uint32_t)LJF_KNOWN)) return 0;
+  r.big = (flags & LJF_BE) != 0;
+  strip = (flags & LJF_STRIP) != 0;
+  if (!strip) rd_skip(&r, lj_uleb(&r));          /* chunk name */
+  memset(&cur, 0, sizeof cur);
+  prev = cur;
+  for (;;) {
+    const unsigned char *at = r.p;
+    if (lj_uleb(&r) == 0 || r.bad) break;        /* the end mark, or none */
+    r.p = at;
+    prev = cur;
+    if (!lj_proto(&r, strip, &cur) || cur.children > depth) return 0;
+    depth = depth - cur.children + 1;
+    nprotos++;
+  }
+  /* one function at the top (the wrapper), whose one child came just before */
+  if (r.bad || r.p != r.end || depth != 1 || nprotos < 2 || cur.children != 1 ||
+      cur.numkgc != 1 || cur.numparams != 0 || cur.numuv != 0 ||
+      !(cur.flags & LJP_VARARG) || prev.numparams != 0 || prev.numbc == 0 ||
+      (prev.sizedbg != 0) != (cur.sizedbg != 0) ||
+      (cur.sizedbg != 0 && cur.firstline != 0))
+    return 0;
+  if (prev.sizedbg != 0) {
+    numline = cur.numline;
+    if ((uint64_t)prev.firstline + prev.numline > numline) return 0;
+    wo = lj_line_width(prev.numline);
+    wn = lj_line_width(numline);
+    if ((uint64_t)prev.sizedbg + (uint64_t)prev.numbc * wn > UINT32_MAX) return 0;
+    sizedbg = (uint32_t)(prev.sizedbg - prev.numbc * wo + prev.numbc * wn);
+  }
+  /* the prototype's header, then its parts up to the debug info, then that */
+  head = 4 + uleb_len(prev.numkgc) + uleb_len(prev.numkn) + uleb_len(prev.numbc);
+  if (!strip) head += uleb_len(sizedbg) + (sizedbg ? 1 + uleb_len(numline) : 0);
+  {
+    size_t body = (size_t)(prev.dbg - prev.bc);
+    size_t len = head + body + sizedbg;
+    if (len > UINT32_MAX) return 0;
+    b = malloc((size_t)(prev.start - (const unsigned char *)dump) + 5 + len + 1);
+    if (b == NULL) return 0;
+    o = (size_t)(prev.start - (const unsigned char *)dump);
+    memcpy(b, dump, o);                 /* header and the nested prototypes */
+    o += put_uleb(b + o, (uint32_t)len);
+    b[o++] = (unsigned char)(prev.flags | LJP_VARARG);
+    b[o++] = (unsigned char)prev.numparams;
+    b[o++] = (unsigned char)prev.framesize;
+    b[o++] = (unsigned char)prev.numuv;
+    o += put_uleb(b + o, prev.numkgc);
+    o += put_uleb(b + o, prev.numkn);
+    o += put_uleb(b + o, prev.numbc);
+    if (!strip) {
+      o += put_uleb(b + o, sizedbg);
+      if (sizedbg) {
+        o += put_uleb(b + o, 0);                  /* firstline */
+        o += put_uleb(b + o, numline);
+      }
+    }
+    memcpy(b + o, prev.bc, body);
+    o += body;
+  }
+  if (sizedbg) {
+    for (uint32_t i = 0; i < prev.numbc; i++) {
+      uint64_t line = get_uint(&r, prev.dbg + i * wo, wo) + prev.firstline;
+      if (line > numline) { free(b); return 0; }
+      o += put_uint(&r, b + o, line, wn);
+    }
+    memcpy(b + o, prev.dbg + prev.numbc * wo, prev.sizedbg - prev.numbc * wo);
+    o += prev.sizedbg - prev.numbc * wo;
+  }
+  b[o++] = 0;                                     /* the end mark */
+  *out = (char *)b;
+  *outlen = o;
+  return 1;
+}
+
 int li_bc_lift_main(const char *dump, size_t n, char **out, size_t *outlen) {
   rd r = { (const unsigned char *)dump, (const unsigned char *)dump + n,
            0, 0, 0, 0, 0, 0, 0, NULL, 0 };
@@ -567,6 +742,7 @@ int li_bc_lift_main(const char *dump, size_t n, char **out, size_t *outlen) {
   int first_delta = 0;
   unsigned char *b;
   *out = NULL;
+  if (n >= 3 && memcmp(dump, "\x1bLJ", 3) == 0) return lj_lift_main(dump, n, out, outlen);
   if (hlen == 0) return 0;
   if (r.v >= 0x53) rd_byte(&r);              /* the wrapper's upvalue count */
   rd_function(&r, &outer, 0);

@@ -8,6 +8,7 @@
 
 #include <lua.h>
 #include <lauxlib.h>
+#include <lualib.h>
 
 #include "luainstr.h"
 #include "profiler.h"
@@ -70,19 +71,40 @@ static int protected_step(lua_State *L, int (*fn)(lua_State *L)) {
   return code;
 }
 
+static int module_table(lua_State *L);
+
+/* require "luainstr" after luainstr_open: the module, without installing
+** anything again (open_step did; the program may have changed a loader
+** since). */
+static int preload_module(lua_State *L) {
+  if (li_prof_attach(L) == NULL)
+    return luaL_error(L, "luainstr: cannot attach a profiler");
+  return module_table(L);
+}
+
+/* The module is offered in package.preload, not put in package.loaded: a
+** program sees the stock package.loaded (LuaJIT's test suite lists it),
+** and require "luainstr" still gives the module, made then.  Without the
+** package library (no preload: 5.1 keeps it in the package table only)
+** it goes to the registry's loaded table, where luaL_requiref looks. */
 static int open_step(lua_State *L) {
   li_prof *P = li_prof_attach(L);
+  int loaded;
   if (P == NULL) return LUAINSTR_EMEM;
   install(L);
   luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
-  if (lua_getfield(L, -1, MODNAME) != LUA_TTABLE) {
-    lua_pop(L, 1);
-    luaopen_luainstr(L);
-    lua_setfield(L, -2, MODNAME);
-  } else {
-    lua_pop(L, 1);
+  loaded = lua_gettop(L);
+  if (lua_getfield(L, loaded, MODNAME) != LUA_TTABLE) {
+    if (lua_getfield(L, loaded, LUA_LOADLIBNAME) == LUA_TTABLE &&
+        lua_getfield(L, -1, "preload") == LUA_TTABLE) {
+      lua_pushcfunction(L, preload_module);
+      lua_setfield(L, -2, MODNAME);
+    } else {
+      luaopen_luainstr(L);
+      lua_setfield(L, loaded, MODNAME);
+    }
   }
-  lua_pop(L, 1);
+  lua_settop(L, loaded - 1);
   if (!P->started) return li_prof_start(P, L);
   return LUAINSTR_OK;
 }
@@ -774,6 +796,11 @@ int (luaopen_luainstr)(lua_State *L) {
   li_keep_module_loaded();          /* (Lua 5.1: luaver.h says why) */
   if (lprof(L) == NULL) return luaL_error(L, "luainstr: cannot attach a profiler");
   install(L);
+  return module_table(L);
+}
+
+/* The module's table (and its zones' metatable), pushed. */
+static int module_table(lua_State *L) {
   if (luaL_newmetatable(L, MT_ZONE)) {
     lua_pushcfunction(L, zone_close);
     lua_setfield(L, -2, "__close");

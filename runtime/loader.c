@@ -24,8 +24,11 @@
 ** so there the entry probe alone says: a false match would only give a
 ** do-nothing function to an upvalue that the function calls first and that
 ** load() left nil or the globals table.  (5.1 keeps no upvalue of a
-** stripped dump reachable: lua_getupvalue gives NULL.  LuaJIT's name ""
-** and the probe's is immutable, its LI_BC_CONST: bytecode.c.) */
+** stripped dump reachable: lua_getupvalue gives NULL.  LuaJIT's name is
+** "", and its kind is LI_BC_CONST only for an upvalue captured from a local
+** (lj_parse.c): in the loader's form a chunk's functions capture the probe
+** from the main function's upvalue, so there too the entry probe alone
+** says.) */
 static int probe_name(const char *name) {
   return strncmp(name, "__LI", 4) == 0 &&
          strspn(name + 4, "0123456789") == strlen(name + 4);
@@ -53,7 +56,7 @@ void li_loaded_binary(lua_State *L, const char *buff, size_t sz) {
   if (probe_name(name))
     ;                                    /* the rewriter's name */
   else if (!(strcmp(name, LI_STRIPPED_UPVALUE) == 0 &&
-              (kind == LI_BC_CONST || kind == LI_BC_NOKIND)))
+              (kind == LI_BC_CONST || kind == LI_BC_NOKIND || LI_IS_LUAJIT)))
     return;
   li_push_probe(L, "", NULL, 0);
   lua_setupvalue(L, -2, up);
@@ -121,7 +124,7 @@ int li_load(lua_State *L, const char *buff, size_t sz, const char *name,
   memset(&o, 0, sizeof o);
   o.version = LI_LUA_DIALECT;
   o.chunkname = name;
-  o.probe_upvalue = !LI_IS_LUAJIT;  /* (LuaJIT: no lift of its bytecode yet) */
+  o.probe_upvalue = 1;
   /* LuaJIT: `return P(0, a+b)`, not `return a+b, P()`.  Its trace
   ** recorder takes the trailing call after a call's value (a CALLM whose
   ** results a RETM returns) for a return below the trace's start and

@@ -725,6 +725,24 @@ li_prof *li_prof_get(lua_State *L) {
   return P != NULL && !P->closed ? P : NULL;
 }
 
+/* Push the table in field "__index" of the table on top, made if it is
+** not a table. */
+static void push_index_table(lua_State *L) {
+  if (lua_getfield(L, -1, "__index") != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, -3, "__index");
+  }
+}
+
+/* The factory where the offline form's prologue looks, ("").__luainstr,
+** but out of the program's sight: not a field of the string metatable's
+** __index table (the string library, whose fields programs list: LuaJIT's
+** test suite checks them) but of the __index table of that table's own
+** metatable, which the lookup reaches next.  A library table that has a
+** metatable whose __index is not a table (a program's) keeps it, and the
+** factory is then a field of the library table. */
 void li_set_factory(lua_State *L) {
   int factory_idx = lua_gettop(L);
   lua_pushliteral(L, "");
@@ -733,11 +751,17 @@ void li_set_factory(lua_State *L) {
     lua_pushvalue(L, -1);
     lua_setmetatable(L, -3);
   }
-  if (lua_getfield(L, -1, "__index") != LUA_TTABLE) {
-    lua_pop(L, 1);
+  push_index_table(L);
+  if (!lua_getmetatable(L, -1)) {
     lua_newtable(L);
     lua_pushvalue(L, -1);
-    lua_setfield(L, -3, "__index");
+    lua_setmetatable(L, -3);
+  }
+  if (lua_getfield(L, -1, "__index") > LUA_TNIL && !lua_istable(L, -1)) {
+    lua_pop(L, 2);                     /* the library table itself */
+  } else {
+    lua_pop(L, 1);
+    push_index_table(L);
   }
   lua_pushvalue(L, factory_idx);
   lua_setfield(L, -2, LI_PROBE_KEY);

@@ -1,7 +1,7 @@
 -- entry.lua LIFTED CHUNKNAME PROBE: load the lifted chunk of
 -- chunks/nested.lua, give it a probe as the loader would, run it, and dump
 -- each function it returns to NAME.bin (and, where string.dump can strip,
--- 5.3 on, to NAME.s.bin); write "NAME UPVALUE" lines to the file manifest,
+-- 5.3 on and LuaJIT, to NAME.s.bin); write "NAME UPVALUE" lines to the file manifest,
 -- UPVALUE the one named like the rewriter's probe (tests/bytecode/run.sh).
 local file = assert(io.open(arg[1], "rb"))
 local bin = file:read("*a")
@@ -13,7 +13,7 @@ if up == 2 and select(2, debug.getupvalue(f, 1)) == nil then
 end
 debug.setupvalue(f, up, function(_, ...) return ... end)
 local t = f()
-local strips = _VERSION ~= "Lua 5.1" and _VERSION ~= "Lua 5.2"
+local strips = jit ~= nil or (_VERSION ~= "Lua 5.1" and _VERSION ~= "Lua 5.2")
 local manifest = assert(io.open("manifest", "w"))
 local names = {}
 for name in pairs(t) do names[#names + 1] = name end
