@@ -483,9 +483,13 @@ static void add_warning(buf *w, const char *chunkname, uint32_t line,
   buf_str(w, "\n");
 }
 
-/* Decide which functions carry probes; collect warnings for the rest. */
+/* Decide which functions carry probes; collect warnings for the rest.
+** loader_form: the chunk takes the loader's form, where the probe is an
+** upvalue of the main function, not one of its locals: the main function
+** is not left alone for the locals limit (scope.c's only reason there). */
 static unsigned char *choose_probed(const lp_ctx *ctx, const li_rewrite_opts *o,
-                                    const char *chunkname, buf *warn, int *any) {
+                                    int loader_form, const char *chunkname,
+                                    buf *warn, int *any) {
   unsigned char *probed = malloc(ctx->nfuncs ? ctx->nfuncs : 1);
   unsigned char *tree = malloc(ctx->nfuncs ? ctx->nfuncs : 1);  /* subtree off */
   if (probed == NULL || tree == NULL) { free(probed); free(tree); return NULL; }
@@ -493,10 +497,11 @@ static unsigned char *choose_probed(const lp_ctx *ctx, const li_rewrite_opts *o,
   for (uint32_t f = 0; f < ctx->nfuncs; f++) {
     const lp_func *fn = &ctx->funcs[f];
     int skipped = o && o->skip && f < o->nskip && o->skip[f];
-    tree[f] = fn->noprobe_tree || skipped || (f > 0 && tree[fn->parent]);
+    int off = fn->noprobe_tree && !(f == 0 && loader_form);
+    tree[f] = off || skipped || (f > 0 && tree[fn->parent]);
     probed[f] = !tree[f] && !fn->noprobe;
     if (probed[f]) *any = 1;
-    if ((fn->noprobe || fn->noprobe_tree) && fn->reason &&
+    if ((fn->noprobe || off) && fn->reason &&
         !(f > 0 && tree[fn->parent])) {
       buf nm = {0};
       func_name(&nm, ctx, f, chunkname);
@@ -564,7 +569,7 @@ int li_rewrite(const char *src, size_t len, const li_rewrite_opts *o,
 
   buf warn = {0};
   int any = 0, status = LI_OK;
-  unsigned char *probed = choose_probed(&ctx, o, chunkname, &warn, &any);
+  unsigned char *probed = choose_probed(&ctx, o, pl.probe_upvalue, chunkname, &warn, &any);
   if (probed == NULL || !fill_descs(&ctx, probed, chunkname, r)) { status = LI_EMEM; goto done; }
   if (k == 64) {                            /* absurd, but never collide */
     any = 0;
