@@ -19,6 +19,9 @@
 ** So the profiler is not an upvalue: it is found in the registry under a
 ** light-userdata key (a pointer hash, no string on the hot path).  The
 ** originals are kept in the registry for li_restore_boundaries().
+** LuaJIT's pcall and xpcall are Lua functions around its own instead
+** (LI_XPCALL_LUA, below): a C function there would refuse a yield and
+** stop the JIT's traces.
 */
 #include <lua.h>
 #include <lauxlib.h>
@@ -108,6 +111,136 @@ static int li_xpcall(lua_State *L) {
 
 
 /* ======================================================================
+** pcall, xpcall on LuaJIT: Lua functions around its own
+** ====================================================================== */
+
+/* LuaJIT's pcall and xpcall are fast functions: no C frame, so a yield
+** crosses them (its lua_pcall refuses one, and it has no lua_pcallk), and
+** the JIT compiles them into its traces (a C function would end the
+** trace there).  So they are replaced by Lua functions that call them:
+** the shadow stack's depth is read before the call, and the frames above
+** it are closed, as exits by an error, when it returns false.  The
+** wrappers' one upvalue is a table O holding the originals and `depth`
+** and `close`: the lua_CFunctions below, which the FFI probe may swap for
+** FFI calls of li_pcall_depth and li_pcall_close (O is in the registry
+** under LI_REG_PCALLS; its fields are read at each call, so a swap takes
+** effect at once).
+**
+** What the program sees of the wrapper, made as small as it can be:
+**  - it is compiled once, from the source below, and stripped (no line
+**    numbers, no names of locals or upvalues), with the chunk name "=[C]":
+**    its frame in a traceback reads "[C]: in function 'pcall'", as its
+**    caller names it, and shows no line;
+**  - it calls the originals as the fields `pcall` and `xpcall` of O, so
+**    the original's frame is named as stock LuaJIT names it ("[C]: in
+**    function 'pcall'");
+**  - a missing argument or handler is passed on by a tail call, so
+**    LuaJIT's own check raises its own message at the caller's line
+**    ("bad argument #1 to 'pcall' (value expected)");
+**  - its environment is the globals, as a C function's is.
+** What remains (README's limits): a traceback taken inside the protected
+** call shows the pcall line twice; debug.getinfo levels counted from
+** inside it past the pcall are one deeper (error(msg, 3) there names the
+** wrapper, "[C]:0:", where stock names the caller of pcall); pcall and
+** xpcall are Lua functions to the debug library (what "Lua", one
+** upvalue, tostring "function: 0x..." rather than "function:
+** builtin#20"); and each protected call under way takes a few more slots
+** of Lua's stack (its limit comes that much sooner). */
+#define LI_REG_PCALLS "luainstr.pcalls"
+
+uint32_t li_pcall_depth(li_prof *P, lua_State *L) {
+  li_stack *S;
+  if (P == NULL || P->closed || !P->on) return 0;
+  S = li_stack_of(P, L);
+  return S != NULL ? S->n : 0;
+}
+
+void li_pcall_close(li_prof *P, lua_State *L, uint32_t depth) {
+  li_stack *S;
+  if (P == NULL || P->closed || !P->on) return;
+  S = li_stack_of(P, L);
+  if (S != NULL && S->n > depth)
+    li_stack_close(P, S, depth, li_clock_ticks(&P->clock), 1);
+}
+
+#if LI_XPCALL_LUA
+static const char lua_pcalls[] =
+  "local O = ...\n"
+  "function O.finish(d, ok, ...)\n"
+  "  if not ok then O.close(d) end\n"
+  "  return ok, ...\n"
+  "end\n"
+  "local function P(...)\n"
+  "  if O.select('#', ...) == 0 then return O.pcall(...) end\n"
+  "  return O.finish(O.depth(), O.pcall(...))\n"
+  "end\n"
+  "local function X(...)\n"
+  "  if O.type((O.select(2, ...))) ~= 'function' then\n"
+  "    return O.xpcall(...)\n"
+  "  end\n"
+  "  return O.finish(O.depth(), O.xpcall(...))\n"
+  "end\n"
+  "return P, X\n";
+
+static int pcall_depth(lua_State *L) {
+  lua_pushnumber(L, (lua_Number)li_pcall_depth(prof_of(L), L));
+  return 1;
+}
+
+static int pcall_close(lua_State *L) {
+  lua_Number d = lua_tonumber(L, 1);
+  if (d >= 0 && d < 4294967296.0)
+    li_pcall_close(prof_of(L), L, (uint32_t)d);
+  return 0;
+}
+
+/* Replace the function on the top by its stripped copy (LuaJIT's
+** string.dump(f, true), as the registry's _LOADED has it: lua_dump keeps
+** the line numbers), or leave it when that fails. */
+static void strip(lua_State *L) {
+  int f = lua_gettop(L);
+  size_t len;
+  const char *bc;
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  if (lua_getfield(L, f + 1, "string") == LUA_TTABLE &&
+      lua_getfield(L, f + 2, "dump") == LUA_TFUNCTION) {
+    lua_pushvalue(L, f);
+    lua_pushboolean(L, 1);
+    lua_call(L, 2, 1);
+    bc = lua_tolstring(L, f + 3, &len);
+    if (bc != NULL && luaL_loadbuffer(L, bc, len, "=[C]") == LUA_OK)
+      lua_replace(L, f);
+  }
+  lua_settop(L, f);
+}
+
+/* Push the Lua pcall and xpcall around the functions at orig_p and
+** orig_x (LuaJIT's own). */
+static void push_lua_pcalls(lua_State *L, int orig_p, int orig_x) {
+  if (luaL_loadbuffer(L, lua_pcalls, sizeof lua_pcalls - 1, "=[C]") != LUA_OK)
+    lua_error(L);                         /* (out of memory) */
+  strip(L);
+  lua_createtable(L, 0, 8);               /* O */
+  lua_pushvalue(L, orig_p);
+  lua_setfield(L, -2, "pcall");
+  lua_pushvalue(L, orig_x);
+  lua_setfield(L, -2, "xpcall");
+  lua_getglobal(L, "select");
+  lua_setfield(L, -2, "select");
+  lua_getglobal(L, "type");
+  lua_setfield(L, -2, "type");
+  lua_pushcfunction(L, pcall_depth);
+  lua_setfield(L, -2, "depth");
+  lua_pushcfunction(L, pcall_close);
+  lua_setfield(L, -2, "close");
+  lua_pushvalue(L, -1);
+  lua_setfield(L, LUA_REGISTRYINDEX, LI_REG_PCALLS);
+  lua_call(L, 1, 2);
+}
+#endif
+
+
+/* ======================================================================
 ** Coroutines
 ** ====================================================================== */
 
@@ -187,6 +320,18 @@ static const char *const co_names[] = {"running", "dead", "suspended", "normal"}
 /* The resume the version refuses before lua_resume (LI_CO_CHECK_*): 1
 ** with the message pushed, 0 if co may be resumed. */
 static int refused(lua_State *L, lua_State *co, int narg) {
+  if (LI_CO_CHECK_CFRAME) {                     /* LuaJIT's ffh_resume */
+    int st = co_state(L, co);
+    if (st == 0 || st == 3) {
+      lua_pushliteral(L, "cannot resume running coroutine");
+      return 1;
+    }
+    if (st == 1) {
+      lua_pushliteral(L, "cannot resume dead coroutine");
+      return 1;
+    }
+    return 0;              /* (its stacks grow: LI_CO_GROW_STACKS) */
+  }
   if (LI_CO_CHECK_STATUS) {                     /* 5.1's auxresume */
     int st = co_state(L, co);
     if (!lua_checkstack(co, narg))
@@ -220,7 +365,7 @@ static int resume(lua_State *L, lua_State *co, int coidx, int narg) {
   status = lua_resume(co, L, narg, &nres);
   resume_end(&c, L, coidx, died(co, status));
   if (status == LUA_OK || status == LUA_YIELD) {
-    if (!lua_checkstack(L, nres + 1)) {
+    if (!LI_CO_GROW_STACKS && !lua_checkstack(L, nres + 1)) {
       if (LI_CO_RAISE_LIMITS) luaL_error(L, "too many results to resume");
       lua_pop(co, nres);
       lua_pushliteral(L, "too many results to resume");
@@ -329,6 +474,12 @@ LI_CONTINUATION(yield_done)
 
 static int li_yield(lua_State *L) {
   li_prof *P = prof_of(L);
+  if (LI_CO_YIELD_WHERE && !lua_isyieldable(L)) {   /* (LuaJIT's message) */
+    luaL_where(L, 1);
+    lua_pushliteral(L, "attempt to yield across C-call boundary");
+    lua_concat(L, 2);
+    return lua_error(L);
+  }
   if (P != NULL && lua_isyieldable(L)) {
     li_stack *S = li_stack_of(P, L);
     if (S != NULL) {
@@ -499,9 +650,10 @@ int li_host_pcall(lua_State *L, int nargs, int nresults, int msgh) {
 static const struct {
   const char *table;      /* global holding it, or NULL for a global */
   const char *name;       /* field */
-  lua_CFunction fn;       /* replacement */
+  lua_CFunction fn;       /* replacement (LuaJIT's pcall, xpcall: the Lua
+                             functions of push_lua_pcalls) */
 } replaced[] = {
-  {NULL, "pcall", li_pcall},
+  {NULL, "pcall", li_pcall},           /* ORDER: pcall, xpcall first */
   {NULL, "xpcall", li_xpcall},
   {"coroutine", "resume", li_resume},
   {"coroutine", "wrap", li_wrap},
@@ -528,7 +680,7 @@ static int push_holder(lua_State *L, size_t i) {
 
 void li_install_boundaries(lua_State *L) {
   int top = lua_gettop(L);
-  luaL_checkstack(L, 8, "luainstr");
+  luaL_checkstack(L, 12, "luainstr");
   if (lua_rawgetp(L, LUA_REGISTRYINDEX, &li_prof_key) == LUA_TNIL) {
     lua_settop(L, top);                /* no profiler */
     return;
@@ -546,15 +698,36 @@ void li_install_boundaries(lua_State *L) {
     lua_rawseti(L, -3, (lua_Integer)i + 1);
     lua_pop(L, 1);
   }
+  /* LuaJIT's Lua pcall and xpcall at top + 2 and top + 3, around the
+  ** originals (pcall and xpcall are entries 1 and 2); left as they are
+  ** if either is not a function. */
+  lua_pushnil(L);
+  lua_pushnil(L);
+#if LI_XPCALL_LUA
+  lua_rawgeti(L, top + 1, 1);
+  lua_rawgeti(L, top + 1, 2);
+  if (lua_isfunction(L, -1) && lua_isfunction(L, -2)) {
+    push_lua_pcalls(L, top + 4, top + 5);
+    lua_replace(L, top + 3);
+    lua_replace(L, top + 2);
+  }
+  lua_settop(L, top + 3);
+#endif
   /* Kept before anything is replaced: an error (out of memory) up to here
   ** leaves every original in place, and replacing existing fields below
   ** allocates nothing. */
+  lua_pushvalue(L, top + 1);
   lua_setfield(L, LUA_REGISTRYINDEX, LI_REG_ORIGINALS);
   for (size_t i = 0; i < NREPLACED; i++) {
     if (!push_holder(L, i)) continue;
     if (lua_getfield(L, -1, replaced[i].name) != LUA_TNIL) {
-      lua_pushcfunction(L, replaced[i].fn);  /* (not added where absent) */
-      lua_setfield(L, -3, replaced[i].name);
+      /* (not added where absent) */
+      if (!LI_XPCALL_LUA || i >= 2)
+        lua_pushcfunction(L, replaced[i].fn);
+      else
+        lua_pushvalue(L, top + 2 + (int)i);
+      if (!lua_isnil(L, -1)) lua_setfield(L, -3, replaced[i].name);
+      else lua_pop(L, 1);
     }
     lua_pop(L, 2);
   }
