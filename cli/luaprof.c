@@ -364,9 +364,10 @@ static void print_version (void) {
 static void createargtable (lua_State *L, char **argv, int argc, int script) {
   int i, narg;
   if (script == argc && !LI_LUAC_ARG_NOSCRIPT_BELOW) script = 0;
-  narg = argc - (script + 1);
-  if (narg < 0) narg = 0;
-  lua_createtable(L, narg, script + 1);
+  /* (sized as that lua.c sizes it, LuaJIT's one slot larger each: the
+  ** length of an arg with holes reads the same) */
+  narg = argc - (script + 1) + LI_LUAC_ARG_NOSCRIPT_BELOW;
+  lua_createtable(L, narg, script + 1 - LI_LUAC_ARG_NOSCRIPT_BELOW);
   for (i = 0; i < argc; i++) {
     lua_pushstring(L, argv[i]);
     lua_rawseti(L, -2, i - script);
@@ -605,11 +606,12 @@ static int dojitopt (lua_State *L, const char *opt) {
 }
 
 /* -b ARGS: jit.bcsave.start("-ARGS"..., the rest of the command line).
-** As luajit's, its failure is reported but is not the exit status. */
-static void dobytecode (lua_State *L, char **argv) {
+** As luajit's, its failure is reported but is not the exit status (no
+** jit.bcsave is).  Returns 0 if there is none. */
+static int dobytecode (lua_State *L, char **argv) {
   int narg = 0;
   lua_pushliteral(L, "bcsave");
-  if (loadjitmodule(L)) return;
+  if (loadjitmodule(L)) return 0;
   if (argv[0][2] != '\0') {              /* -bl: "-l" */
     narg++;
     lua_pushfstring(L, "-%s", argv[0] + 2);
@@ -617,6 +619,7 @@ static void dobytecode (lua_State *L, char **argv) {
   for (argv++; *argv != NULL; narg++, argv++)
     lua_pushstring(L, *argv);
   report_status(L, lua_pcall(L, narg, 0, 0));
+  return 1;
 }
 
 /* -e, -l, -W and LuaJIT's -j, -O and -b, in order.  Returns 0 if some
@@ -643,8 +646,7 @@ static int runargs (lua_State *L, char **argv, int n) {
         if (LI_LUAC_JIT && dojitopt(L, argv[i] + 2) != LUA_OK) return 0;
         break;
       case 'b':
-        if (LI_LUAC_JIT) dobytecode(L, argv + i);
-        return 1;
+        return LI_LUAC_JIT ? dobytecode(L, argv + i) : 1;
       case 'W':
         lua_warning(L, "@on", 0);
         break;
