@@ -14,6 +14,12 @@
 ** byte for byte.  What differs between the versions' lua.c (options, when
 ** `arg` is made, the message handler, -l, -v, LUA_INIT's order) is named
 ** in luaver.h (LI_LUAC_*) and read here and in run.c in plain `if`s.
+** Built for LuaJIT it is luajit.c (2.1), named "luajit", with LuaJIT's
+** -j cmd[=args] and -O[opt] among the other options (-joff before the
+** script: its chunks get the C API probe) and -b, which hands the rest of
+** the command line to jit.bcsave as luajit does, with no profiler (no
+** report, its loads not instrumented).  The jit.* modules -j loads
+** (jit.v, jit.dump, jit.p) are left out of the profile.
 ** Chunks are loaded through the instrumenting loader: the script by
 ** li_loadfilex, -e and LUA_INIT strings by li_load, modules and
 ** load/loadfile/dofile by the replacements luainstr_open installs.
