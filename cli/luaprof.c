@@ -16,7 +16,7 @@
 ** in luaver.h (LI_LUAC_*) and read here and in run.c in plain `if`s.
 ** Built for LuaJIT it is luajit.c (2.1), named "luajit", with LuaJIT's
 ** -j cmd[=args] and -O[opt] among the other options (-joff before the
-** script: its chunks get the C API probe) and -b, which hands the rest of
+** script: its chunks are loaded with the JIT off) and -b, which hands the rest of
 ** the command line to jit.bcsave as luajit does, with no profiler (no
 ** report, its loads not instrumented).  The jit.* modules -j loads
 ** (jit.v, jit.dump, jit.p) are left out of the profile.
@@ -147,8 +147,9 @@ static void print_help (FILE *f) {
     fputs("  -l name   require library 'name'\n", f);
   if (LI_LUAC_JIT)
     fputs("  -b ...    save or list bytecode (as luajit: no profiler, no report)\n"
-          "  -j cmd    perform LuaJIT control command (-joff: the C API probe;\n"
-          "            the jit.* modules of -jv, -jdump, -jp are not measured)\n"
+          "  -j cmd    perform LuaJIT control command (-joff: chunks loaded\n"
+          "            with the JIT off; the jit.* modules of -jv, -jdump, -jp\n"
+          "            are not measured)\n"
           "  -O[opt]   control LuaJIT optimizations\n", f);
   fputs("  -v        show version information (alone: no report)\n", f);
   if (LI_LUAC_OPT_E) fputs("  -E        ignore environment variables\n", f);
