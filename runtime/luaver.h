@@ -94,8 +94,13 @@ LUA_API const char lua_ident[];         /* (exported, not declared, by 5.1) */
 #endif
 #endif
 
-/* The dialect the rewriter reads (li_rewrite_opts.version): 51 .. 54. */
+/* The dialect the rewriter reads (li_rewrite_opts.version): 51 .. 54, and
+** LuaJIT's own (21, rewrite.h's LI_DIALECT_JIT). */
+#if LI_IS_LUAJIT
+#define LI_LUA_DIALECT 21
+#else
 #define LI_LUA_DIALECT (LUA_VERSION_NUM / 100 * 10 + LUA_VERSION_NUM % 10)
+#endif
 
 #define LI_HAVE_CONTINUATIONS (LUA_VERSION_NUM >= 502)
 #define LI_HAVE_EXTRASPACE (LUA_VERSION_NUM >= 503)
@@ -526,15 +531,17 @@ static inline void li_env_as_loaded(lua_State *L, int probe) {
 
 /* The caller's activation as lua_getstack(L, 1) names it: its CallInfo
 ** (5.2+), or its level's index in the thread's CallInfo array plus one
-** (5.1, whose array moves when it grows: an index is what stays). */
+** (5.1, whose array moves when it grows: an index is what stays), times
+** two: an activation's identity is even, a zone's odd (profiler.h
+** LI_ZONE_CI; an odd index was taken for a zone). */
 #if LUA_VERSION_NUM >= 502
 #define LI_AR_CI(ar) ((const void *)(ar).i_ci)
 #elif LI_IS_LUAJIT
 /* (LuaJIT: the frame's slot in the stack, below the frame's size in the
 ** high 16 bits, which differs from call site to call site) */
-#define LI_AR_CI(ar) ((const void *)(uintptr_t)(((ar).i_ci & 0xffff) + 1))
+#define LI_AR_CI(ar) ((const void *)(uintptr_t)((((ar).i_ci & 0xffff) + 1) * 2))
 #else
-#define LI_AR_CI(ar) ((const void *)(uintptr_t)((ar).i_ci + 1))
+#define LI_AR_CI(ar) ((const void *)(uintptr_t)(((ar).i_ci + 1) * 2))
 #endif
 
 /* ======================================================================
