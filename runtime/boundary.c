@@ -27,6 +27,7 @@
 #include <lauxlib.h>
 
 #include "profiler.h"
+#include "jit.h"
 
 #define LI_REG_ORIGINALS "luainstr.boundaries"
 
@@ -120,11 +121,12 @@ static int li_xpcall(lua_State *L) {
 ** trace there).  So they are replaced by Lua functions that call them:
 ** the shadow stack's depth is read before the call, and the frames above
 ** it are closed, as exits by an error, when it returns false.  The
-** wrappers' one upvalue is a table O holding the originals and `depth`
-** and `close`: the lua_CFunctions below, which the FFI probe may swap for
-** FFI calls of li_pcall_depth and li_pcall_close (O is in the registry
-** under LI_REG_PCALLS; its fields are read at each call, so a swap takes
-** effect at once).
+** wrappers' one upvalue is a table O holding the originals, the profiler
+** (a light userdata, P) and `depth` and `close`, called as depth(P) and
+** close(P, d): FFI calls of ffi_depth and ffi_close where the FFI probe
+** can read the running thread (they use no Lua API, so a trace compiles
+** them in), else the lua_CFunctions pcall_depth and pcall_close (which
+** ignore P: they find the profiler through the thread they run in).
 **
 ** What the program sees of the wrapper, made as small as it can be:
 **  - it is compiled once, from the source below, and stripped (no line
@@ -149,15 +151,16 @@ static int li_xpcall(lua_State *L) {
 ** builtin#20"); and each protected call under way takes a few more slots
 ** of Lua's stack (its limit comes that much sooner).
 ** The JIT: with `depth` and `close` FFI calls, a loop of pcalls makes the
-** same traces as stock LuaJIT, with no abort (measured with jit.attach:
-** 2 traces, none aborted, 3.3 ns a pcall against 0.8).  With the
-** lua_CFunctions the trace stitches at `depth`, and the stitched trace
-** starts inside the vararg wrapper, where LuaJIT does not record a VARG
-** of unknown length: that trace aborts ("NYI: bytecode 71") until LuaJIT
-** blacklists it, and the protected function gets traces of its own that
-** abort on their return to pcall ("NYI: return to lower frame"), a dozen
-** aborts in all, then the interpreter (62 ns a pcall). */
-#define LI_REG_PCALLS "luainstr.pcalls"
+** same traces as stock LuaJIT, with no abort (measured with jit.attach on
+** pcall and xpcall loops, with errors: 2 and 3 traces, none aborted;
+** 4.3 ns a pcall against 0.8).  With the lua_CFunctions (no FFI probe)
+** the trace stitches at `depth`, and the stitched trace starts inside the
+** vararg wrapper, where LuaJIT does not record a VARG of unknown length:
+** that trace aborts ("NYI: bytecode 71") until LuaJIT blacklists it, and
+** the protected function gets traces of its own that abort on their
+** return to pcall ("NYI: return to lower frame"), a dozen aborts in all,
+** then the interpreter (62 ns a pcall).  With the JIT off the FFI calls
+** are interpreted: 140 ns a pcall (99 with the lua_CFunctions, 13 stock). */
 
 uint32_t li_pcall_depth(li_prof *P, lua_State *L) {
   li_stack *S;
@@ -178,18 +181,18 @@ void li_pcall_close(li_prof *P, lua_State *L, uint32_t depth) {
 static const char lua_pcalls[] =
   "local O = ...\n"
   "function O.finish(d, ok, ...)\n"
-  "  if not ok then O.close(d) end\n"
+  "  if not ok then O.close(O.P, d) end\n"
   "  return ok, ...\n"
   "end\n"
   "local function P(...)\n"
   "  if O.select('#', ...) == 0 then return O.pcall(...) end\n"
-  "  return O.finish(O.depth(), O.pcall(...))\n"
+  "  return O.finish(O.depth(O.P), O.pcall(...))\n"
   "end\n"
   "local function X(...)\n"
   "  if O.type((O.select(2, ...))) ~= 'function' then\n"
   "    return O.xpcall(...)\n"
   "  end\n"
-  "  return O.finish(O.depth(), O.xpcall(...))\n"
+  "  return O.finish(O.depth(O.P), O.xpcall(...))\n"
   "end\n"
   "return P, X\n";
 
@@ -199,11 +202,63 @@ static int pcall_depth(lua_State *L) {
 }
 
 static int pcall_close(lua_State *L) {
-  lua_Number d = lua_tonumber(L, 1);
+  lua_Number d = lua_tonumber(L, 2);
   if (d >= 0 && d < 4294967296.0)
     li_pcall_close(prof_of(L), L, (uint32_t)d);
   return 0;
 }
+
+#if LI_HAVE_FFI_PROBE
+/* The same as FFI calls, with no Lua API: the running thread read as the
+** FFI probe reads it (li_jit_running_stack).  They return nothing but the
+** depth: no guard in the trace. */
+static uint32_t ffi_depth(void *p) {
+  li_prof *P = p;
+  li_stack *S;
+  if (P->closed || !P->on || (S = li_jit_running_stack(P)) == NULL) return 0;
+  return S->n;
+}
+
+static void ffi_close(void *p, uint32_t depth) {
+  li_prof *P = p;
+  li_stack *S;
+  if (P->closed || !P->on || (S = li_jit_running_stack(P)) == NULL ||
+      S->n <= depth)
+    return;
+  li_stack_close(P, S, depth, li_clock_ticks(&P->clock), 1);
+}
+
+/* Their FFI function pointers, from the ffi library and their addresses,
+** and the profiler as a pointer cdata (a trace does not convert a light
+** userdata to a pointer: "NYI: unsupported C type conversion"). */
+static const char ffi_pcalls[] =
+  "local ffi, depth, close, P = ...\n"
+  "return ffi.cast('uint32_t (*)(void *)', depth),\n"
+  "       ffi.cast('void (*)(void *, uint32_t)', close),\n"
+  "       ffi.cast('void *', P)\n";
+
+/* O (on the top) gets ffi_depth and ffi_close when the FFI probe can read
+** the running thread (the check at attach passed, option probe is ffi);
+** else it keeps the lua_CFunctions. */
+static void use_ffi(lua_State *L, li_prof *P) {
+  int o = lua_gettop(L);
+  if (P == NULL || P->jit_g == NULL || P->probe != LI_PROBE_FFI) return;
+  li_jit_push_ffi(L);
+  if (lua_isnil(L, -1) ||
+      luaL_loadbuffer(L, ffi_pcalls, sizeof ffi_pcalls - 1, "=[C]") != LUA_OK) {
+    lua_settop(L, o);
+    return;
+  }
+  lua_insert(L, -2);
+  lua_pushlightuserdata(L, (void *)(uintptr_t)ffi_depth);
+  lua_pushlightuserdata(L, (void *)(uintptr_t)ffi_close);
+  lua_pushlightuserdata(L, P);
+  lua_call(L, 4, 3);
+  lua_setfield(L, o, "P");
+  lua_setfield(L, o, "close");
+  lua_setfield(L, o, "depth");
+}
+#endif
 
 /* Replace the function on the top by its stripped copy (LuaJIT's
 ** string.dump(f, true), as the registry's _LOADED has it: lua_dump keeps
@@ -244,8 +299,11 @@ static void push_lua_pcalls(lua_State *L, int orig_p, int orig_x) {
   lua_setfield(L, -2, "depth");
   lua_pushcfunction(L, pcall_close);
   lua_setfield(L, -2, "close");
-  lua_pushvalue(L, -1);
-  lua_setfield(L, LUA_REGISTRYINDEX, LI_REG_PCALLS);
+  lua_pushlightuserdata(L, prof_of(L));
+  lua_setfield(L, -2, "P");
+#if LI_HAVE_FFI_PROBE
+  use_ffi(L, prof_of(L));
+#endif
   lua_call(L, 1, 2);
 }
 #endif
@@ -383,6 +441,7 @@ static int resume(lua_State *L, lua_State *co, int coidx, int narg) {
   lua_xmove(L, co, narg);
   li_co_setlevel(L, co);
   status = lua_resume(co, L, narg, &nres);
+  li_jit_running_again(L);
   resume_end(&c, L, coidx, died(co, status));
   if (status == LUA_OK || status == LUA_YIELD) {
     if (!LI_CO_GROW_STACKS && !lua_checkstack(L, nres + 1)) {
@@ -629,6 +688,7 @@ int li_host_resume(lua_State *co, lua_State *from, int narg, int *nres) {
   if (W == co || (idx = host_begin(&c, P, W, co)) == 0)
     return lua_resume(co, from, narg, nres);   /* refused, or no room */
   status = lua_resume(co, from, narg, nres);
+  li_jit_running_again(W);
   resume_end(&c, W, idx, died(co, status));
   pop_thread_on(W, idx, co);
   return status;
