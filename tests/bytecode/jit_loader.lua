@@ -28,8 +28,11 @@ local function err(s, name)
   local f, e = loadstring(s, name)
   if not f then return show("compile", e) end
   show("error", pcall(f))
+  -- the chunk's frames: the traceback up to xpcall's (what is below is
+  -- this file's, and under luaprofjit xpcall is a wrapper: two lines)
   show("traceback", select(2, xpcall(f, function(m)
-    return (debug.traceback(m, 1):gsub("0x%x+", "ADDR"):gsub("\n[^\n]*jit_loader.lua[^\n]*", ""))
+    local tb = debug.traceback(m, 1)
+    return tb:sub(1, (tb:find("\n\t%[C%]: in function 'xpcall'") or 0) - 1)
   end)))
 end
 err("local x\n\nreturn x.y", "=main error")
