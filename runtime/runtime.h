@@ -141,8 +141,9 @@ li_prof *li_prof_get(lua_State *L);
 li_prof *li_prof_attach(lua_State *L);
 
 /* Pop the value on top of L's stack and make it the probe factory, where
-** instrumented chunks look for it: ("").__luainstr, i.e. the __index table
-** of the string metatable (made if there is none). */
+** chunks in the offline form look for it: ("").__luainstr, a field of the
+** __index table of the metatable of the string metatable's __index table
+** (profiler.c says why; the tables made where there are none). */
 void li_set_factory(lua_State *L);
 
 /* Push the probe of a chunk loaded in the loader's form (rewrite.h), for

@@ -122,7 +122,8 @@ local function wrap_upvalue(when)
   status("dead", "after running the new upvalue")
 end
 
-local attached = package.loaded.luainstr ~= nil
+-- (luaprof offers the module in package.preload: runtime/lapi.c open_step)
+local attached = package.loaded.luainstr ~= nil or package.preload.luainstr ~= nil
 compare(attached and "under luaprof" or "stock")
 if C_UPVALUES_SEEN then wrap_upvalue(attached and "under luaprof" or "stock") end
 
