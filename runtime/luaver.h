@@ -523,15 +523,17 @@ static inline void li_env_as_loaded(lua_State *L, int probe) {
 
 /* The caller's activation as lua_getstack(L, 1) names it: its CallInfo
 ** (5.2+), or its level's index in the thread's CallInfo array plus one
-** (5.1, whose array moves when it grows: an index is what stays). */
+** (5.1, whose array moves when it grows: an index is what stays), times
+** two: a zone's identity is odd (LI_ZONE_CI, profiler.h), and an odd index
+** taken for one closed zones as dead calls (zone_end then found none). */
 #if LUA_VERSION_NUM >= 502
 #define LI_AR_CI(ar) ((const void *)(ar).i_ci)
 #elif LI_IS_LUAJIT
 /* (LuaJIT: the frame's slot in the stack, below the frame's size in the
 ** high 16 bits, which differs from call site to call site) */
-#define LI_AR_CI(ar) ((const void *)(uintptr_t)(((ar).i_ci & 0xffff) + 1))
+#define LI_AR_CI(ar) ((const void *)(uintptr_t)((((ar).i_ci & 0xffff) + 1) << 1))
 #else
-#define LI_AR_CI(ar) ((const void *)(uintptr_t)((ar).i_ci + 1))
+#define LI_AR_CI(ar) ((const void *)(uintptr_t)(((ar).i_ci + 1) << 1))
 #endif
 
 /* ======================================================================

@@ -29,7 +29,7 @@
 # out the named programs (said in the output).
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd) || exit 2
-versions="5.1 5.2 5.3 5.4"
+versions="5.1 5.2 5.3 5.4 jit"
 
 # The reason program $1 does not run on Lua $2 (its skip-on line), or
 # nothing.
@@ -68,6 +68,7 @@ build=$(cd "$1" && pwd) || exit 2
 V=${2:-5.4}
 case " $versions " in *" $V "*) ;; *) echo "run.sh: no Lua version '$V'" >&2; exit 2 ;; esac
 lua=lua$V
+[ "$V" = jit ] && lua=luajit
 so_dir=$build/lib/lua/$V
 if [ "$V" = 5.4 ]; then luaprof=${LI_LUAPROF:-$build/bin/luaprof}
 else luaprof=${LI_LUAPROF:-$build/bin/luaprof$V}; fi
