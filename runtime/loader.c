@@ -25,9 +25,25 @@
 ** do-nothing function to an upvalue that the function calls first and that
 ** load() left nil or the globals table.  (5.1 keeps no upvalue of a
 ** stripped dump reachable: lua_getupvalue gives NULL.) */
-void li_loaded_binary(lua_State *L, const char *buff, size_t sz) {
-  int kind, up = li_bc_entry_probe(buff, sz, &kind);
+/* LuaJIT's dumps are its own format, which bytecode.h does not read: the
+** probe's upvalue is the one the rewriter named, still nil (a stripped
+** dump keeps no names: its function is left as loaded). */
+static int jit_probe_upvalue(lua_State *L) {
   const char *name;
+  for (int up = 1; (name = lua_getupvalue(L, -1, up)) != NULL; up++) {
+    int unset = lua_isnil(L, -1);
+    lua_pop(L, 1);
+    if (unset && strncmp(name, "__LI", 4) == 0 &&
+        strspn(name + 4, "0123456789") == strlen(name + 4))
+      return up;
+  }
+  return 0;
+}
+
+void li_loaded_binary(lua_State *L, const char *buff, size_t sz) {
+  int kind, up = LI_IS_LUAJIT ? jit_probe_upvalue(L) : li_bc_entry_probe(buff, sz, &kind);
+  const char *name;
+  if (LI_IS_LUAJIT) kind = LI_BC_NOKIND;
   if (up == 0 || (name = lua_getupvalue(L, -1, up)) == NULL) return;
   lua_pop(L, 1);
   if (strncmp(name, "__LI", 4) == 0 && strspn(name + 4, "0123456789") == strlen(name + 4))
@@ -79,6 +95,8 @@ static int attach_probe(lua_State *L, const probe_job *j) {
   return status;
 }
 
+static size_t file_prefix(const char *b, size_t n, int *binary);
+
 int li_load(lua_State *L, const char *buff, size_t sz, const char *name,
             const char *mode) {
   li_prof *P = li_prof_get(L);
@@ -91,6 +109,14 @@ int li_load(lua_State *L, const char *buff, size_t sz, const char *name,
   j.buff = buff;
   j.sz = sz;
   if (P != NULL) P->loads++;
+  if (LI_LOAD_SKIPS_PREFIX && sz > 0 && buff[0] != LUA_SIGNATURE[0]) {
+    int binary;
+    size_t skip = file_prefix(buff, sz, &binary);
+    if (binary)                     /* (refused, with Lua's own message) */
+      return luaL_loadbufferx(L, buff, sz, name, mode);
+    buff += skip;
+    sz -= skip;
+  }
   if (sz > 0 && buff[0] == LUA_SIGNATURE[0]) {       /* binary */
     status = luaL_loadbufferx(L, buff, sz, name, mode);
     if (status == LUA_OK) status = attach_probe(L, &j);
@@ -136,7 +162,7 @@ static size_t file_prefix(const char *b, size_t n, int *binary) {
 int li_load_filebytes(lua_State *L, const char *buff, size_t sz,
                       const char *name, const char *mode) {
   int binary;
-  size_t skip = file_prefix(buff, sz, &binary);
+  size_t skip = LI_LOAD_SKIPS_PREFIX ? 0 : file_prefix(buff, sz, &binary);
   (void)binary;                    /* li_load tells binary chunks apart */
   return li_load(L, buff + skip, sz - skip, name, mode);
 }

@@ -138,13 +138,24 @@ int li_lua_refuse(lua_State *L);
 **                         'b'" (5.4); before, each non-empty entry adds
 **                         "\n\tno file 'a'"
 **   LI_LOADFILE_SKIPS_BOM luaL_loadfile skips a UTF-8 byte order mark
-**                         (5.2 on; 5.1 reads it as text) */
-#define LI_HAVE_LOAD_STRINGS (LUA_VERSION_NUM >= 502)
+**                         (5.2 on, LuaJIT; 5.1 reads it as text)
+**   LI_LOAD_SKIPS_PREFIX  every chunk, not only a file's, may start with
+**                         a BOM and a '#' line, which are skipped, and a
+**                         binary chunk after them is refused (LuaJIT's
+**                         lexer)
+**   LI_LOAD_ENV_FENV      the environment given to load and loadfile is
+**                         the function's own (setfenv's), and only a
+**                         table is taken (LuaJIT, which has 5.2's load
+**                         and loadfile and 5.1's environments; its
+**                         loadstring is load) */
+#define LI_HAVE_LOAD_STRINGS (LUA_VERSION_NUM >= 502 || LI_IS_LUAJIT)
+#define LI_LOAD_ENV_FENV LI_IS_LUAJIT
 #define LI_HAVE_LOADSTRING (LUA_VERSION_NUM <= 502)
 #define LI_SEARCHERS (LUA_VERSION_NUM >= 502 ? "searchers" : "loaders")
 #define LI_SEARCHER_FILENAME (LUA_VERSION_NUM >= 502)
 #define LI_SEARCHPATH_54 (LUA_VERSION_NUM >= 504)
-#define LI_LOADFILE_SKIPS_BOM (LUA_VERSION_NUM >= 502)
+#define LI_LOADFILE_SKIPS_BOM (LUA_VERSION_NUM >= 502 || LI_IS_LUAJIT)
+#define LI_LOAD_SKIPS_PREFIX LI_IS_LUAJIT
 
 /* The package table a searcher of loadlib.c reads 'path' from: its
 ** upvalue 1 (5.2 on), its environment (5.1, whose C functions have one).
@@ -630,6 +641,12 @@ static inline void li_env_as_loaded(lua_State *L, int probe) {
 #define LI_CO_RAISE_LIMITS (LUA_VERSION_NUM == 501)
 #define LI_CO_LUA_FUNCTION (LUA_VERSION_NUM == 501)
 #define LI_CO_WHERE_NUMBER (LUA_VERSION_NUM <= 502)
+/*   LI_CO_YIELD_WHERE   a yield that cannot yield is refused with its
+**                       caller's position first, "f.lua:1: attempt to
+**                       yield across C-call boundary" (LuaJIT, whose
+**                       coroutine.yield raises it as its caller's error;
+**                       Lua's lua_yield names no position) */
+#define LI_CO_YIELD_WHERE LI_IS_LUAJIT
 /* 5.1's resume gives the coroutine its resumer's C-call count first
 ** (lua_setlevel), which bounds nested resumes ("C stack overflow") and
 ** tells lua_yield where the coroutine's own calls start; from 5.2 on

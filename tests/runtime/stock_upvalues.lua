@@ -11,7 +11,11 @@
 --   package.loaders, no coroutine.isyieldable before 5.3, no close before 5.4)
 -- variant 5.1: upvalue counts only (5.1's debug library does not show C
 --   functions' upvalues)
+-- variant jit: 5.1's library with loadstring and package.loaders, and
+--   coroutine.isyieldable; LuaJIT's debug library shows C functions'
+--   upvalues (as 5.2's does)
 local LUA = tonumber(_VERSION:match("%d+%.%d+"))
+local JIT = rawget(_G, "jit") ~= nil
 
 -- name -> {what, nups, upvalue types in order}; C upvalues are named ""
 local STOCK = {
@@ -26,7 +30,7 @@ local STOCK = {
 -- (debug.getupvalue returns nothing, debug.setupvalue does nothing): there
 -- only their count (debug.getinfo) is compared, and the wrap function's
 -- upvalue is not followed (wrap_upvalue).
-local C_UPVALUES_SEEN = LUA >= 5.2
+local C_UPVALUES_SEEN = LUA >= 5.2 or JIT
 
 -- the searchers of loadlib.c: the package table is upvalue 1 (5.2 on),
 -- their environment on 5.1 (package.loaders), which getfenv does not show
@@ -35,7 +39,7 @@ for i = 1, 4 do
   STOCK["package.searchers[" .. i .. "]"] =
     LUA >= 5.2 and {"C", 1, {"table"}} or {"C", 0, {}}
 end
-if LUA >= 5.3 then STOCK["coroutine.isyieldable"] = {"C", 0, {}} end
+if LUA >= 5.3 or JIT then STOCK["coroutine.isyieldable"] = {"C", 0, {}} end
 if LUA >= 5.4 then STOCK["coroutine.close"] = {"C", 0, {}} end
 -- 5.1's loadstring, and 5.2's (LUA_COMPAT_LOADSTRING: Debian's lua5.2)
 if LUA <= 5.2 and loadstring then STOCK.loadstring = {"C", 0, {}} end
