@@ -328,10 +328,7 @@ static int yield_done(lua_State *L, int status, lua_KContext ctx) {
 LI_CONTINUATION(yield_done)
 
 static int li_yield(lua_State *L) {
-  li_prof *P;
-  if (LI_CO_YIELD_WHERE && !lua_isyieldable(L))
-    return luaL_error(L, "attempt to yield across C-call boundary");
-  P = prof_of(L);
+  li_prof *P = prof_of(L);
   if (P != NULL && lua_isyieldable(L)) {
     li_stack *S = li_stack_of(P, L);
     if (S != NULL) {

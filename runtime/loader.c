@@ -25,28 +25,31 @@
 ** do-nothing function to an upvalue that the function calls first and that
 ** load() left nil or the globals table.  (5.1 keeps no upvalue of a
 ** stripped dump reachable: lua_getupvalue gives NULL.) */
-/* LuaJIT's dumps are its own format, which bytecode.h does not read: the
-** probe's upvalue is the one the rewriter named, still nil (a stripped
-** dump keeps no names: its function is left as loaded). */
-static int jit_probe_upvalue(lua_State *L) {
+static int probe_name(const char *name) {
+  return strncmp(name, "__LI", 4) == 0 &&
+         strspn(name + 4, "0123456789") == strlen(name + 4);
+}
+
+/* LuaJIT's bytecode is not PUC Lua's (bytecode.c reads those): there the
+** probe's upvalue is found by its name, which a dump keeps unless it is
+** stripped (string.dump(f, true): its probe stays nil, and the function
+** fails at its first call).  0: none. */
+static int luajit_probe_upvalue(lua_State *L) {
   const char *name;
-  for (int up = 1; (name = lua_getupvalue(L, -1, up)) != NULL; up++) {
-    int unset = lua_isnil(L, -1);
+  for (int i = 1; LI_IS_LUAJIT && (name = lua_getupvalue(L, -1, i)) != NULL; i++) {
     lua_pop(L, 1);
-    if (unset && strncmp(name, "__LI", 4) == 0 &&
-        strspn(name + 4, "0123456789") == strlen(name + 4))
-      return up;
+    if (probe_name(name)) return i;
   }
   return 0;
 }
 
 void li_loaded_binary(lua_State *L, const char *buff, size_t sz) {
-  int kind, up = LI_IS_LUAJIT ? jit_probe_upvalue(L) : li_bc_entry_probe(buff, sz, &kind);
+  int kind, up = li_bc_entry_probe(buff, sz, &kind);
   const char *name;
-  if (LI_IS_LUAJIT) kind = LI_BC_NOKIND;
+  if (up == 0) up = luajit_probe_upvalue(L);
   if (up == 0 || (name = lua_getupvalue(L, -1, up)) == NULL) return;
   lua_pop(L, 1);
-  if (strncmp(name, "__LI", 4) == 0 && strspn(name + 4, "0123456789") == strlen(name + 4))
+  if (probe_name(name))
     ;                                    /* the rewriter's name */
   else if (!(strcmp(name, LI_STRIPPED_UPVALUE) == 0 &&
               (kind == LI_BC_CONST || kind == LI_BC_NOKIND)))

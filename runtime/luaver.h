@@ -535,16 +535,16 @@ static inline void li_env_as_loaded(lua_State *L, int probe) {
 /* The caller's activation as lua_getstack(L, 1) names it: its CallInfo
 ** (5.2+), or its level's index in the thread's CallInfo array plus one
 ** (5.1, whose array moves when it grows: an index is what stays), times
-** two: a zone's identity is odd (LI_ZONE_CI, profiler.h), and an odd index
-** taken for one closed zones as dead calls (zone_end then found none). */
+** two: an activation's identity is even, a zone's odd (profiler.h
+** LI_ZONE_CI; an odd index was taken for a zone). */
 #if LUA_VERSION_NUM >= 502
 #define LI_AR_CI(ar) ((const void *)(ar).i_ci)
 #elif LI_IS_LUAJIT
 /* (LuaJIT: the frame's slot in the stack, below the frame's size in the
 ** high 16 bits, which differs from call site to call site) */
-#define LI_AR_CI(ar) ((const void *)(uintptr_t)((((ar).i_ci & 0xffff) + 1) << 1))
+#define LI_AR_CI(ar) ((const void *)(uintptr_t)((((ar).i_ci & 0xffff) + 1) * 2))
 #else
-#define LI_AR_CI(ar) ((const void *)(uintptr_t)(((ar).i_ci + 1) << 1))
+#define LI_AR_CI(ar) ((const void *)(uintptr_t)(((ar).i_ci + 1) * 2))
 #endif
 
 /* ======================================================================
@@ -599,8 +599,8 @@ static inline void li_env_as_loaded(lua_State *L, int probe) {
 #define li_luac_gcgen(L) ((void)(L))
 #endif
 /* os.exit takes true/false for the status and a second argument that
-** closes the state first (5.2+); 5.1's takes a number only. */
-#define LI_OSEXIT_CLOSE (LUA_VERSION_NUM >= 502)
+** closes the state first (5.2+, LuaJIT); 5.1's takes a number only. */
+#define LI_OSEXIT_CLOSE (LUA_VERSION_NUM >= 502 || LI_IS_LUAJIT)
 /* lua.c's SIGINT hook also stops at a new line (5.4). */
 #define LI_LUAC_SIGHOOK_LINE (LUA_VERSION_NUM >= 504)
 /* How a traceback names a C function with no name: "[C]: ?" (5.1) or
@@ -641,12 +641,6 @@ static inline void li_env_as_loaded(lua_State *L, int probe) {
 #define LI_CO_RAISE_LIMITS (LUA_VERSION_NUM == 501)
 #define LI_CO_LUA_FUNCTION (LUA_VERSION_NUM == 501)
 #define LI_CO_WHERE_NUMBER (LUA_VERSION_NUM <= 502)
-/*   LI_CO_YIELD_WHERE   a yield that cannot yield is refused with its
-**                       caller's position first, "f.lua:1: attempt to
-**                       yield across C-call boundary" (LuaJIT, whose
-**                       coroutine.yield raises it as its caller's error;
-**                       Lua's lua_yield names no position) */
-#define LI_CO_YIELD_WHERE LI_IS_LUAJIT
 /* 5.1's resume gives the coroutine its resumer's C-call count first
 ** (lua_setlevel), which bounds nested resumes ("C stack overflow") and
 ** tells lua_yield where the coroutine's own calls start; from 5.2 on

@@ -5,7 +5,7 @@
 -- one's stack (tests/test_runtime.c: thread_at_a_collected_threads_*).
 -- Under the C module a resume captured before the profiler is loaded (the
 -- stock one, as a host's lua_resume) resumes some of them too.
--- variant 5.1: finalizers on newproxy userdata (5.1 finalizes no table)
+-- variant 5.1 jit: finalizers on newproxy userdata (5.1 finalizes no table)
 local stock_resume = coroutine.resume
 package.path = (arg[0]:match("^(.*)/[^/]*$") or ".") .. "/lib/?.lua;" .. package.path
 local check = require "check"

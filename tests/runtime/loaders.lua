@@ -8,7 +8,7 @@
 -- same file run by the stock interpreter (`--stock`, a process of its own)
 -- writes the stock lines, which must be the same; then the profile must
 -- hold each loaded function with its calls.
--- variant 5.1 5.2 5.3: each Lua's loaders, compared with that Lua's own
+-- variant 5.1 5.2 5.3 jit: each Lua's loaders, compared with that Lua's own
 -- variant jit: also LuaJIT's own: 5.2's load and loadfile with 5.1's
 --   environments (a table given is the function's, anything else is
 --   ignored), a '#' line skipped in any chunk, a chunk in a string.buffer

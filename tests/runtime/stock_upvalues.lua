@@ -7,7 +7,7 @@
 -- STOCK is what each Lua shows.  Under the C module this file runs first as
 -- stock Lua (before require "luainstr"), which checks STOCK itself; then
 -- again with the profiler attached.  Under luaprof it is attached already.
--- variant 5.1 5.2 5.3: each Lua's library (5.1 and 5.2 with loadstring, 5.1 with
+-- variant 5.1 5.2 5.3 jit: each Lua's library (5.1 and 5.2 with loadstring, 5.1 with
 --   package.loaders, no coroutine.isyieldable before 5.3, no close before 5.4)
 -- variant 5.1: upvalue counts only (5.1's debug library does not show C
 --   functions' upvalues)
