@@ -199,6 +199,16 @@ static inline int li_searcher_package(lua_State *L, int i) {
 ** with the package library, finalized last.)  The module keeps itself
 ** loaded there. */
 #define LI_UNLOADS_MODULES_EARLY (LUA_VERSION_NUM == 501)
+/* A module of a Lua tells LuaJIT by its exported luaJIT_setmode, a weak
+** reference (LuaJIT has no lua_ident); the one of Lua 5.1, whose folder
+** LuaJIT searches, opens the LuaJIT module installed beside it in its
+** place (li_lua_refuse, luaver.c). */
+#if defined(__GNUC__) && !defined(__EMSCRIPTEN__) && !LI_IS_LUAJIT
+#define LI_SEES_LUAJIT 1
+#else
+#define LI_SEES_LUAJIT 0
+#endif
+#define LI_OPENS_JIT_SIBLING (LI_SEES_LUAJIT && LUA_VERSION_NUM == 501)
 #if LI_UNLOADS_MODULES_EARLY
 void li_keep_module_loaded(void);
 #else
