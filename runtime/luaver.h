@@ -231,8 +231,11 @@ void li_keep_module_loaded(void);
 #define lua_getiuservalue(L, idx, n) (lua_getfenv(L, idx), lua_type(L, -1))
 #endif
 #define luaL_pushfail(L) lua_pushnil(L)
-/* (never called where LI_HAVE_CLOSE is 0: coroutine.close is 5.4's) */
-static inline int lua_resetthread(lua_State *co) { (void)co; return LUA_YIELD; }
+/* (never called where LI_HAVE_CLOSE is 0: coroutine.close is 5.4's; a
+** macro over a name of our own, because OpenResty's LuaJIT declares a
+** lua_resetthread(L, th) of its own in lua.h) */
+#define lua_resetthread(co) li_resetthread(co)
+static inline int li_resetthread(lua_State *co) { (void)co; return LUA_YIELD; }
 static inline void luaL_addgsub(luaL_Buffer *b, const char *s, const char *p,
                                 const char *r) {
   const char *wild;
