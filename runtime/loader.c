@@ -230,7 +230,9 @@ static void scan_function(lua_State *L, scan *s) {
     return;
   }
   src = ar.source;
-  if (strcmp(ar.what, "C") == 0 || src == NULL ||
+  /* (LuaJIT's library has a few functions in its own bytecode, math.deg,
+  ** string.len, table.remove ...: no line, source "[builtin:deg]") */
+  if (strcmp(ar.what, "C") == 0 || src == NULL || ar.linedefined < 0 ||
       bsearch(&src, s->names, s->nnames, sizeof *s->names, cmp_str) != NULL ||
       !li_prof_wants(s->P, src))
     return;
