@@ -612,8 +612,8 @@ static inline void li_env_as_loaded(lua_State *L, int probe) {
 #define li_luac_gcgen(L) ((void)(L))
 #endif
 /* os.exit takes true/false for the status and a second argument that
-** closes the state first (5.2+, LuaJIT); 5.1's takes a number only. */
-#define LI_OSEXIT_CLOSE (LUA_VERSION_NUM >= 502 || LI_IS_LUAJIT)
+** closes the state first (5.2+); 5.1's takes a number only. */
+#define LI_OSEXIT_CLOSE (LUA_VERSION_NUM >= 502)
 /* lua.c's SIGINT hook also stops at a new line (5.4). */
 #define LI_LUAC_SIGHOOK_LINE (LUA_VERSION_NUM >= 504)
 /* How a traceback names a C function with no name: "[C]: ?" (5.1) or
