@@ -11,8 +11,11 @@
 ** before memory mode, or while collection is paused, are not in it: their
 ** frees are counted apart.
 **
-** LuaJIT (2.1, GC64 or not) takes lua_setallocf on a running state as
-** Lua does, and everything it allocates goes through that allocator
+** LuaJIT (2.1) takes lua_setallocf on a running state as Lua does (the
+** wrapper hands out its own allocator's blocks: a build without GC64,
+** whose objects must lie in the low 2 GB, would get them there too;
+** Debian's x86-64 build, the one tested, has GC64), and everything it
+** allocates goes through that allocator
 ** (objects, tables' parts, stacks, strings, cdata, buffers) but the
 ** machine code of compiled traces (mmap'd by lj_mcode.c, in no figure,
 ** nor in collectgarbage("count")).  Its trace compiler allocates through
