@@ -231,8 +231,10 @@ static void scan_function(lua_State *L, scan *s) {
   }
   src = ar.source;
   /* (LuaJIT's library has a few functions in its own bytecode, math.deg,
-  ** string.len, table.remove ...: no line, source "[builtin:deg]") */
+  ** string.len, table.remove ...: no line, source "[builtin:deg]"; and
+  ** the runtime's own Lua functions are named "=[C]": LuaJIT's pcall) */
   if (strcmp(ar.what, "C") == 0 || src == NULL || ar.linedefined < 0 ||
+      strcmp(src, "=[C]") == 0 ||
       bsearch(&src, s->names, s->nnames, sizeof *s->names, cmp_str) != NULL ||
       !li_prof_wants(s->P, src))
     return;

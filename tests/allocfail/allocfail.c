@@ -57,6 +57,10 @@
 **     headers the JIT is turned off instead.)  The interpreter runs under
 **     the recorder's state too: its allocations while a trace is recorded
 **     are spared with them;
+**   - its FFI library's opening (the runtime requires "ffi"): the host
+**     opens it before the sweep counts, since luaopen_ffi failing leaves
+**     a C type state without its finalizer table, which lua_close reads
+**     (a crash), and a second try leaks the first one;
 ** and it frees a closure whose upvalues ran out of memory as a closure
 ** with none (func_newL sets nupvalues only once they are made): Lua's
 ** allocator here keeps each block's size, so those frees are counted
@@ -493,6 +497,16 @@ static const char *top_message(lua_State *L) {
 
 static int open_libs(lua_State *L) {
   luaL_openlibs(L);
+#if LI_IS_LUAJIT
+  {  /* (the head of this file: luaopen_ffi, spared) */
+    int was = fault.paused;
+    fault.paused = 1;
+    lua_getglobal(L, "require");
+    lua_pushliteral(L, "ffi");
+    lua_call(L, 1, 0);
+    fault.paused = was;
+  }
+#endif
 #if LI_IS_LUAJIT && !defined(LI_LUA_INTERNALS)
   /* (the trace compiler's allocations cannot be told apart: no JIT) */
   luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_OFF);
