@@ -41,7 +41,8 @@ typedef struct cli_opts {
   const char *input;      /* path, or "-" for stdin */
   const char *output;     /* -o path, or NULL for stdout */
   const char *chunkname;  /* --chunkname, or NULL for "@FILE" / "=stdin" */
-  int version;            /* Lua dialect of the source: 51..54 */
+  int version;            /* Lua dialect of the source: 51..54, or
+                             LI_DIALECT_JIT */
 } cli_opts;
 
 /* A byte string owned by whoever filled it. */
@@ -66,9 +67,10 @@ static void usage(FILE *f)
         "  --chunkname NAME  chunk name, as given to lua_load (default"
         " \"@FILE\",\n"
         "                    \"=stdin\" for -)\n"
-        "  --lua VERSION     Lua dialect of the source: 5.1, 5.2, 5.3 or 5.4"
-        " (default);\n"
-        "                    5.4 input is also compiled to check it\n"
+        "  --lua VERSION     Lua dialect of the source: 5.1, 5.2, 5.3, 5.4"
+        " (default)\n"
+        "                    or jit (LuaJIT 2.1); 5.4 input is also compiled"
+        " to check it\n"
         "  --help            show this help and exit\n"
         "  --version         show the version and exit\n", f);
 }
@@ -312,8 +314,8 @@ static void rewrite_opts(const job *j, li_rewrite_opts *o)
   o->skip_first_line = 1;
 }
 
-/* Lua 5.1-5.3: no compiler for these dialects is linked in, so the
-** rewriter's own parse is the only check. */
+/* Lua 5.1-5.3 and LuaJIT: no compiler for these dialects is linked in, so
+** the rewriter's own parse is the only check. */
 static int instrument_old(job *j)
 {
   li_rewrite_opts o;
@@ -477,6 +479,7 @@ static int parse_version(const char *s)
   if (strcmp(s, "5.2") == 0) return 52;
   if (strcmp(s, "5.3") == 0) return 53;
   if (strcmp(s, "5.4") == 0) return 54;
+  if (strcmp(s, "jit") == 0) return LI_DIALECT_JIT;  /* as luaprofjit says */
   return 0;
 }
 

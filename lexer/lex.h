@@ -1,7 +1,8 @@
 /*
 ** lex.h -- Lua lexer (re2c): bytes in, tokens (kind, offset, length, lines) out.
 ** Comments and whitespace never leave the lexer.  The lexer never allocates,
-** never recurses, and never reads past buf+len (NUL bytes are ordinary bytes).
+** recurses only to look one token past a LuaJIT `goto`, and never reads past
+** buf+len (NUL bytes are ordinary bytes).
 */
 #ifndef LI_LEX_H
 #define LI_LEX_H
@@ -44,12 +45,27 @@ typedef struct lx_state {
   const unsigned char *cur;  /* next byte to scan */
   const unsigned char *lim;  /* one past the last byte */
   uint32_t line;             /* current line number */
-  int version;               /* 51, 52, 53 or 54: 51 makes `goto` a name */
+  int version;               /* 51..54, or LX_LUAJIT (see lx_init) */
+  unsigned char name_first;  /* byte classes (lex.re) that start a name */
+  unsigned char name_rest;   /* ... and that continue one */
+  int prev;                  /* kind of the last token (LX_EOF: none yet) */
+  int peeking;               /* scanning ahead for LuaJIT's `goto` */
   const char *errmsg;        /* first error (static string), or NULL */
   uint32_t errline;          /* line of the first error */
 } lx_state;
 
-/* Start scanning buf[start..len) at line `line` (1 for a whole chunk). */
+/* The version of LuaJIT 2.1's dialect: Lua 5.1 with `goto` statements and
+** names that may hold any byte from 0x80 up (lj_char.c: UTF-8 names).
+** LuaJIT (without LJ_52) reads `goto` as a statement only where a
+** statement starts and a name follows, and as a name everywhere else
+** (lj_parse.c, parse_stmt): the lexer returns LX_GOTO there and LX_NAME
+** elsewhere.  Its numerals (1LL, 0x10ULL, 12i, 0x1p-2) and escapes (\x,
+** \z, \u{...}) need nothing of their own: the lexer takes every Lua's. */
+#define LX_LUAJIT 21
+
+/* Start scanning buf[start..len) at line `line` (1 for a whole chunk), as
+** Lua `version` does: 51, 52, 53, 54 (0 is 54) or LX_LUAJIT; in 5.1
+** `goto` is a name. */
 void lx_init(lx_state *ls, const char *buf, size_t len, size_t start,
              uint32_t line, int version);
 

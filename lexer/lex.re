@@ -14,11 +14,15 @@
 #include <string.h>
 #include "lex.h"
 
-/* Byte classes of the front (a byte may have several). */
-enum { CC_BLANK = 1, CC_ALNUM = 2, CC_ALPHA = 4 };
+/* Byte classes of the front (a byte may have several).  CC_HIGH marks
+** the bytes from 0x80 up, which LuaJIT's names may hold (lx_state's
+** name_first and name_rest say which classes make a name). */
+enum { CC_BLANK = 1, CC_ALNUM = 2, CC_ALPHA = 4, CC_HIGH = 8 };
 #define B CC_BLANK
 #define D CC_ALNUM
 #define L (CC_ALNUM | CC_ALPHA)
+#define H CC_HIGH
+#define H16 H,H,H,H,H,H,H,H,H,H,H,H,H,H,H,H
 static const unsigned char cclass[256] = {
   /*       0 1 2 3 4 5 6 7 8 9 a b c d e f */
   /* 0x */ 0,0,0,0,0,0,0,0,0,B,0,B,B,0,0,0,    /* \t \v \f; \n \r apart */
@@ -29,11 +33,13 @@ static const unsigned char cclass[256] = {
   /* 5x */ L,L,L,L,L,L,L,L,L,L,L,0,0,0,0,L,    /* P-Z _ */
   /* 6x */ 0,L,L,L,L,L,L,L,L,L,L,L,L,L,L,L,    /* a-o */
   /* 7x */ L,L,L,L,L,L,L,L,L,L,L,0,0,0,0,0,    /* p-z */
-  /* 8x-fx: 0 (not part of a Lua name) */
+  /* 8x-fx */ H16, H16, H16, H16, H16, H16, H16, H16
 };
 #undef B
 #undef D
 #undef L
+#undef H
+#undef H16
 
 /* Do the n bytes at s, from the second on, match those of w? */
 static int rest_is(const unsigned char *s, const char *w, size_t n) {
@@ -42,10 +48,40 @@ static int rest_is(const unsigned char *s, const char *w, size_t n) {
   return 1;
 }
 
+/* Can a statement start after a token of kind `prev`?  Not after one that
+** wants an operand or a name next (an operator, `=`, `(`, `,`, `.`,
+** `local`, `return` ...): there a LuaJIT `goto` is a name. */
+static int statement_may_start(int prev) {
+  switch (prev) {
+  case LX_EOF: case LX_NAME: case LX_NUMBER: case LX_STRING: case LX_LONGSTRING:
+  case LX_RPAREN: case LX_RBRACKET: case LX_RBRACE: case LX_END: case LX_TRUE:
+  case LX_FALSE: case LX_NIL: case LX_DOTS: case LX_BREAK: case LX_DBCOLON:
+  case LX_DO: case LX_THEN: case LX_ELSE: case LX_REPEAT: case LX_SEMI:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+/* LuaJIT's `goto` whose last byte is before `after`: LX_GOTO where a
+** statement may start and the next token is a name (not a reserved word:
+** `goto goto` is no goto statement), else LX_NAME.  The next token is
+** scanned on a copy of the state, whose own `goto` is not looked past. */
+static int jit_goto(const lx_state *ls, const unsigned char *after) {
+  lx_state ahead;
+  lx_token tok;
+  if (ls->peeking) return LX_GOTO;      /* (only "not a name" matters) */
+  if (!statement_may_start(ls->prev)) return LX_NAME;
+  ahead = *ls;
+  ahead.cur = after;
+  ahead.peeking = 1;
+  return lx_next(&ahead, &tok) == LX_NAME ? LX_GOTO : LX_NAME;
+}
+
 /* The kind of the name s[0..n): a reserved word or LX_NAME, chosen by the
 ** first byte and the length, then the other bytes compared in line (a
 ** memcmp call per candidate cost more than the rest of the front).
-** ORDER RESERVED (lex.h); `goto` is a name in 5.1. */
+** ORDER RESERVED (lex.h); `goto` is a name in 5.1 (not in LuaJIT). */
 static int reserved(const lx_state *ls, const unsigned char *s, size_t n) {
 #define KW(w, k) if (n == sizeof w - 1 && rest_is(s, w, sizeof w - 1)) return k
   switch (s[0]) {
@@ -54,7 +90,8 @@ static int reserved(const lx_state *ls, const unsigned char *s, size_t n) {
   case 'd': KW("do", LX_DO); break;
   case 'e': KW("end", LX_END); KW("else", LX_ELSE); KW("elseif", LX_ELSEIF); break;
   case 'f': KW("for", LX_FOR); KW("false", LX_FALSE); KW("function", LX_FUNCTION); break;
-  case 'g': KW("goto", ls->version <= 51 ? LX_NAME : LX_GOTO); break;
+  case 'g': KW("goto", ls->version == 51 ? LX_NAME :
+                       ls->version == LX_LUAJIT ? jit_goto(ls, s + n) : LX_GOTO); break;
   case 'i': KW("if", LX_IF); KW("in", LX_IN); break;
   case 'l': KW("local", LX_LOCAL); break;
   case 'n': KW("nil", LX_NIL); KW("not", LX_NOT); break;
@@ -155,6 +192,10 @@ void lx_init(lx_state *ls, const char *buf, size_t len, size_t start,
   ls->lim = ls->buf + len;
   ls->line = line;
   ls->version = version ? version : 54;
+  ls->name_first = ls->version == LX_LUAJIT ? CC_ALPHA | CC_HIGH : CC_ALPHA;
+  ls->name_rest = ls->version == LX_LUAJIT ? CC_ALNUM | CC_HIGH : CC_ALNUM;
+  ls->prev = LX_EOF;
+  ls->peeking = 0;
   ls->errmsg = NULL;
   ls->errline = 0;
 }
@@ -163,6 +204,7 @@ void lx_init(lx_state *ls, const char *buf, size_t len, size_t start,
 
 int lx_next(lx_state *ls, lx_token *tok) {
   const unsigned char *cur, *lim = ls->lim, *mar = NULL, *start;
+  const unsigned char first = ls->name_first, rest = ls->name_rest;
   int kind, bad;
   (void)mar;
   if (ls->errmsg) { tok->kind = LX_ERROR; return LX_ERROR; }
@@ -177,8 +219,8 @@ int lx_next(lx_state *ls, lx_token *tok) {
     ls->cur = start = cur;
     tok->off = (size_t)(start - ls->buf);
     tok->line = ls->line;
-    if (cur < lim && (cclass[*cur] & CC_ALPHA)) {
-      do cur++; while (cur < lim && (cclass[*cur] & CC_ALNUM));
+    if (cur < lim && (cclass[*cur] & first)) {
+      do cur++; while (cur < lim && (cclass[*cur] & rest));
       kind = reserved(ls, start, (size_t)(cur - start));
       goto done;
     }
@@ -283,5 +325,6 @@ finish:
   tok->len = (size_t)(ls->cur - start);
   tok->lastline = ls->line;
   tok->kind = kind;
+  ls->prev = kind;
   return kind;
 }

@@ -1,8 +1,9 @@
 /*
 ** lua_grammar.y -- an LALR(1) grammar of Lua 5.4 (lemon), which also reads
-** 5.1, 5.2 and 5.3 source.  It builds no tree: its actions record what the
-** rewriter needs (function bodies, returns, tail calls, trailing labels,
-** names) and feed the scope tracker (scope.c) for the local/upvalue limits.
+** 5.1, 5.2, 5.3 and LuaJIT 2.1 source.  It builds no tree: its actions
+** record what the rewriter needs (function bodies, returns, tail calls,
+** trailing labels, names) and feed the scope tracker (scope.c) for the
+** local/upvalue limits.
 ** The lexer (lexer/lex.re) pushes tokens in through lp_run (%code, at the
 ** end); comments and whitespace never reach the grammar.
 */
@@ -90,10 +91,11 @@ static int args_flags(const lp_ctx *ctx, const lp_explist *el) {
          (lp_explist_pure(ctx, el) ? LP_CALL_PURE : 0);
 }
 
-/* Lua 5.1 reads a `(` at the start of a line as a new statement: note a
-** line break in src[from, to) before a string or table argument. */
+/* Lua 5.1 (and LuaJIT) reads a `(` at the start of a line as a new
+** statement: note a line break in src[from, to) before a string or table
+** argument. */
 static int split_flag(const lp_ctx *ctx, uint32_t from, uint32_t to) {
-  if (ctx->version >= 52) return 0;
+  if (!LP_RULES_51(ctx->version)) return 0;
   for (uint32_t i = from; i < to; i++)
     if (ctx->src[i] == '\n' || ctx->src[i] == '\r') return LP_CALL_SPLIT;
   return 0;

@@ -240,8 +240,11 @@ void lp_body_add(lp_body *b, const lp_stat *s) {
 
 /* Registers a probed return needs beyond the original's: the probe function
 ** and its 0 (`P(0, ...)`), or the probe call after a tail call's arguments.  Leave headroom for the temporaries Lua's code generator
-** may use on top (MAXREGS is 255). */
+** may use on top (MAXREGS is 255).  LuaJIT has fewer (a frame of at most
+** LJ_MAX_SLOTS - 1 = 249 slots), and with 64-bit GC references (LJ_FR2,
+** Debian's x86-64 build) a call takes a slot more before its arguments. */
 #define LP_REG_LIMIT 255
+#define LP_REG_LIMIT_JIT 250
 #define LP_REG_HEADROOM 4
 
 void lp_return_stat(lp_ctx *ctx, const lp_tok *ret, const lp_explist *el) {
@@ -271,7 +274,9 @@ void lp_return_stat(lp_ctx *ctx, const lp_tok *ret, const lp_explist *el) {
     r->multi = k == EK_CALL || k == EK_VARARG;
   }
   r->pure = lp_explist_pure(ctx, el) || (r->tail && (r->call & LP_CALL_PURE));
-  if (sc_active(ctx) + lp_explist_regs(ctx, el) + 2 + LP_REG_HEADROOM > LP_REG_LIMIT) {
+  int jit = ctx->version == LX_LUAJIT;
+  if (sc_active(ctx) + lp_explist_regs(ctx, el) + 2 + (uint32_t)jit + LP_REG_HEADROOM >
+      (jit ? LP_REG_LIMIT_JIT : LP_REG_LIMIT)) {
     ctx->funcs[f].noprobe = 1;
     ctx->funcs[f].reason = "a probed return would need too many registers";
   }

@@ -131,11 +131,17 @@ typedef struct lp_return {
 
 typedef struct lp_scope lp_scope;   /* scope.c */
 
+/* Does the dialect keep Lua 5.1's rules where the rewriter cares: no
+** _ENV, 60 upvalues, a `(` at the start of a line read as a new statement
+** (lparser.c's "ambiguous syntax")?  LuaJIT 2.1 does, built without
+** LUAJIT_ENABLE_LUA52COMPAT as Debian builds it (lj_parse.c, !LJ_52). */
+#define LP_RULES_51(version) ((version) == 51 || (version) == LX_LUAJIT)
+
 /* Parser context: everything the grammar actions write. */
 typedef struct lp_ctx {
   const char *src;      /* the source buffer */
   size_t srclen;
-  int version;          /* 51..54 */
+  int version;          /* 51..54, or LX_LUAJIT (lex.h) */
   lx_token la;          /* the token being fed to the parser (lookahead) */
   uint32_t last_function_line; /* line of the last `function` keyword seen */
   lp_func *funcs; uint32_t nfuncs, capfuncs;

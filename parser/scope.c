@@ -178,7 +178,7 @@ void sc_func_close(lp_ctx *ctx, uint32_t f) {
   sc_frame *fr = cur_frame(s);
   if (ctx->error || fr == NULL || fr->func != f) return;
   lp_func *fn = &ctx->funcs[f];
-  uint32_t maxup = ctx->version <= 51 ? 60 : 255;   /* LuaJIT/5.1: 60 */
+  uint32_t maxup = LP_RULES_51(ctx->version) ? 60 : 255;  /* LJ_MAX_UPVAL too */
   fn->nups = fr->nups;
   record_upnames(ctx, fn, fr);
   if (f == 0) {
@@ -305,7 +305,7 @@ int sc_use(lp_ctx *ctx, size_t off, size_t len) {
     if (s->decls[d].level != s->nframes - 1) capture(ctx, d, s->decls[d].level);
     return 1;
   }
-  if (ctx->version >= 52) use_env(ctx);
+  if (!LP_RULES_51(ctx->version)) use_env(ctx);
   return 0;
 }
 

@@ -14,6 +14,9 @@
 #include "rewrite.h"
 #include "parse.h"
 
+/* The rewriter's LuaJIT dialect is the lexer's (parse.h passes it on). */
+typedef char li_dialect_is_the_lexers[LI_DIALECT_JIT == LX_LUAJIT ? 1 : -1];
+
 #define LI_MAX_INPUT ((size_t)0xFFFFFFFFu)   /* offsets must fit the model */
 #define LI_CHUNKNAME_SHOWN 256   /* bytes of a chunk name shown in warnings */
 
@@ -99,7 +102,8 @@ typedef struct plan {
   buf text;               /* all inserted texts */
   char probe[8];          /* the probe's local name: __LI or __LI<k> */
   int probe_upvalue;      /* the loader's form (rewrite.h) */
-  int version;            /* 51..54 */
+  int exits_through;      /* opts->exits_through */
+  int version;            /* 51..54 or LI_DIALECT_JIT */
   int oom;
 } plan;
 
@@ -299,11 +303,11 @@ static void plan_prologue(plan *pl, const lp_ctx *ctx, const char *chunkname) {
     /* the loader's form (rewrite.h): the chunk is the inner function;
     ** touching _ENV first makes it upvalue 1 (where load() puts the
     ** environment), the probe comes second; <const> (5.4) marks it in
-    ** stripped dumps (bytecode.h).  5.1 has no _ENV and the probe is
-    ** upvalue 1 of a function without `...` */
+    ** stripped dumps (bytecode.h).  5.1 (and LuaJIT) has no _ENV and the
+    ** probe is upvalue 1 of a function without `...` */
     buf_str(&pl->text, "local ");
     buf_str(&pl->text, pl->probe);
-    if (pl->version == 51)
+    if (LP_RULES_51(pl->version))
       buf_str(&pl->text, " = ...;return function() ");
     else if (pl->version <= 53)
       buf_str(&pl->text, " = ...;return function(...)do local _=_ENV end ");
@@ -390,6 +394,14 @@ static void plan_return(plan *pl, const lp_return *r) {
     plan_end(pl);
     plan_begin(pl, r->args_end);
     buf_str(&pl->text, ","); plan_exit(pl); buf_str(&pl->text, ")");
+    plan_end(pl);
+  } else if (!r->multi && pl->exits_through && r->n == 1) {
+                                        /* return a+b  ->  return (P(0,a+b)) */
+    plan_begin(pl, r->exp_off);
+    buf_str(&pl->text, "("); plan_exit_values(pl); buf_str(&pl->text, ",");
+    plan_end(pl);
+    plan_begin(pl, r->exp_end);
+    buf_str(&pl->text, "))");
     plan_end(pl);
   } else if (!r->multi) {                   /* return a+b  ->  return a+b,P() */
     plan_begin(pl, r->exp_end);
@@ -538,7 +550,9 @@ int li_rewrite(const char *src, size_t len, const li_rewrite_opts *o,
   pl.version = version;
   /* 5.1: a chunk whose main level uses `...` keeps the offline form (see
   ** rewrite.h) */
-  pl.probe_upvalue = o && o->probe_upvalue && !(version == 51 && ctx.funcs[0].dots);
+  pl.exits_through = o && o->exits_through;
+  pl.probe_upvalue = o && o->probe_upvalue &&
+                     !(LP_RULES_51(version) && ctx.funcs[0].dots);
   unsigned k = 0;
   while (k < 64 && (ctx.li_used >> k & 1)) k++;
   if (k == 0) snprintf(pl.probe, sizeof pl.probe, "__LI");
@@ -580,7 +594,7 @@ int li_rewrite(const char *src, size_t len, const li_rewrite_opts *o,
   }
   if (pl.oom || pl.text.oom) { status = LI_EMEM; goto done; }
   status = emit(&pl, r);
-  r->probe_upvalue = !pl.probe_upvalue ? 0 : version == 51 ? 1 : 2;
+  r->probe_upvalue = !pl.probe_upvalue ? 0 : LP_RULES_51(version) ? 1 : 2;
 
 done:
   if (warn.oom) status = LI_EMEM;

@@ -24,10 +24,12 @@
 **            cannot be wrapped so and keeps the offline form (line 1 above:
 **            no form with `...` is exact, and renumbering registers after
 **            the fact is not a byte patch).
+**     LuaJIT as 5.1 (LI_DIALECT_JIT): the same forms, the probe upvalue 1.
 **   entry:   P(id);                 before the first statement of a function
 **   exit:    P() return x           values that run no code when evaluated
 **                                   (locals, upvalues, literals, `...`)
 **            return e1, e2, P()     last value yields exactly one value
+**            return (P(0, e))       one value, opts->exits_through
 **            return P(0, e1, f())   last value may be several: P returns
 **                                   its arguments but the first
 **   tail:    return f(a, P())       the call stays a tail call; f(P()),
@@ -65,8 +67,14 @@ typedef struct li_funcdesc {
   int probed;         /* 1 if it carries probes; 0 if left alone (warning) */
 } li_funcdesc;
 
+/* li_rewrite_opts.version of LuaJIT 2.1's dialect: Lua 5.1 (its limits,
+** no _ENV) with `goto` and labels, names with bytes from 0x80 up, and
+** its numerals and escapes (1LL, 0x10ULL, 12i, \u{...}). */
+#define LI_DIALECT_JIT 21
+
 typedef struct li_rewrite_opts {
-  int version;               /* 51..54: Lua dialect of the source; 0 = 54 */
+  int version;               /* 51..54 or LI_DIALECT_JIT: Lua dialect of
+                                the source; 0 = 54 */
   const char *chunkname;     /* as given to lua_load ("@file.lua"), or NULL */
   int skip_first_line;       /* 1: skip a BOM and a leading `#` line, as
                                 luaL_loadfilex does (kept in place) */
@@ -77,6 +85,11 @@ typedef struct li_rewrite_opts {
                                 is an upvalue the loader sets, not fetched
                                 through the string metatable (5.1: unless
                                 the main level uses `...`) */
+  int exits_through;         /* 1: a return of one value that runs code
+                                passes it through its exit probe, not in a
+                                tail call: `return (P(0, a+b))` (LuaJIT's
+                                loader: its trace recorder compiles that
+                                form best, runtime/loader.c) */
 } li_rewrite_opts;
 
 typedef struct li_rewrite_result {
@@ -91,7 +104,7 @@ typedef struct li_rewrite_result {
   int probe_upvalue;     /* out is in the loader's form (opts->probe_upvalue,
                             something was probed, and the dialect's form
                             fits): the probe's upvalue in the lifted main
-                            function, 2 (1 on 5.1, which has no _ENV);
+                            function, 2 (1 on 5.1 and LuaJIT: no _ENV);
                             0: the offline form */
   uint32_t errline;      /* LI_ESYNTAX: line of the error */
   char errmsg[200];      /* LI_ESYNTAX: message, luac style without name */

@@ -339,6 +339,183 @@ static int loads_id(const rd *r, const fn *f, size_t pc, unsigned a) {
   return 0;
 }
 
+/* ---- LuaJIT 2.1 dumps ---------------------------------------------------- */
+
+/* LuaJIT's own format (lj_bcdump.h, lj_bcwrite.c), version byte 2:
+**   dump   = ESC 'L' 'J' 2 flagsU [namelenU name] proto* 0U
+**   proto  = lengthU flagsB numparamsB framesizeB numuvB numkgcU numknU
+**            numbcU [debuglenU [firstlineU numlineU]] bc* uv* kgc* knum* debug
+** with U a ULEB128, the debug fields absent from a stripped dump
+** (BCDUMP_F_STRIP), instructions (4 bytes; the function's header
+** instruction is not written) and upvalue descriptors (2 bytes) in the
+** byte order BCDUMP_F_BE gives.  Prototypes come children first: the top
+** function's is the last.  An instruction is OP A C B (8 bits each from
+** the low end) or OP A D (D the high 16 bits); with BCDUMP_F_FR2 (64-bit
+** GC references) a call's arguments start two slots after the function.
+** Opcodes of 2.1 (lj_bc.h; tests/test_rewrite.c checks them against what
+** luajit compiles). */
+enum { LJ_KSHORT = 41, LJ_KNUM = 42, LJ_UGET = 45, LJ_CALL = 66, LJ_JMP = 88 };
+enum { LJF_BE = 1, LJF_STRIP = 2, LJF_FR2 = 8, LJF_KNOWN = 15 };
+enum { LJ_KGC_CHILD, LJ_KGC_TAB, LJ_KGC_I64, LJ_KGC_U64, LJ_KGC_COMPLEX, LJ_KGC_STR };
+enum { LJ_KTAB_INT = 3, LJ_KTAB_NUM = 4, LJ_KTAB_STR = 5 };
+#define LJ_UV_IMMUTABLE 0x4000u   /* lj_obj.h PROTO_UV_IMMUTABLE */
+#define LJ_BIAS_J 0x8000L         /* a jump's D is its offset plus this */
+
+static uint32_t lj_uleb(rd *r) {
+  uint32_t v = 0;
+  unsigned b, sh = 0;
+  do {
+    b = rd_byte(r);
+    if (sh > 28) { r->bad = 1; return 0; }
+    v |= (uint32_t)(b & 0x7Fu) << sh;
+    sh += 7;
+  } while ((b & 0x80u) && !r->bad);
+  return v;
+}
+
+/* knum's first part: 32 bits after the tag bit (bcread_uleb128_33). */
+static uint32_t lj_uleb33(rd *r) {
+  unsigned b = rd_byte(r);
+  uint32_t v = b >> 1;
+  if (b & 0x80u) {
+    unsigned sh = 6;
+    v &= 0x3Fu;
+    do {
+      b = rd_byte(r);
+      if (sh > 27) { r->bad = 1; return 0; }
+      v |= (uint32_t)(b & 0x7Fu) << sh;
+      sh += 7;
+    } while ((b & 0x80u) && !r->bad);
+  }
+  return v;
+}
+
+/* One key or value of a constant table. */
+static void lj_ktabk(rd *r) {
+  uint32_t tp = lj_uleb(r);
+  if (tp >= LJ_KTAB_STR) rd_skip(r, tp - LJ_KTAB_STR);
+  else if (tp == LJ_KTAB_INT) lj_uleb(r);
+  else if (tp == LJ_KTAB_NUM) { lj_uleb(r); lj_uleb(r); }
+}
+
+static void lj_kgc(rd *r) {
+  uint32_t tp = lj_uleb(r), na, nh;
+  if (tp >= LJ_KGC_STR) {
+    rd_skip(r, tp - LJ_KGC_STR);
+  } else if (tp == LJ_KGC_TAB) {
+    na = lj_uleb(r);
+    nh = lj_uleb(r);
+    for (uint32_t i = 0; i < na && !r->bad; i++) lj_ktabk(r);
+    for (uint32_t i = 0; i < nh && !r->bad; i++) { lj_ktabk(r); lj_ktabk(r); }
+  } else if (tp != LJ_KGC_CHILD) {
+    for (int i = tp == LJ_KGC_COMPLEX ? 4 : 2; i > 0; i--) lj_uleb(r);
+  }
+}
+
+/* What the entry probe needs of a LuaJIT prototype. */
+typedef struct ljfn {
+  const unsigned char *code; size_t ncode;
+  const unsigned char *uv; size_t nuv;
+  const unsigned char *knum; size_t nknum;
+  unsigned fr2;               /* 1 with BCDUMP_F_FR2 */
+} ljfn;
+
+/* The header, then the last prototype (the top function); 0 if the dump
+** is not a LuaJIT 2.1 one or is malformed. */
+static int lj_top(rd *r, ljfn *f) {
+  const unsigned char *h = rd_skip(r, 4), *top = NULL, *end = NULL;
+  uint32_t flags, len, nkgc;
+  if (h == NULL || memcmp(h, "\x1bLJ\x02", 4) != 0) return 0;
+  flags = lj_uleb(r);
+  if (r->bad || (flags & ~(uint32_t)LJF_KNOWN)) return 0;
+  r->big = (flags & LJF_BE) != 0;
+  if (!(flags & LJF_STRIP)) rd_skip(r, lj_uleb(r));     /* chunk name */
+  while (!r->bad && (len = lj_uleb(r)) != 0) {
+    top = r->p;
+    if (rd_skip(r, len) == NULL) return 0;
+    end = r->p;
+  }
+  if (r->bad || top == NULL) return 0;
+  r->p = top;
+  r->end = end;
+  rd_skip(r, 3);                              /* flags numparams framesize */
+  f->nuv = rd_byte(r);
+  nkgc = lj_uleb(r);
+  f->nknum = lj_uleb(r);
+  f->ncode = lj_uleb(r);
+  if (!(flags & LJF_STRIP) && lj_uleb(r) != 0) { lj_uleb(r); lj_uleb(r); }
+  if (r->bad || f->ncode > (size_t)(r->end - r->p) / 4) return 0;
+  f->code = rd_skip(r, f->ncode * 4);
+  f->uv = rd_skip(r, f->nuv * 2);
+  for (uint32_t i = 0; i < nkgc && !r->bad; i++) lj_kgc(r);
+  f->knum = r->p;
+  f->fr2 = (flags & LJF_FR2) != 0;
+  return !r->bad;
+}
+
+/* Number constant idx, if it is a whole number from 1 to 2^31 - 1; else 0. */
+static long lj_knum_id(const rd *r0, const ljfn *f, size_t idx) {
+  rd r = *r0;
+  int isnum;
+  uint32_t lo, hi;
+  if (idx >= f->nknum) return 0;
+  r.p = f->knum;
+  for (size_t i = 0; i < idx && !r.bad; i++)
+    if (r.p < r.end && (*r.p & 1)) { lj_uleb33(&r); lj_uleb(&r); } else lj_uleb33(&r);
+  if (r.bad || r.p >= r.end) return 0;
+  isnum = *r.p & 1;
+  lo = lj_uleb33(&r);
+  if (!isnum) return !r.bad && lo >= 1 && lo <= 0x7FFFFFFFu ? (long)lo : 0;
+  hi = lj_uleb(&r);
+  if (r.bad) return 0;
+  {
+    uint64_t x = (uint64_t)hi << 32 | lo;
+    double d;
+    memcpy(&d, &x, 8);
+    return d >= 1 && d <= 2147483647.0 && d == (double)(long)d ? (long)d : 0;
+  }
+}
+
+/* li_bc_entry_probe for LuaJIT: `UGET a uv; KSHORT|KNUM a+1+fr2 id; CALL a
+** 1 2`, after forward jumps and the upvalue reads of the dead code the
+** rewriter puts first (`if false then local _=x end` compiles to jumps
+** around UGETs).  The kind is LI_BC_CONST for an upvalue LuaJIT marks
+** immutable (a local never assigned, as the probe's), else LI_BC_REGULAR. */
+static int lj_entry_probe(rd *r, int *kind) {
+  ljfn f;
+  size_t pc = 0;
+  memset(&f, 0, sizeof f);
+  if (!lj_top(r, &f)) return 0;
+  for (int steps = 0; steps < 16 && pc < f.ncode; steps++) {
+    uint32_t i = (uint32_t)get_uint(r, f.code + 4 * pc, 4);
+    unsigned op = i & 0xFFu, a = (i >> 8) & 0xFFu, d = i >> 16;
+    if (op == LJ_JMP) {
+      long to = (long)pc + 1 + (long)d - LJ_BIAS_J;
+      if (to <= (long)pc || (size_t)to >= f.ncode) return 0;
+      pc = (size_t)to;
+      continue;
+    }
+    if (op != LJ_UGET || d >= f.nuv) return 0;
+    if (pc + 2 < f.ncode) {
+      uint32_t k = (uint32_t)get_uint(r, f.code + 4 * (pc + 1), 4);
+      uint32_t c = (uint32_t)get_uint(r, f.code + 4 * (pc + 2), 4);
+      unsigned kop = k & 0xFFu, kd = k >> 16;
+      int id = ((k >> 8) & 0xFFu) == a + 1 + f.fr2 &&
+               ((kop == LJ_KSHORT && kd >= 1 && kd < 0x8000u) ||
+                (kop == LJ_KNUM && lj_knum_id(r, &f, kd) > 0));
+      /* CALL a, B = 1 (no results), C = 2 (one argument) */
+      if (id && (c & 0xFFu) == LJ_CALL && ((c >> 8) & 0xFFu) == a &&
+          (c >> 24) == 1 && ((c >> 16) & 0xFFu) == 2) {
+        *kind = get_uint(r, f.uv + 2 * d, 2) & LJ_UV_IMMUTABLE ? LI_BC_CONST
+                                                             : LI_BC_REGULAR;
+        return (int)d + 1;
+      }
+    }
+    pc++;                                 /* an upvalue read of dead code */
+  }
+  return 0;
+}
+
 /* ---- the two uses ------------------------------------------------------- */
 
 /* Append a size in 5.4's form. */
@@ -442,6 +619,7 @@ int li_bc_entry_probe(const char *chunk, size_t n, int *kind) {
   fn f;
   size_t pc = 0;
   *kind = LI_BC_REGULAR;
+  if (n >= 3 && memcmp(chunk, "\x1bLJ", 3) == 0) return lj_entry_probe(&r, kind);
   if (rd_header(&r) == 0) return 0;
   if (r.v >= 0x53) rd_byte(&r);
   rd_function(&r, &f, 0);

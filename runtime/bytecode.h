@@ -20,7 +20,8 @@
 **    5.3 and 5.4 set upvalue 1 (here _ENV) when there is at least one.
 **  - dumps of instrumented functions: li_bc_entry_probe() finds the upvalue
 **    that the top function's entry probe calls, so a loader can give a
-**    string.dump()ed function its probe back.
+**    string.dump()ed function its probe back; in LuaJIT 2.1's dumps
+**    ("\x1bLJ", lj_bcdump.h) too, which the lift does not read.
 ** Everything here reads bytes only and never trusts them: a chunk that is
 ** not what is expected gives 0, never a read past its end.
 */
@@ -43,7 +44,9 @@ int li_bc_lift_main(const char *dump, size_t n, char **out, size_t *outlen);
 ** function calls (`upv(id)` with an integer id > 0 among its first
 ** instructions, after a vararg prologue and the dead-code upvalue
 ** references the rewriter puts first), with its dumped kind in *kind
-** (LI_BC_NOKIND before 5.4); 0 when the function does not start that way. */
+** (LI_BC_NOKIND before 5.4; for LuaJIT LI_BC_CONST when the upvalue is
+** immutable, a local never assigned); 0 when the function does not start
+** that way. */
 int li_bc_entry_probe(const char *chunk, size_t n, int *kind);
 
 #endif

@@ -24,7 +24,8 @@
 ** so there the entry probe alone says: a false match would only give a
 ** do-nothing function to an upvalue that the function calls first and that
 ** load() left nil or the globals table.  (5.1 keeps no upvalue of a
-** stripped dump reachable: lua_getupvalue gives NULL.) */
+** stripped dump reachable: lua_getupvalue gives NULL.  LuaJIT's name ""
+** and the probe's is immutable, its LI_BC_CONST: bytecode.c.) */
 static int probe_name(const char *name) {
   return strncmp(name, "__LI", 4) == 0 &&
          strspn(name + 4, "0123456789") == strlen(name + 4);
@@ -131,6 +132,18 @@ int li_load(lua_State *L, const char *buff, size_t sz, const char *name,
   o.version = LI_LUA_DIALECT;
   o.chunkname = name;
   o.probe_upvalue = !LI_IS_LUAJIT;  /* (LuaJIT: no lift of its bytecode yet) */
+  /* LuaJIT: `return P(0, a+b)`, not `return a+b, P()`.  Its trace
+  ** recorder takes the trailing call after a call's value (a CALLM whose
+  ** results a RETM returns) for a return below the trace's start and
+  ** restarts it ("down-recursion"): recursive code lost its traces.  Under
+  ** luaprofjit with the FFI probe (user seconds, median of 3; trace aborts
+  ** a run, bench/jit_traces.sh), trailing -> through: recursive-fib 35
+  ** 2.43 -> 1.11 s (aborts 19 -> 1; plain luajit 0.06 s, 3 aborts),
+  ** binary-trees 15 3.58 -> 1.59 s (aborts 103 -> 2; plain 1.04 s, 25);
+  ** recursive-ack 10, a method-heavy loop and a closure-heavy one the same
+  ** either way (1.91, 2.5, 0.93 s; aborts as plain: tests/jit/programs).
+  ** PUC Luas keep the trailing form: it costs their VM least. */
+  o.exits_through = LI_IS_LUAJIT;
   status = li_instrument_load(L, buff, sz, name, mode, &o, &r, &instrumented);
   if (status == LUA_OK && instrumented && r.probe_upvalue) {
     j.r = &r;

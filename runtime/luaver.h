@@ -94,8 +94,13 @@ LUA_API const char lua_ident[];         /* (exported, not declared, by 5.1) */
 #endif
 #endif
 
-/* The dialect the rewriter reads (li_rewrite_opts.version): 51 .. 54. */
+/* The dialect the rewriter reads (li_rewrite_opts.version): 51 .. 54, and
+** LuaJIT's own (21, rewrite.h's LI_DIALECT_JIT). */
+#if LI_IS_LUAJIT
+#define LI_LUA_DIALECT 21
+#else
 #define LI_LUA_DIALECT (LUA_VERSION_NUM / 100 * 10 + LUA_VERSION_NUM % 10)
+#endif
 
 #define LI_HAVE_CONTINUATIONS (LUA_VERSION_NUM >= 502)
 #define LI_HAVE_EXTRASPACE (LUA_VERSION_NUM >= 503)

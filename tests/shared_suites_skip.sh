@@ -59,5 +59,9 @@ if [ -x "$bin/luaprof5.1" ]; then
   check real_busted_penlight_lua51 "github.com/lunarmodules/Penlight" \
     bash "$tests/real/busted_specs.sh" "$bin/luaprof5.1" "$missing" penlight-1.13.1 pl lua5.1
 fi
+if [ -x "$bin/luaprofjit" ]; then
+  check luajit_suite "LuaJIT-test-cleanup" \
+    bash "$tests/luajit/suite.sh" "$bin/luaprofjit" "$missing"
+fi
 [ $failed -eq 0 ] || { echo "$failed check(s) failed"; exit 1; }
 echo "all skip without the material, fail under CI"

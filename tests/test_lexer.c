@@ -67,6 +67,45 @@ Test(lexer, goto_is_a_name_in_51) {
   cr_assert_eq(t[0].kind, LX_GOTO);
 }
 
+/* LuaJIT: `goto` is LX_GOTO only where a statement may start and a name
+** follows; names hold bytes from 0x80 up; numerals keep their suffixes. */
+Test(lexer, luajit_goto_names_and_numerals) {
+  static const struct { const char *s; int at, kind; } cases[] = {
+    { "goto x", 0, LX_GOTO },
+    { "goto  --[[c]]\n x", 0, LX_GOTO },
+    { "goto = 1", 0, LX_NAME },
+    { "goto(1)", 0, LX_NAME },
+    { "goto goto", 0, LX_NAME },
+    { "goto end", 0, LX_NAME },
+    { "x = goto y", 2, LX_NAME },
+    { "a.goto b", 2, LX_NAME },
+    { "local goto x", 1, LX_NAME },
+    { "f() goto x", 3, LX_GOTO },
+    { "do goto x", 1, LX_GOTO },
+    { "::l:: goto l", 3, LX_GOTO },
+    { "goto é", 0, LX_GOTO },
+    { "café", 0, LX_NAME },
+    { "x1é2", 0, LX_NAME },
+    { "123LL", 0, LX_NUMBER },
+    { "0x10ULL", 0, LX_NUMBER },
+    { "12i", 0, LX_NUMBER },
+    { "0x1p-2", 0, LX_NUMBER },
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    lx_token t[MAXTOK];
+    int n = lex(cases[i].s, strlen(cases[i].s), LX_LUAJIT, t, NULL);
+    cr_assert_gt(n, cases[i].at, "case %zu", i);
+    cr_expect_eq(t[cases[i].at].kind, cases[i].kind, "case %zu '%s': %s", i, cases[i].s,
+                 lx_kindname(t[cases[i].at].kind));
+  }
+  lx_token t[MAXTOK];
+  int n = lex("café", 5, LX_LUAJIT, t, NULL);
+  cr_expect_eq(n, 2);
+  cr_expect_eq(t[0].len, 5);
+  lex("café", 5, 51, t, NULL);                 /* 5.1: 'é' is no name byte */
+  cr_expect_eq(t[0].len, 3);
+}
+
 Test(lexer, operators) {
   static const struct { const char *s; int k; } ops[] = {
     {"+", LX_PLUS}, {"-", LX_MINUS}, {"*", LX_STAR}, {"/", LX_SLASH}, {"//", LX_DSLASH},

@@ -138,7 +138,7 @@ static int splice_dir(const char *dir) {
     memset(&o, 0, sizeof o);
     o.chunkname = path;
     o.skip_first_line = 1;
-    o.version = strstr(path, "lua51") ? 51 : 54;
+    o.version = strstr(path, "lua51") ? 51 : strstr(path, "_jit.lua") ? LI_DIALECT_JIT : 54;
     li_rewrite_result r;
     int st = li_rewrite(src, len, &o, &r);
     if (st == LI_OK || st == LI_PASSTHROUGH) check_splice(src, len, &r, path);
@@ -240,6 +240,16 @@ Test(rules, lua51_string_argument_on_its_own_line) {
   li_rewrite_free(&r);
   cr_assert_eq(rewrite_str("local function a() return t.f\n\"s\" end\n", &r, 54), LI_OK);
   cr_assert(has(&r, "return t.f\n(\"s\",__LI()) end"), "%s", r.out);
+  li_rewrite_free(&r);
+}
+
+/* LuaJIT reads `(` at the start of a line as 5.1 does */
+Test(rules, luajit_string_argument_on_its_own_line) {
+  li_rewrite_result r;
+  cr_assert_eq(rewrite_str("local function a() return t.f\n\"s\" end\n"
+                           "local function b() return t.f \"s\" end\n", &r, LI_DIALECT_JIT), LI_OK);
+  cr_assert(has(&r, "__LI() return t.f\n\"s\" end"), "%s", r.out);
+  cr_assert(has(&r, "return t.f (\"s\",__LI()) end"), "%s", r.out);
   li_rewrite_free(&r);
 }
 
@@ -451,6 +461,52 @@ Test(rules, goto_is_a_name_in_lua51) {
   li_rewrite_free(&r);
 }
 
+/* LuaJIT (lj_parse.c without LJ_52): `goto` is a statement where one may
+** start and a name follows, a name everywhere else. */
+Test(rules, goto_in_luajit_depends_on_where_it_is) {
+  static const struct { const char *src; int jit, v51, v54; } cases[] = {
+    { "for i = 1, 3 do if i == 2 then goto c end print(i) ::c:: end", LI_OK, LI_ESYNTAX, LI_OK },
+    { "local goto = 1\nreturn goto", LI_OK, LI_OK, LI_ESYNTAX },
+    { "local x = goto y = 2", LI_OK, LI_OK, LI_ESYNTAX },
+    { "local t = {goto = 1} t.goto = t.goto + 1 function t:goto() end", LI_OK, LI_OK, LI_ESYNTAX },
+    { "local function f(goto) return goto(1) end", LI_OK, LI_OK, LI_ESYNTAX },
+    { "goto = 1 print(goto)", LI_OK, LI_OK, LI_ESYNTAX },
+    { "goto --[[ a comment ]]\n skip\n::skip::", LI_OK, LI_ESYNTAX, LI_OK },
+    { "repeat until goto x = 4", LI_OK, LI_OK, LI_ESYNTAX },
+    { "do goto l end ::l::", LI_OK, LI_ESYNTAX, LI_OK },
+    { "goto goto", LI_ESYNTAX, LI_ESYNTAX, LI_ESYNTAX },
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    li_rewrite_result r;
+    cr_expect_eq(rewrite_str(cases[i].src, &r, LI_DIALECT_JIT), cases[i].jit, "case %zu jit", i);
+    li_rewrite_free(&r);
+    cr_expect_eq(rewrite_str(cases[i].src, &r, 51), cases[i].v51, "case %zu 5.1", i);
+    li_rewrite_free(&r);
+    cr_expect_eq(rewrite_str(cases[i].src, &r, 54), cases[i].v54, "case %zu 5.4", i);
+    li_rewrite_free(&r);
+  }
+}
+
+/* LuaJIT's names may hold any byte from 0x80 up (lj_char.c); its numerals
+** and escapes are one token each. */
+Test(rules, luajit_names_numerals_and_escapes) {
+  li_rewrite_result r;
+  const char *src = "local café = 1LL + 0x10ULL\n"
+                    "function naïve.größe(ü) return ü + 12i + 0x1p-2 + 0x.8P+1 end\n"
+                    "local s = \"\\x41\\u{20AC}\\z\n   tail\" print(s, 名前)\n";
+  cr_assert_eq(rewrite_str(src, &r, LI_DIALECT_JIT), LI_OK, "%s", r.errmsg);
+  check_splice(src, strlen(src), &r, "jit");
+  cr_assert_eq(r.nfuncs, 2);
+  cr_expect_str_eq(r.funcs[1].name, "naïve.größe");
+  cr_expect_eq(r.funcs[1].line, 2);
+  cr_assert(has(&r, "return ü + 12i + 0x1p-2 + 0x.8P+1,__LI() end"), "%s", r.out);
+  li_rewrite_free(&r);
+  cr_expect_eq(rewrite_str("local café = 1", &r, 51), LI_ESYNTAX);
+  li_rewrite_free(&r);
+  cr_expect_eq(rewrite_str("local café = 1", &r, 54), LI_ESYNTAX);
+  li_rewrite_free(&r);
+}
+
 /* ---- limits --------------------------------------------------------------------- */
 
 static char *gen_locals(int n, const char *wrap_open, const char *wrap_close) {
@@ -547,6 +603,82 @@ Test(limits, lua51_upvalue_limit_is_60) {
   free(src);
 }
 
+/* Does the luajit on the PATH compile text?  -1 when there is no luajit. */
+static int luajit_compiles(const char *text, size_t n) {
+  char path[] = "/tmp/li-ljsrc-XXXXXX", cmd[200];
+  if (system("luajit -v > /dev/null 2>&1") != 0) return -1;
+  int fd = mkstemp(path);
+  cr_assert(fd >= 0);
+  FILE *f = fdopen(fd, "w");
+  fwrite(text, 1, n, f);
+  fclose(f);
+  snprintf(cmd, sizeof cmd, "luajit -bl '%s' > /dev/null 2>&1", path);
+  int st = system(cmd);
+  remove(path);
+  return st == 0;
+}
+
+/* LuaJIT's limits are 5.1's (lj_def.h LJ_MAX_UPVAL 60, LJ_MAX_LOCVAR
+** 200): a probe that would pass them is left out, and what is written
+** compiles in luajit. */
+Test(limits, luajit_upvalue_and_local_limits) {
+  static const struct { int n, upvalues, probed; } cases[] = {
+    { 60, 1, 0 }, { 59, 1, 1 }, { 200, 0, 0 }, { 199, 0, 1 },
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char *src = cases[i].upvalues ? gen_upvalues(cases[i].n)
+                                  : gen_locals(cases[i].n, "", "return v1\n");
+    li_rewrite_result r;
+    cr_assert_eq(rewrite_str(src, &r, LI_DIALECT_JIT), LI_OK);
+    uint32_t f = cases[i].upvalues ? 3 : 0;
+    cr_expect_eq(r.funcs[f].probed, cases[i].probed, "case %zu", i);
+    cr_expect_eq(r.warnings != NULL, !cases[i].probed, "case %zu", i);
+    int ok = luajit_compiles(r.out, r.outlen);
+    if (ok < 0) cr_skip_test("no luajit on the PATH");
+    cr_expect(ok, "case %zu: luajit rejects the output", i);
+    li_rewrite_free(&r);
+    free(src);
+  }
+}
+
+/* LuaJIT's frames hold fewer slots than Lua's registers (LJ_MAX_SLOTS) and
+** its calls take one more (LJ_FR2): near its limit a probed return is
+** left out so that whatever luajit compiles, it compiles instrumented (in
+** both exit forms: the loader's on LuaJIT passes values through). */
+Test(limits, luajit_return_near_the_slot_limit) {
+  static const char *shapes[] = { "%s, g()", "g(%s, g())", "%s", "%s, a + 1" };
+  const size_t nshapes = sizeof shapes / sizeof shapes[0];
+  int probed = 0, left = 0;
+  for (size_t sh = 0; sh < 2 * nshapes; sh++) {
+    int through = sh >= nshapes;
+    for (int n = 232; n <= 250; n++) {
+      size_t cap = (size_t)n * 4 + 256;
+      char *list = malloc(cap), *src = malloc(cap * 2);
+      size_t k = (size_t)snprintf(list, cap, "a");
+      for (int i = 1; i < n; i++) k += (size_t)snprintf(list + k, cap - k, ", a");
+      k = (size_t)snprintf(src, cap * 2, "local function f(...)\nlocal a, b, c = 1, 2, 3\nreturn ");
+      k += (size_t)snprintf(src + k, cap * 2 - k, shapes[sh % nshapes], list);
+      snprintf(src + k, cap * 2 - k, "\nend\nreturn f\n");
+      int orig = luajit_compiles(src, strlen(src));
+      if (orig < 0) cr_skip_test("no luajit on the PATH");
+      li_rewrite_opts o;
+      li_rewrite_result r;
+      memset(&o, 0, sizeof o);
+      o.version = LI_DIALECT_JIT;
+      o.exits_through = through;
+      cr_assert_eq(li_rewrite(src, strlen(src), &o, &r), LI_OK);
+      if (orig) {
+        cr_expect(luajit_compiles(r.out, r.outlen), "shape %zu, %d values: luajit rejects the output", sh, n);
+        if (r.funcs[1].probed) probed++; else left++;
+      }
+      li_rewrite_free(&r);
+      free(list);
+      free(src);
+    }
+  }
+  cr_expect(probed > 0 && left > 0, "%d probed, %d left alone", probed, left);
+}
+
 Test(limits, return_near_the_register_limit_is_left_alone) {
   size_t cap = 8192;
   char *s = malloc(cap);
@@ -604,14 +736,17 @@ Test(badinput, nul_and_random_bytes) {
   cr_assert_eq(li_rewrite("x = \0", 5, &o, &r), LI_ESYNTAX);
   li_rewrite_free(&r);
   unsigned seed = 12345;
-  for (int i = 0; i < 3000; i++) {
+  /* in every dialect: LuaJIT's looks past `goto` and takes high bytes */
+  static const int dialects[] = { 54, 51, LI_DIALECT_JIT };
+  for (int i = 0; i < 6000; i++) {
     size_t len = (size_t)(i % 200) + 1;
+    o.version = dialects[i % 3];
     char *b = malloc(len);
     for (size_t j = 0; j < len; j++) {
       seed = seed * 1103515245u + 12345u;
       /* mostly Lua-ish bytes, so the parser gets far */
-      static const char alphabet[] = "local function end return ( ) { } [ ] = , . : ; \" ' \n x y 1 -- [[ ]] :: goto";
-      b[j] = (i & 1) ? (char)(seed >> 16) : alphabet[(seed >> 16) % (sizeof alphabet - 1)];
+      static const char alphabet[] = "local function end return ( ) { } [ ] = , . : ; \" ' \n x y 1 -- [[ ]] :: goto \xc3\xa9";
+      b[j] = (i & 4) ? (char)(seed >> 16) : alphabet[(seed >> 16) % (sizeof alphabet - 1)];
     }
     int st = li_rewrite(b, len, &o, &r);
     cr_assert(st == LI_OK || st == LI_ESYNTAX || st == LI_PASSTHROUGH, "status %d", st);
@@ -848,6 +983,91 @@ Test(bytecode, entry_probe_found_in_what_lua_compiles) {
   lua_close(L);
 }
 
+/* LuaJIT's dump of the function that the chunk src returns, compiled and
+** dumped by the luajit on the PATH (tests/luajit/dump_top.lua); NULL when
+** there is no luajit.  *n gets its length; free() the result. */
+static char *luajit_dump(const char *src, int strip, size_t *n) {
+  char path[] = "/tmp/li-ljdump-XXXXXX", cmd[1400];
+  int fd = mkstemp(path);
+  cr_assert(fd >= 0);
+  FILE *f = fdopen(fd, "w");
+  fputs(src, f);
+  fclose(f);
+  snprintf(cmd, sizeof cmd, "luajit '%s/luajit/dump_top.lua' '%s' %s 2>/dev/null",
+           LI_TEST_DIR, path, strip ? "strip" : "");
+  FILE *p = popen(cmd, "r");
+  cr_assert_not_null(p);
+  size_t cap = 4096;
+  char *d = malloc(cap);
+  *n = 0;
+  size_t k;
+  while ((k = fread(d + *n, 1, cap - *n, p)) > 0)
+    if ((*n += k) == cap) d = realloc(d, cap *= 2);
+  int st = pclose(p);
+  remove(path);
+  if (st != 0 || *n == 0) { free(d); return NULL; }
+  return d;
+}
+
+/* The same on LuaJIT's own dumps ("\x1bLJ", lj_bcdump.h): the opcodes and
+** fields bytecode.c reads, the dead code of upvalue names (jumps around
+** UGETs), ids too big for KSHORT, stripped dumps, and LuaJIT's immutable
+** upvalues standing for 5.4's <const>. */
+Test(bytecode, entry_probe_found_in_what_luajit_compiles) {
+  static const struct { const char *src; int up, kind; } cases[] = {
+    { "local u = ... return function(a) u(3) return a end", 1, LI_BC_CONST },
+    { "local x, u = 1, ... return function(...) if false then local _=x end u(7) end", 2, LI_BC_CONST },
+    { "local x, y, u = 1, 2, ... return function(...) if false then local _=x _=y end u(9) return x end", 3, LI_BC_CONST },
+    { "local u = ... return function() u(40000) end", 1, LI_BC_CONST },     /* KNUM */
+    { "local u = ... u = u return function() u(2) end", 1, LI_BC_REGULAR },
+    { "local u = ... return function() u(0) end", 0, 0 },                   /* an exit */
+    { "local u = ... return function() print(1) end", 0, 0 },
+    { "local u = ... return function() local v = 1 u(1) end", 0, 0 },
+    { "local u = ... return function() u(1, 2) end", 0, 0 },
+    { "local u = ... return function() return u(1) end", 0, 0 },
+  };
+  size_t n;
+  char *d = luajit_dump("return function() end", 0, &n);
+  if (d == NULL) cr_skip_test("no luajit on the PATH");
+  free(d);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    for (int strip = 0; strip <= 1; strip++) {
+      int kind = -5;
+      d = luajit_dump(cases[i].src, strip, &n);
+      cr_assert_not_null(d, "case %zu: luajit failed", i);
+      cr_assert(n > 4 && memcmp(d, "\x1bLJ", 3) == 0, "case %zu: not a LuaJIT dump", i);
+      int up = li_bc_entry_probe(d, n, &kind);
+      cr_expect_eq(up, cases[i].up, "case %zu strip %d: upvalue %d", i, strip, up);
+      if (up > 0) cr_expect_eq(kind, cases[i].kind, "case %zu strip %d: kind %d", i, strip, kind);
+      free(d);
+    }
+  }
+  /* what the rewriter writes in the jit dialect, the upvalues it names
+  ** first in dead code before the probe's */
+  li_rewrite_result r;
+  cr_assert_eq(rewrite_str("local a, b = 1, 2\nreturn function(x)\n  return a + b + x\nend\n",
+                           &r, LI_DIALECT_JIT), LI_OK);
+  d = luajit_dump(r.out, 0, &n);
+  cr_assert_not_null(d, "%s", r.out);
+  int kind;
+  cr_expect_eq(li_bc_entry_probe(d, n, &kind), 3, "%s", r.out);
+  cr_expect_eq(kind, LI_BC_CONST);
+  /* truncated input: nothing, and no read past the end */
+  for (size_t cut = 0; cut < n; cut++) {
+    char *c = malloc(cut ? cut : 1);
+    memcpy(c, d, cut);
+    cr_expect_eq(li_bc_entry_probe(c, cut, &kind), 0, "cut at %zu", cut);
+    free(c);
+  }
+  /* another version byte or unknown flags: not read */
+  d[3] = 1;
+  cr_expect_eq(li_bc_entry_probe(d, n, &kind), 0);
+  d[3] = 2; d[4] = (char)(d[4] | 0x40);
+  cr_expect_eq(li_bc_entry_probe(d, n, &kind), 0);
+  free(d);
+  li_rewrite_free(&r);
+}
+
 /* The loader's form: the chunk is a main chunk again (what, lines,
 ** tracebacks), with _ENV as upvalue 1 and the probe as upvalue 2. */
 Test(bytecode, loaders_form_is_a_main_chunk) {
@@ -894,6 +1114,8 @@ Test(rules, loaders_form_of_each_dialect) {
     { 51, "local f = function(...) return ... end", "local __LI = ...;return function() __LI(1);", 1 },
     { 51, "local a = ...", "local __LI=((\"\").__luainstr", 0 },
     { 51, "print(select('#', ...))", "local __LI=((\"\").__luainstr", 0 },
+    { LI_DIALECT_JIT, "goto l ::l:: print(arg)", "local __LI = ...;return function() __LI(1);", 1 },
+    { LI_DIALECT_JIT, "local a = ...", "local __LI=((\"\").__luainstr", 0 },
     { 53, "local a = ...", "local __LI = ...;return function(...)", 2 },
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
