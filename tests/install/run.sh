@@ -180,6 +180,22 @@ with_module() {
 }
 BYPASS_LOAD="no chunk went through the profiler's loader"
 BYPASS_RESUME="Lua ran 4 times on a thread the profiler was not told of"
+# LuaJIT's FFI probe (the JIT on, its default) sees a coroutine resumed
+# behind its back only from the first boundary the coroutine passes
+# (docs/luajit.md): its count of such runs is not the C probe's, which the
+# control of LuaJIT also runs under, exactly.
+BYPASS_RESUME_ANY="Lua ran [0-9][0-9]* times on a thread the profiler was not told of"
+# noresume_controls WHAT DIR: host_noresume of DIR run and checked
+noresume_controls() {
+  run_host "$2/host_noresume" "$1" "$2/noresume.txt"
+  if [[ $V == jit ]]; then
+    check_control "host_noresume ($1)" "$2/noresume.txt" "$BYPASS_RESUME_ANY"
+    LUAINSTR_PROBE=api run_host "$2/host_noresume" "$1, probe api" "$2/noresume-api.txt"
+    check_control "host_noresume ($1, probe api)" "$2/noresume-api.txt" "$BYPASS_RESUME"
+  else
+    check_control "host_noresume ($1)" "$2/noresume.txt" "$BYPASS_RESUME"
+  fi
+}
 
 for V in 5.1 5.2 5.3 5.4 jit; do
   if [[ $V == 5.4 ]]; then pc=luainstr lib=libluainstr prof=luaprof
@@ -217,8 +233,7 @@ for V in 5.1 5.2 5.3 5.4 jit; do
   check_host "host (Lua $V, pkg-config $pc)" "$HV/rep.txt"
   run_host "$HV/host_nowrap" "Lua $V, pkg-config" "$HV/nowrap.txt"
   check_control "host_nowrap (Lua $V)" "$HV/nowrap.txt" "$BYPASS_LOAD"
-  run_host "$HV/host_noresume" "Lua $V, pkg-config" "$HV/noresume.txt"
-  check_control "host_noresume (Lua $V)" "$HV/noresume.txt" "$BYPASS_RESUME"
+  noresume_controls "Lua $V" "$HV"
 
   step "Lua $V: tests/install/host with find_package (luainstr::${pc})"
   HV=$WORK/host$V-cmake
@@ -227,8 +242,7 @@ for V in 5.1 5.2 5.3 5.4 jit; do
   uses_prefix "$HV/host" "$lib"
   run_host "$HV/host" "Lua $V, find_package" "$HV/rep.txt"
   check_host "host (Lua $V, find_package)" "$HV/rep.txt"
-  run_host "$HV/host_noresume" "Lua $V, find_package" "$HV/noresume.txt"
-  check_control "host_noresume (Lua $V, find_package)" "$HV/noresume.txt" "$BYPASS_RESUME"
+  noresume_controls "Lua $V, find_package" "$HV"
 
   command -v "$INTERP" >/dev/null || { echo "-- no $INTERP: its module is not tried"; continue; }
   step "Lua $V: $INTERP requires the installed module from $cmod"
