@@ -1,6 +1,7 @@
 /*
 ** luaprof.c -- the `luaprof` command: lua5.4 with the profiler on; built
-** for Lua 5.1, 5.2 or 5.3 (luaprof5.1 ...), lua5.1, lua5.2 or lua5.3.
+** for Lua 5.1, 5.2 or 5.3 (luaprof5.1 ...), lua5.1, lua5.2 or lua5.3;
+** built for LuaJIT (luaprofjit), luajit, with its -j, -O and -b.
 **
 **   luaprof [-o FILE] [-f FORMAT] [--include PAT] [--exclude PAT]
 **           [lua options] [script [args]]
@@ -13,6 +14,12 @@
 ** byte for byte.  What differs between the versions' lua.c (options, when
 ** `arg` is made, the message handler, -l, -v, LUA_INIT's order) is named
 ** in luaver.h (LI_LUAC_*) and read here and in run.c in plain `if`s.
+** Built for LuaJIT it is luajit.c (2.1), named "luajit", with LuaJIT's
+** -j cmd[=args] and -O[opt] among the other options (-joff before the
+** script: its chunks are loaded with the JIT off) and -b, which hands the rest of
+** the command line to jit.bcsave as luajit does, with no profiler (no
+** report, its loads not instrumented).  The jit.* modules -j loads
+** (jit.v, jit.dump, jit.p) are left out of the profile.
 ** Chunks are loaded through the instrumenting loader: the script by
 ** li_loadfilex, -e and LUA_INIT strings by li_load, modules and
 ** load/loadfile/dofile by the replacements luainstr_open installs.
@@ -58,12 +65,19 @@ static int stdin_is_tty (void) {
 
 #define SELF "luaprof"
 
+/* What the help calls the programs it runs: "Lua 5.4", "LuaJIT". */
+#if LI_IS_LUAJIT
+#define LUA_NAME_OF_BUILD "LuaJIT"
+#else
+#define LUA_NAME_OF_BUILD "Lua " LI_LUA_VERSION
+#endif
+
 /* lua.c's name of the init variable (LUA_INIT_5_4 is tried first). */
 #define LUA_INIT_VAR "LUA_INIT"
 
 /* The interpreter luaprof stands in for: its name is what scripts see in
-** arg and what prefixes uncaught errors. */
-#define PROGNAME "lua" LI_LUA_VERSION
+** arg and what prefixes uncaught errors ("lua5.4", "luajit"). */
+#define PROGNAME LI_LUA_PROGRAM
 
 /* Exit status of luaprof's own usage errors (the script's are lua5.N's). */
 #define EXIT_USAGE 2
@@ -97,7 +111,7 @@ typedef struct Options {
 static void print_help (FILE *f) {
   fputs(
   "usage: " SELF " [options] [lua options] [script [args]]\n"
-  "Runs a Lua " LI_LUA_VERSION " program as " PROGNAME " does, with every function of its\n"
+  "Runs a " LUA_NAME_OF_BUILD " program as " PROGNAME " does, with every function of its\n"
   "Lua code measured, and writes a profile when the program ends.\n"
   "Options (before any lua option):\n"
   "  -o FILE          write the report to FILE (default: stderr)\n"
@@ -131,6 +145,12 @@ static void print_help (FILE *f) {
     fputs("  -l name   require library 'name' into global 'name'\n", f);
   else
     fputs("  -l name   require library 'name'\n", f);
+  if (LI_LUAC_JIT)
+    fputs("  -b ...    save or list bytecode (as luajit: no profiler, no report)\n"
+          "  -j cmd    perform LuaJIT control command (-joff: chunks loaded\n"
+          "            with the JIT off; the jit.* modules of -jv, -jdump, -jp\n"
+          "            are not measured)\n"
+          "  -O[opt]   control LuaJIT optimizations\n", f);
   fputs("  -v        show version information (alone: no report)\n", f);
   if (LI_LUAC_OPT_E) fputs("  -E        ignore environment variables\n", f);
   if (LI_LUAC_OPT_W) fputs("  -W        turn warnings on\n", f);
@@ -227,7 +247,8 @@ static int own_options (int argc, char **argv, Options *o) {
       exit(EXIT_SUCCESS);
     }
     else if (strcmp(argv[i], "--version") == 0) {
-      printf(SELF " (luainstr) %s\n%s\n", LI_VERSION, LUA_COPYRIGHT);
+      printf(SELF " (luainstr) %s\n%s\n", LI_VERSION,
+             LI_IS_LUAJIT ? LI_LUAC_BANNER : LUA_COPYRIGHT);
       exit(EXIT_SUCCESS);
     }
     else if (argv[i][0] == '-' && argv[i][1] == '-' && argv[i][2] != '\0')
@@ -263,6 +284,8 @@ static int own_options (int argc, char **argv, Options *o) {
 #define has_e      8   /* -e */
 #define has_E      16  /* -E */
 #define has_l      32  /* -l (not lua.c's: says that some code runs) */
+#define has_j      64  /* -j (LuaJIT: a -b after it is refused) */
+#define has_b      128 /* -b (LuaJIT: jit.bcsave gets what follows) */
 
 /* What main hands to pmain. */
 typedef struct Run {
@@ -289,6 +312,12 @@ static void set_signal (int sig, void (*handler)(int)) {
 static void lstop (lua_State *L, lua_Debug *ar) {
   (void)ar;
   lua_sethook(L, NULL, 0, 0);
+  if (LI_LUAC_SIGWHERE_0) {      /* (LuaJIT: where the function is) */
+    luaL_where(L, 0);
+    lua_pushliteral(L, "interrupted!");
+    lua_concat(L, 2);
+    lua_error(L);
+  }
   luaL_error(L, "interrupted!");
 }
 
@@ -324,9 +353,9 @@ static int docall (lua_State *L, int narg, int nres) {
 }
 
 
-/* -v: the banner on stdout (5.2+), or 5.1's on stderr. */
+/* -v: the banner on stdout (5.2+, LuaJIT), or 5.1's on stderr. */
 static void print_version (void) {
-  if (LI_LUAC_INIT_FIRST)
+  if (LI_LUAC_BANNER_STDERR)
     l_message(NULL, LI_LUAC_BANNER);
   else {
     lua_writestring(LI_LUAC_BANNER, strlen(LI_LUAC_BANNER));
@@ -336,14 +365,16 @@ static void print_version (void) {
 
 
 /* arg: the script at 0, its arguments above, the interpreter and its
-** options below (the interpreter at 0 when there is no script).  From 5.3
-** on made before any code runs; by 5.1 and 5.2 just before the script
-** loads, and only if there is one. */
+** options below (the interpreter at 0 when there is no script; LuaJIT:
+** all below 0).  From 5.3 on (and LuaJIT) made before any code runs; by
+** 5.1 and 5.2 just before the script loads, and only if there is one. */
 static void createargtable (lua_State *L, char **argv, int argc, int script) {
   int i, narg;
-  if (script == argc) script = 0;
-  narg = argc - (script + 1);
-  lua_createtable(L, narg, script + 1);
+  if (script == argc && !LI_LUAC_ARG_NOSCRIPT_BELOW) script = 0;
+  /* (sized as that lua.c sizes it, LuaJIT's one slot larger each: the
+  ** length of an arg with holes reads the same) */
+  narg = argc - (script + 1) + LI_LUAC_ARG_NOSCRIPT_BELOW;
+  lua_createtable(L, narg, script + 1 - LI_LUAC_ARG_NOSCRIPT_BELOW);
   for (i = 0; i < argc; i++) {
     lua_pushstring(L, argv[i]);
     lua_rawseti(L, -2, i - script);
@@ -434,11 +465,18 @@ static int collectargs (char **argv, int *first) {
         return args;
       case '\0':
         return args;
-      case 'E':                     /* (5.2 takes -Exyz as -E) */
+      case 'E':                     /* (5.2, LuaJIT take -Exyz as -E) */
         if (!LI_LUAC_OPT_E || (LI_LUAC_OPT_E_EXACT && argv[i][2] != '\0'))
           return has_error;
         args |= has_E;
         break;
+      case 'O':                     /* LuaJIT: -O[opt] */
+        if (!LI_LUAC_JIT) return has_error;
+        break;
+      case 'b':                     /* LuaJIT: -b ARGS..., first or not */
+        if (!LI_LUAC_JIT || args != 0) return has_error;
+        *first = i + 1;
+        return has_b;
       case 'W':
         if (!LI_LUAC_OPT_W || argv[i][2] != '\0') return has_error;
         break;
@@ -449,8 +487,12 @@ static int collectargs (char **argv, int *first) {
         if (argv[i][2] != '\0') return has_error;
         args |= has_v;
         break;
+      case 'j':                     /* LuaJIT: -j cmd[=args] */
+        if (!LI_LUAC_JIT) return has_error;
+        args |= has_j;
+        /* FALLTHROUGH */
       case 'e':
-        args |= has_e;
+        if (argv[i][1] == 'e') args |= has_e;
         /* FALLTHROUGH */
       case 'l':
         if (argv[i][1] == 'l') args |= has_l;
@@ -469,22 +511,149 @@ static int collectargs (char **argv, int *first) {
 }
 
 
-/* -e, -l and -W, in order.  Returns 0 if some code failed. */
+/* LuaJIT's jit.* add-on module `jit.NAME` (NAME on the top), replaced by
+** its `start` function.  Returns 0, or 1 after a message. */
+static int loadjitmodule (lua_State *L) {
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "jit.");
+  lua_pushvalue(L, -3);
+  lua_concat(L, 2);
+  if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+    const char *msg = lua_tostring(L, -1);
+    if (msg == NULL || strncmp(msg, "module ", 7) != 0)
+      return report_status(L, 1);
+    l_message(PROGNAME, "unknown luaJIT command or jit.* modules not installed");
+    return 1;
+  }
+  if (lua_getfield(L, -1, "start") == LUA_TNIL) {
+    l_message(PROGNAME, "unknown luaJIT command or jit.* modules not installed");
+    return 1;
+  }
+  lua_remove(L, -2);
+  return 0;
+}
+
+/* LuaJIT's jit.* add-on modules (jit.v, jit.dump, jit.p and what they
+** require: jit.vmdef, jit.dis_x64 ...) are luajit's tools, not the
+** program: the folder of `jit.NAME` (NAME on the top), as
+** package.searchpath finds it on package.path, is excluded from the
+** profile before -j loads it (a pattern with its glob characters
+** escaped). */
+static void exclude_jit_module (lua_State *L) {
+  int top = lua_gettop(L);
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  if (lua_getfield(L, -1, "package") == LUA_TTABLE &&
+      lua_getfield(L, -1, "searchpath") == LUA_TFUNCTION) {
+    lua_pushfstring(L, "jit.%s", lua_tostring(L, top));
+    lua_getfield(L, -3, "path");
+    if (lua_pcall(L, 2, 1, 0) == LUA_OK && lua_type(L, -1) == LUA_TSTRING) {
+      luaL_Buffer b;
+      const char *p = lua_tostring(L, -1), *slash = strrchr(p, '/');
+      luaL_buffinit(L, &b);
+      for (; slash != NULL && p <= slash; p++) {
+        if (strchr("*?[\\", *p) != NULL) luaL_addchar(&b, '\\');
+        luaL_addchar(&b, *p);
+      }
+      luaL_addchar(&b, '*');
+      luaL_pushresult(&b);
+      luainstr_set_option(L, "exclude", lua_tostring(L, -1));
+    }
+  }
+  lua_settop(L, top);
+}
+
+/* Call the function on the top with opt split at its commas (an empty
+** piece is nil), as luajit.c's runcmdopt: unprotected by the traceback. */
+static int runcmdopt (lua_State *L, const char *opt) {
+  int narg = 0;
+  if (opt != NULL && *opt != '\0') {
+    for (;;) {
+      const char *p = strchr(opt, ',');
+      narg++;
+      if (p == NULL) break;
+      if (p == opt) lua_pushnil(L);
+      else lua_pushlstring(L, opt, (size_t)(p - opt));
+      opt = p + 1;
+    }
+    if (*opt != '\0') lua_pushstring(L, opt);
+    else lua_pushnil(L);
+  }
+  return report_status(L, lua_pcall(L, narg, 0, 0));
+}
+
+/* -j cmd[=args]: jit.CMD(args) when the jit library has that function
+** (-joff, -jflush), else require("jit.CMD").start(args) (-jv, -jdump). */
+static int dojitcmd (lua_State *L, const char *cmd) {
+  const char *opt = strchr(cmd, '=');
+  lua_pushlstring(L, cmd, opt != NULL ? (size_t)(opt - cmd) : strlen(cmd));
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  lua_getfield(L, -1, "jit");
+  lua_remove(L, -2);
+  lua_pushvalue(L, -2);
+  lua_gettable(L, -2);
+  if (!lua_isfunction(L, -1)) {
+    lua_pop(L, 2);                   /* keep the name */
+    exclude_jit_module(L);
+    if (loadjitmodule(L)) return 1;
+  } else {
+    lua_remove(L, -2);
+  }
+  lua_remove(L, -2);
+  return runcmdopt(L, opt != NULL ? opt + 1 : opt);
+}
+
+/* -O[opt]: jit.opt.start(opt split at its commas). */
+static int dojitopt (lua_State *L, const char *opt) {
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  lua_getfield(L, -1, "jit.opt");
+  lua_remove(L, -2);
+  lua_getfield(L, -1, "start");
+  lua_remove(L, -2);
+  return runcmdopt(L, opt);
+}
+
+/* -b ARGS: jit.bcsave.start("-ARGS"..., the rest of the command line).
+** As luajit's, its failure is reported but is not the exit status (no
+** jit.bcsave is).  Returns 0 if there is none. */
+static int dobytecode (lua_State *L, char **argv) {
+  int narg = 0;
+  lua_pushliteral(L, "bcsave");
+  if (loadjitmodule(L)) return 0;
+  if (argv[0][2] != '\0') {              /* -bl: "-l" */
+    narg++;
+    lua_pushfstring(L, "-%s", argv[0] + 2);
+  }
+  for (argv++; *argv != NULL; narg++, argv++)
+    lua_pushstring(L, *argv);
+  report_status(L, lua_pcall(L, narg, 0, 0));
+  return 1;
+}
+
+/* -e, -l, -W and LuaJIT's -j, -O and -b, in order.  Returns 0 if some
+** code failed. */
 static int runargs (lua_State *L, char **argv, int n) {
   int i;
   for (i = 1; i < n; i++) {
     int option = argv[i][1];
     switch (option) {
-      case 'e': case 'l': {
+      case 'e': case 'l': case 'j': {
         int status;
         char *extra = argv[i] + 2;
         if (*extra == '\0') extra = argv[++i];
-        status = (option == 'e')
-                 ? dostring(L, extra, "=(command line)")
-                 : dolibrary(L, extra);
+        if (option == 'j')
+          status = dojitcmd(L, extra);
+        else
+          status = (option == 'e')
+                   ? dostring(L, extra, "=(command line)")
+                   : dolibrary(L, extra);
         if (status != LUA_OK) return 0;
         break;
       }
+      case 'O':
+        if (LI_LUAC_JIT && dojitopt(L, argv[i] + 2) != LUA_OK) return 0;
+        break;
+      case 'b':
+        return LI_LUAC_JIT ? dobytecode(L, argv + i) : 1;
       case 'W':
         lua_warning(L, "@on", 0);
         break;
@@ -556,15 +725,23 @@ static int pmain (lua_State *L) {
   if (LI_LUAC_ARG_EARLY)
     createargtable(L, argv, r->argc, script);
   li_luac_gcgen(L);
-  if (!start_profiler(L, r->opts))
-    return 0;
-  li_run_report_hooks(L);
+  /* (-b saves or lists bytecode, the program's own: nothing to measure,
+  ** and its loadfile must not instrument it) */
+  if (!(r->args & has_b)) {
+    if (!start_profiler(L, r->opts))
+      return 0;
+    li_run_report_hooks(L);
+  }
   if (!(r->args & has_E) && handle_luainit(L) != LUA_OK)
     return 0;
   if ((r->args & has_v) && LI_LUAC_INIT_FIRST)
-    print_version();      /* (5.1: after LUA_INIT, on stderr) */
+    print_version();      /* (5.1: on stderr, LuaJIT: on stdout) */
   if (!runargs(L, argv, script))
     return 0;
+  if (r->args & has_b) {  /* (the rest of the command line was -b's) */
+    lua_pushboolean(L, 1);
+    return 1;
+  }
   if (script < r->argc && handle_script(L, r) != LUA_OK)
     return 0;
   if (script == r->argc && !(r->args & (has_e | has_v)))
@@ -578,6 +755,7 @@ static int pmain (lua_State *L) {
 ** luaprof: a profile of nothing is no answer to "which version?".  LUA_INIT
 ** still runs then, as in lua5.N, unmeasured by any report. */
 static int runs_code (const Run *r) {
+  if (r->args & has_b) return 0;           /* (LuaJIT's -b: luajit's own) */
   return r->script < r->argc ||
          (r->args & (has_e | has_l)) ||
          !(r->args & has_v);  /* no -v, no script: stdin */
@@ -589,8 +767,10 @@ static int runs_code (const Run *r) {
 /* lua.c's usage message, for a bad lua option, but as luaprof's usage
 ** error (status 2). */
 static void bad_lua_option (const char *opt) {
-  if (opt[1] == 'e' || opt[1] == 'l')
+  if (opt[1] == 'e' || opt[1] == 'l' || (LI_LUAC_JIT && opt[1] == 'j'))
     usage_error("'%s' needs argument", opt);
+  if (LI_LUAC_JIT && opt[1] == 'b')
+    usage_error("'%s' must come before any other lua option but -O", opt);
   usage_error("unrecognized option '%s'", opt);
 }
 
@@ -617,7 +797,7 @@ int main (int argc, char **argv) {
   if (run.args == has_error)
     bad_lua_option(run.argv[run.script]);
   if ((run.args & has_i) ||
-      (run.script == run.argc && !(run.args & (has_e | has_v)) &&
+      (run.script == run.argc && !(run.args & (has_e | has_v | has_b)) &&
        stdin_is_tty())) {
     fprintf(stderr, SELF ": interactive mode is not supported; give a "
             "script, or '-' with a program on stdin\n");

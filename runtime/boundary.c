@@ -19,11 +19,15 @@
 ** So the profiler is not an upvalue: it is found in the registry under a
 ** light-userdata key (a pointer hash, no string on the hot path).  The
 ** originals are kept in the registry for li_restore_boundaries().
+** LuaJIT's pcall and xpcall are Lua functions around its own instead
+** (LI_XPCALL_LUA, below): a C function there would refuse a yield and
+** stop the JIT's traces.
 */
 #include <lua.h>
 #include <lauxlib.h>
 
 #include "profiler.h"
+#include "jit.h"
 
 #define LI_REG_ORIGINALS "luainstr.boundaries"
 
@@ -108,8 +112,215 @@ static int li_xpcall(lua_State *L) {
 
 
 /* ======================================================================
+** pcall, xpcall on LuaJIT: Lua functions around its own
+** ====================================================================== */
+
+/* LuaJIT's pcall and xpcall are fast functions: no C frame, so a yield
+** crosses them (its lua_pcall refuses one, and it has no lua_pcallk), and
+** the JIT compiles them into its traces (a C function would end the
+** trace there).  So they are replaced by Lua functions that call them:
+** the shadow stack's depth is read before the call, and the frames above
+** it are closed, as exits by an error, when it returns false.  The
+** wrappers' one upvalue is a table O holding the originals, the profiler
+** (a light userdata, P) and `depth` and `close`, called as depth(P) and
+** close(P, d): FFI calls of ffi_depth and ffi_close where the FFI probe
+** can read the running thread (they use no Lua API, so a trace compiles
+** them in), else the lua_CFunctions pcall_depth and pcall_close (which
+** ignore P: they find the profiler through the thread they run in).
+**
+** What the program sees of the wrapper, made as small as it can be:
+**  - it is compiled once, from the source below, and stripped (no line
+**    numbers, no names of locals or upvalues), with the chunk name "=[C]":
+**    its frame in a traceback reads "[C]: in function 'pcall'", as its
+**    caller names it, and shows no line;
+**  - it calls the originals as the fields `pcall` and `xpcall` of O, so
+**    the original's frame is named as stock LuaJIT names it ("[C]: in
+**    function 'pcall'");
+**  - a missing argument or handler is passed on by a tail call, so
+**    LuaJIT's own check raises its own message at the caller's line
+**    ("bad argument #1 to 'pcall' (value expected)");
+**  - its environment is the globals, as a C function's is.
+** What remains (README's limits): a traceback taken inside the protected
+** call shows the pcall line twice (and a pcall called with no name, as
+** pcall(pcall, f) calls it, reads "[C]: in function <[C]:0>" where stock
+** LuaJIT shows "[builtin#20]: at 0x..."); debug.getinfo levels counted
+** from inside it past the pcall are one deeper (error(msg, 3) there names
+** the wrapper, "[C]:0:", where stock names the caller of pcall); pcall
+** and xpcall are Lua functions to the debug library (what "Lua", one
+** upvalue, tostring "function: 0x..." rather than "function:
+** builtin#20"); and each protected call under way takes a few more slots
+** of Lua's stack (its limit comes that much sooner).
+** The JIT: with `depth` and `close` FFI calls, a loop of pcalls makes the
+** same traces as stock LuaJIT, with no abort (measured with jit.attach on
+** pcall and xpcall loops, with errors: 2 and 3 traces, none aborted;
+** 4.3 ns a pcall against 0.8).  With the lua_CFunctions (no FFI probe)
+** the trace stitches at `depth`, and the stitched trace starts inside the
+** vararg wrapper, where LuaJIT does not record a VARG of unknown length:
+** that trace aborts ("NYI: bytecode 71") until LuaJIT blacklists it, and
+** the protected function gets traces of its own that abort on their
+** return to pcall ("NYI: return to lower frame"), a dozen aborts in all,
+** then the interpreter (62 ns a pcall).  With the JIT off the FFI calls
+** are interpreted: 140 ns a pcall (99 with the lua_CFunctions, 13 stock). */
+
+uint32_t li_pcall_depth(li_prof *P, lua_State *L) {
+  li_stack *S;
+  if (P == NULL || P->closed || !P->on) return 0;
+  S = li_stack_of(P, L);
+  return S != NULL ? S->n : 0;
+}
+
+void li_pcall_close(li_prof *P, lua_State *L, uint32_t depth) {
+  li_stack *S;
+  if (P == NULL || P->closed || !P->on) return;
+  S = li_stack_of(P, L);
+  if (S != NULL && S->n > depth)
+    li_stack_close(P, S, depth, li_clock_ticks(&P->clock), 1);
+}
+
+#if LI_XPCALL_LUA
+static const char lua_pcalls[] =
+  "local O = ...\n"
+  "function O.finish(d, ok, ...)\n"
+  "  if not ok then O.close(O.P, d) end\n"
+  "  return ok, ...\n"
+  "end\n"
+  "local function P(...)\n"
+  "  if O.select('#', ...) == 0 then return O.pcall(...) end\n"
+  "  return O.finish(O.depth(O.P), O.pcall(...))\n"
+  "end\n"
+  "local function X(...)\n"
+  "  if O.type((O.select(2, ...))) ~= 'function' then\n"
+  "    return O.xpcall(...)\n"
+  "  end\n"
+  "  return O.finish(O.depth(O.P), O.xpcall(...))\n"
+  "end\n"
+  "return P, X\n";
+
+static int pcall_depth(lua_State *L) {
+  lua_pushnumber(L, (lua_Number)li_pcall_depth(prof_of(L), L));
+  return 1;
+}
+
+static int pcall_close(lua_State *L) {
+  lua_Number d = lua_tonumber(L, 2);
+  if (d >= 0 && d < 4294967296.0)
+    li_pcall_close(prof_of(L), L, (uint32_t)d);
+  return 0;
+}
+
+#if LI_HAVE_FFI_PROBE
+/* The same as FFI calls, with no Lua API: the running thread read as the
+** FFI probe reads it (li_jit_running_stack).  They return nothing but the
+** depth: no guard in the trace. */
+static uint32_t ffi_depth(void *p) {
+  li_prof *P = p;
+  li_stack *S;
+  if (P->closed || !P->on || (S = li_jit_running_stack(P)) == NULL) return 0;
+  return S->n;
+}
+
+static void ffi_close(void *p, uint32_t depth) {
+  li_prof *P = p;
+  li_stack *S;
+  if (P->closed || !P->on || (S = li_jit_running_stack(P)) == NULL ||
+      S->n <= depth)
+    return;
+  li_stack_close(P, S, depth, li_clock_ticks(&P->clock), 1);
+}
+
+/* Their FFI function pointers, from the ffi library and their addresses,
+** and the profiler as a pointer cdata (a trace does not convert a light
+** userdata to a pointer: "NYI: unsupported C type conversion"). */
+static const char ffi_pcalls[] =
+  "local ffi, depth, close, P = ...\n"
+  "return ffi.cast('uint32_t (*)(void *)', depth),\n"
+  "       ffi.cast('void (*)(void *, uint32_t)', close),\n"
+  "       ffi.cast('void *', P)\n";
+
+/* O (on the top) gets ffi_depth and ffi_close when the FFI probe can read
+** the running thread (the check at attach passed, option probe is ffi);
+** else it keeps the lua_CFunctions. */
+static void use_ffi(lua_State *L, li_prof *P) {
+  int o = lua_gettop(L);
+  if (P == NULL || P->jit_g == NULL || P->probe != LI_PROBE_FFI) return;
+  li_jit_push_ffi(L);
+  if (lua_isnil(L, -1) ||
+      luaL_loadbuffer(L, ffi_pcalls, sizeof ffi_pcalls - 1, "=[C]") != LUA_OK) {
+    lua_settop(L, o);
+    return;
+  }
+  lua_insert(L, -2);
+  lua_pushlightuserdata(L, (void *)(uintptr_t)ffi_depth);
+  lua_pushlightuserdata(L, (void *)(uintptr_t)ffi_close);
+  lua_pushlightuserdata(L, P);
+  lua_call(L, 4, 3);
+  lua_setfield(L, o, "P");
+  lua_setfield(L, o, "close");
+  lua_setfield(L, o, "depth");
+}
+#endif
+
+/* Replace the function on the top by its stripped copy (LuaJIT's
+** string.dump(f, true), as the registry's _LOADED has it: lua_dump keeps
+** the line numbers), or leave it when that fails. */
+static void strip(lua_State *L) {
+  int f = lua_gettop(L);
+  size_t len;
+  const char *bc;
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  if (lua_getfield(L, f + 1, "string") == LUA_TTABLE &&
+      lua_getfield(L, f + 2, "dump") == LUA_TFUNCTION) {
+    lua_pushvalue(L, f);
+    lua_pushboolean(L, 1);
+    lua_call(L, 2, 1);
+    bc = lua_tolstring(L, f + 3, &len);
+    if (bc != NULL && luaL_loadbuffer(L, bc, len, "=[C]") == LUA_OK)
+      lua_replace(L, f);
+  }
+  lua_settop(L, f);
+}
+
+/* Push the Lua pcall and xpcall around the functions at orig_p and
+** orig_x (LuaJIT's own). */
+static void push_lua_pcalls(lua_State *L, int orig_p, int orig_x) {
+  if (luaL_loadbuffer(L, lua_pcalls, sizeof lua_pcalls - 1, "=[C]") != LUA_OK)
+    lua_error(L);                         /* (out of memory) */
+  strip(L);
+  lua_createtable(L, 0, 8);               /* O */
+  lua_pushvalue(L, orig_p);
+  lua_setfield(L, -2, "pcall");
+  lua_pushvalue(L, orig_x);
+  lua_setfield(L, -2, "xpcall");
+  lua_getglobal(L, "select");
+  lua_setfield(L, -2, "select");
+  lua_getglobal(L, "type");
+  lua_setfield(L, -2, "type");
+  lua_pushcfunction(L, pcall_depth);
+  lua_setfield(L, -2, "depth");
+  lua_pushcfunction(L, pcall_close);
+  lua_setfield(L, -2, "close");
+  lua_pushlightuserdata(L, prof_of(L));
+  lua_setfield(L, -2, "P");
+#if LI_HAVE_FFI_PROBE
+  use_ffi(L, prof_of(L));
+#endif
+  lua_call(L, 1, 2);
+}
+#endif
+
+
+/* ======================================================================
 ** Coroutines
 ** ====================================================================== */
+
+/* On LuaJIT these are C functions too, where LuaJIT's are fast functions
+** its JIT does not compile (resume, yield, wrap's function: "NYI"): the
+** JIT records a call of either alike, a stitch of the trace around it, so
+** the traces and their aborts are the same (measured with jit.attach on
+** resume, wrap and yield loops: equal counts, no abort).  What a program
+** can see (README's limits): tostring gives "function: 0x..." rather than
+** "function: builtin#35", and a traceback line of one called with no name
+** reads "[C]: at 0x..." rather than "[builtin#35]: at 0x...". */
 
 /* A resume's bookkeeping: while co runs, its resumer's top frame waits,
 ** and the time is its children's.  Shared by coroutine.resume/wrap and
@@ -187,6 +398,18 @@ static const char *const co_names[] = {"running", "dead", "suspended", "normal"}
 /* The resume the version refuses before lua_resume (LI_CO_CHECK_*): 1
 ** with the message pushed, 0 if co may be resumed. */
 static int refused(lua_State *L, lua_State *co, int narg) {
+  if (LI_CO_CHECK_CFRAME) {                     /* LuaJIT's ffh_resume */
+    int st = co_state(L, co);
+    if (st == 0 || st == 3) {
+      lua_pushliteral(L, "cannot resume running coroutine");
+      return 1;
+    }
+    if (st == 1) {
+      lua_pushliteral(L, "cannot resume dead coroutine");
+      return 1;
+    }
+    return 0;              /* (its stacks grow: LI_CO_GROW_STACKS) */
+  }
   if (LI_CO_CHECK_STATUS) {                     /* 5.1's auxresume */
     int st = co_state(L, co);
     if (!lua_checkstack(co, narg))
@@ -218,9 +441,10 @@ static int resume(lua_State *L, lua_State *co, int coidx, int narg) {
   lua_xmove(L, co, narg);
   li_co_setlevel(L, co);
   status = lua_resume(co, L, narg, &nres);
+  li_jit_running_again(L);
   resume_end(&c, L, coidx, died(co, status));
   if (status == LUA_OK || status == LUA_YIELD) {
-    if (!lua_checkstack(L, nres + 1)) {
+    if (!LI_CO_GROW_STACKS && !lua_checkstack(L, nres + 1)) {
       if (LI_CO_RAISE_LIMITS) luaL_error(L, "too many results to resume");
       lua_pop(co, nres);
       lua_pushliteral(L, "too many results to resume");
@@ -329,6 +553,14 @@ LI_CONTINUATION(yield_done)
 
 static int li_yield(lua_State *L) {
   li_prof *P = prof_of(L);
+  /* (LuaJIT's message, from the main thread too, names the caller's
+  ** position; its lua_yield's would name none) */
+  if (LI_CO_YIELD_WHERE && !lua_isyieldable(L)) {
+    luaL_where(L, 1);
+    lua_pushliteral(L, "attempt to yield across C-call boundary");
+    lua_concat(L, 2);
+    return lua_error(L);
+  }
   if (P != NULL && lua_isyieldable(L)) {
     li_stack *S = li_stack_of(P, L);
     if (S != NULL) {
@@ -456,6 +688,7 @@ int li_host_resume(lua_State *co, lua_State *from, int narg, int *nres) {
   if (W == co || (idx = host_begin(&c, P, W, co)) == 0)
     return lua_resume(co, from, narg, nres);   /* refused, or no room */
   status = lua_resume(co, from, narg, nres);
+  li_jit_running_again(W);
   resume_end(&c, W, idx, died(co, status));
   pop_thread_on(W, idx, co);
   return status;
@@ -499,9 +732,10 @@ int li_host_pcall(lua_State *L, int nargs, int nresults, int msgh) {
 static const struct {
   const char *table;      /* global holding it, or NULL for a global */
   const char *name;       /* field */
-  lua_CFunction fn;       /* replacement */
+  lua_CFunction fn;       /* replacement (LuaJIT's pcall, xpcall: the Lua
+                             functions of push_lua_pcalls) */
 } replaced[] = {
-  {NULL, "pcall", li_pcall},
+  {NULL, "pcall", li_pcall},           /* ORDER: pcall, xpcall first */
   {NULL, "xpcall", li_xpcall},
   {"coroutine", "resume", li_resume},
   {"coroutine", "wrap", li_wrap},
@@ -528,7 +762,7 @@ static int push_holder(lua_State *L, size_t i) {
 
 void li_install_boundaries(lua_State *L) {
   int top = lua_gettop(L);
-  luaL_checkstack(L, 8, "luainstr");
+  luaL_checkstack(L, 12, "luainstr");
   if (lua_rawgetp(L, LUA_REGISTRYINDEX, &li_prof_key) == LUA_TNIL) {
     lua_settop(L, top);                /* no profiler */
     return;
@@ -546,15 +780,36 @@ void li_install_boundaries(lua_State *L) {
     lua_rawseti(L, -3, (lua_Integer)i + 1);
     lua_pop(L, 1);
   }
+  /* LuaJIT's Lua pcall and xpcall at top + 2 and top + 3, around the
+  ** originals (pcall and xpcall are entries 1 and 2); left as they are
+  ** if either is not a function. */
+  lua_pushnil(L);
+  lua_pushnil(L);
+#if LI_XPCALL_LUA
+  lua_rawgeti(L, top + 1, 1);
+  lua_rawgeti(L, top + 1, 2);
+  if (lua_isfunction(L, -1) && lua_isfunction(L, -2)) {
+    push_lua_pcalls(L, top + 4, top + 5);
+    lua_replace(L, top + 3);
+    lua_replace(L, top + 2);
+  }
+  lua_settop(L, top + 3);
+#endif
   /* Kept before anything is replaced: an error (out of memory) up to here
   ** leaves every original in place, and replacing existing fields below
   ** allocates nothing. */
+  lua_pushvalue(L, top + 1);
   lua_setfield(L, LUA_REGISTRYINDEX, LI_REG_ORIGINALS);
   for (size_t i = 0; i < NREPLACED; i++) {
     if (!push_holder(L, i)) continue;
     if (lua_getfield(L, -1, replaced[i].name) != LUA_TNIL) {
-      lua_pushcfunction(L, replaced[i].fn);  /* (not added where absent) */
-      lua_setfield(L, -3, replaced[i].name);
+      /* (not added where absent) */
+      if (!LI_XPCALL_LUA || i >= 2)
+        lua_pushcfunction(L, replaced[i].fn);
+      else
+        lua_pushvalue(L, top + 2 + (int)i);
+      if (!lua_isnil(L, -1)) lua_setfield(L, -3, replaced[i].name);
+      else lua_pop(L, 1);
     }
     lua_pop(L, 2);
   }

@@ -321,6 +321,18 @@ li_chunk *li_jit_chunk_new(lua_State *L, li_prof *P, li_prof *owner, uint32_t n)
   return c;
 }
 
+li_stack *li_jit_running_stack(li_prof *P) {
+  return P->jit_g != NULL ? jit_stack(P, running(P)) : NULL;
+}
+
+void li_jit_push_ffi(lua_State *L) {
+  push_ffi(L);
+}
+
+void li_jit_running_again(lua_State *L) {
+  setgcref(G(L)->cur_L, obj2gco(L));
+}
+
 int li_jit_is_probe(lua_State *L, int idx) {
   int top = lua_gettop(L), is = 0;
   const char *name;
@@ -409,6 +421,19 @@ li_chunk *li_jit_chunk_new(lua_State *L, li_prof *P, li_prof *owner, uint32_t n)
 int li_jit_is_probe(lua_State *L, int idx) {
   (void)L; (void)idx;
   return 0;
+}
+
+li_stack *li_jit_running_stack(li_prof *P) {
+  (void)P;
+  return NULL;
+}
+
+void li_jit_push_ffi(lua_State *L) {
+  lua_pushnil(L);
+}
+
+void li_jit_running_again(lua_State *L) {
+  (void)L;
 }
 
 #endif

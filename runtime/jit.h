@@ -53,4 +53,20 @@ li_chunk *li_jit_chunk_new(lua_State *L, li_prof *P, li_prof *owner, uint32_t n)
 /* Is the value at idx an FFI probe? */
 int li_jit_is_probe(lua_State *L, int idx);
 
+/* (helper-beh) For FFI calls of the boundaries that are no probe
+** (boundary.c: LuaJIT's pcall and xpcall read the shadow stack's depth
+** and close it): the running thread's stack, found as the probe finds it,
+** without the Lua API (NULL: it has none yet, or no FFI probe); and the
+** ffi library pushed, loaded as require would load it (nil if none). */
+li_stack *li_jit_running_stack(li_prof *P);
+void li_jit_push_ffi(lua_State *L);
+/* (helper-beh) lua_resume returned to C code running in L: L runs again.
+** LuaJIT's own coroutine.resume sets global_State.cur_L back to its
+** resumer then; its lua_resume leaves it at the coroutine until the C
+** function returns, so one that raises an error after it (coroutine.wrap's
+** function, when the coroutine died) would leave the FFI probe, the FFI
+** pcall and the VM's trace exits reading the dead coroutine.  Sets it, as
+** LuaJIT's own resume does (nothing without the FFI probe). */
+void li_jit_running_again(lua_State *L);
+
 #endif

@@ -571,42 +571,63 @@ static inline void li_env_as_loaded(lua_State *L, int probe) {
 ** (cli/luaprof.c), the luainstr.run module (run.c) and the replaced
 ** pcall, xpcall and coroutine functions (boundary.c) reproduce.  Each is
 ** 0 or 1 (a few name the version they follow), so the code reads them in
-** plain `if`s and every branch compiles on every Lua.
+** plain `if`s and every branch compiles on every Lua.  LuaJIT's are its
+** luajit.c's and lib_base.c's (2.1), which are 5.1's with 5.2's pieces
+** here and there: each macro says where LuaJIT stands.
 ** ====================================================================== */
 
-/* lua.c's options: -E (5.2+), which 5.2 takes with trailing characters
-** too (-Exyz), -W (5.4); from 5.2 on, -e and -l refuse a next argument
-** that starts with '-' (5.1 takes it as their argument). */
-#define LI_LUAC_OPT_E (LUA_VERSION_NUM >= 502)
+/* lua.c's options: -E (5.2+, LuaJIT), which 5.2 and LuaJIT take with
+** trailing characters too (-Exyz), -W (5.4); from 5.2 on, -e and -l
+** refuse a next argument that starts with '-' (5.1 and LuaJIT take it as
+** their argument).  LuaJIT's own -j, -O and -b: LI_LUAC_JIT. */
+#define LI_LUAC_OPT_E (LUA_VERSION_NUM >= 502 || LI_IS_LUAJIT)
 #define LI_LUAC_OPT_E_EXACT (LUA_VERSION_NUM >= 503)
 #define LI_LUAC_OPT_W (LUA_VERSION_NUM >= 504)
 #define LI_LUAC_OPTARG_NODASH (LUA_VERSION_NUM >= 502)
+#define LI_LUAC_JIT LI_IS_LUAJIT
 /* lua.c makes `arg` before LUA_INIT, -e and -l, and passes the script
-** arg[1..#arg] (5.3+); before, `arg` is made just before the script loads
-** (LUA_INIT and -e code see none; with no script there is none) and the
-** script gets the command line's arguments. */
-#define LI_LUAC_ARG_EARLY (LUA_VERSION_NUM >= 503)
-/* -l NAME: require(NAME) only (5.1), also the global NAME set to its
-** result (5.2+), -l G=NAME to name the global (5.4). */
+** arg[1..#arg] (5.3+, LuaJIT); before, `arg` is made just before the
+** script loads (LUA_INIT and -e code see none; with no script there is
+** none) and the script gets the command line's arguments.  With no
+** script, 5.3's arg[0] is the interpreter; LuaJIT puts every argument
+** below 0 (LI_LUAC_ARG_NOSCRIPT_BELOW), and it passes the script arg[1],
+** arg[2] ... up to the first nil, or nothing when `arg` is no table
+** (LI_LUAC_ARGS_TO_NIL; 5.3 raises "'arg' is not a table"). */
+#define LI_LUAC_ARG_EARLY (LUA_VERSION_NUM >= 503 || LI_IS_LUAJIT)
+#define LI_LUAC_ARG_NOSCRIPT_BELOW LI_IS_LUAJIT
+#define LI_LUAC_ARGS_TO_NIL LI_IS_LUAJIT
+/* -l NAME: require(NAME) only (5.1, LuaJIT), also the global NAME set to
+** its result (5.2+), -l G=NAME to name the global (5.4). */
 #define LI_LUAC_LIB_GLOBAL (LUA_VERSION_NUM >= 502)
 #define LI_LUAC_LIB_RENAME (LUA_VERSION_NUM >= 504)
-/* Lua 5.1 runs LUA_INIT first, and -v prints LUA_RELEASE and the
-** copyright on stderr after it; later ones print LUA_COPYRIGHT on stdout
-** before anything runs. */
+/* Lua 5.1 and LuaJIT run LUA_INIT first, and -v prints the banner after
+** it, 5.1 on stderr (LUA_RELEASE and the copyright), LuaJIT on stdout;
+** later ones print LUA_COPYRIGHT on stdout before anything runs. */
 #define LI_LUAC_INIT_FIRST (LUA_VERSION_NUM == 501)
+#define LI_LUAC_BANNER_STDERR (LUA_VERSION_NUM == 501 && !LI_IS_LUAJIT)
 /* The message handler, by the version whose lua.c has it:
 **   51  a string or number gets debug.traceback (the global `debug`, if
 **       it is still there), other values stay as they are;
 **   52  a string gets a traceback; another value, non-nil, its __tostring
 **       result (whatever it is) or "(no error message)";
 **   53  a string gets a traceback; another value its __tostring string,
-**       or "(error object is a T value)" with a traceback (5.3, 5.4). */
+**       or "(error object is a T value)" with a traceback (5.3, 5.4);
+**   21  (LuaJIT 2.1) a string or number gets luaL_traceback; another
+**       value, non-nil, with a __tostring that gives a string or number,
+**       that string with a traceback; else the value (or the __tostring
+**       result) stays as it is. */
+#if LI_IS_LUAJIT
+#define LI_LUAC_MSGH 21
+#else
 #define LI_LUAC_MSGH (LUA_VERSION_NUM <= 502 ? LUA_VERSION_NUM - 450 : 53)
-/* The message of a failed chunk (lua.c's report): up to 5.2 a nil error
-** prints nothing and a non-string "(error object is not a string)". */
+#endif
+/* The message of a failed chunk (lua.c's report): up to 5.2 (and LuaJIT)
+** a nil error prints nothing and a non-string "(error object is not a
+** string)". */
 #define LI_LUAC_REPORT_NONSTRING (LUA_VERSION_NUM <= 502)
 /* A full collection after a failed chunk: before its message (5.1's
-** docall), after it (5.2's report), none (5.3+).  Finalizers show it. */
+** docall, LuaJIT's), after it (5.2's report), none (5.3+).  Finalizers
+** show it. */
 #define LI_LUAC_GC_BEFORE_MSG (LUA_VERSION_NUM == 501)
 #define LI_LUAC_GC_AFTER_MSG (LUA_VERSION_NUM == 502)
 /* The collector in generational mode (5.4's lua.c). */
@@ -617,29 +638,39 @@ static inline void li_env_as_loaded(lua_State *L, int probe) {
 #define li_luac_gcgen(L) ((void)(L))
 #endif
 /* os.exit takes true/false for the status and a second argument that
-** closes the state first (5.2+); 5.1's takes a number only. */
-#define LI_OSEXIT_CLOSE (LUA_VERSION_NUM >= 502)
-/* lua.c's SIGINT hook also stops at a new line (5.4). */
+** closes the state first (5.2+, LuaJIT); 5.1's takes a number only. */
+#define LI_OSEXIT_CLOSE (LUA_VERSION_NUM >= 502 || LI_IS_LUAJIT)
+/* lua.c's SIGINT hook also stops at a new line (5.4); LuaJIT's raises
+** "interrupted!" where the running function is (luaL_where(L, 0)), not
+** where its caller is (LI_LUAC_SIGWHERE_0). */
 #define LI_LUAC_SIGHOOK_LINE (LUA_VERSION_NUM >= 504)
+#define LI_LUAC_SIGWHERE_0 LI_IS_LUAJIT
 /* How a traceback names a C function with no name: "[C]: ?" (5.1) or
-** "[C]: in ?". */
+** "[C]: in ?" (LuaJIT: "[C]: at 0xADDRESS", its address). */
 #if LUA_VERSION_NUM == 501
 #define LI_TB_UNNAMED_C "[C]: ?"
 #else
 #define LI_TB_UNNAMED_C "[C]: in ?"
 #endif
-/* lua.c's banner for -v: 5.1 has LUA_RELEASE and the copyright apart. */
-#if LUA_VERSION_NUM == 501
+/* lua.c's banner for -v: 5.1 has LUA_RELEASE and the copyright apart;
+** LuaJIT's print_version names LuaJIT, its copyright and its site. */
+#if LI_IS_LUAJIT
+#define LI_LUAC_BANNER LUAJIT_VERSION " -- " LUAJIT_COPYRIGHT ". " LUAJIT_URL
+#elif LUA_VERSION_NUM == 501
 #define LI_LUAC_BANNER LUA_RELEASE "  " LUA_COPYRIGHT
 #else
 #define LI_LUAC_BANNER LUA_COPYRIGHT
 #endif
 
 /* pcall and xpcall (lbaselib.c): xpcall passes its extra arguments to
-** the function (5.2+; 5.1 calls it with none); its handler is checked to
-** be a function (5.3+), or only to be there: "value expected". */
-#define LI_XPCALL_ARGS (LUA_VERSION_NUM >= 502)
-#define LI_XPCALL_CHECK_HANDLER (LUA_VERSION_NUM >= 503)
+** the function (5.2+, LuaJIT; 5.1 calls it with none); its handler is
+** checked to be a function (5.3+, LuaJIT), or only to be there: "value
+** expected".  LuaJIT's are replaced by Lua functions around its own
+** (LI_XPCALL_LUA: they stay fast functions, which the JIT compiles and a
+** yield crosses; boundary.c). */
+#define LI_XPCALL_ARGS (LUA_VERSION_NUM >= 502 || LI_IS_LUAJIT)
+#define LI_XPCALL_CHECK_HANDLER (LUA_VERSION_NUM >= 503 || LI_IS_LUAJIT)
+#define LI_XPCALL_LUA LI_IS_LUAJIT
 
 /* coroutine.resume and wrap (lcorolib.c, 5.1's lbaselib.c):
 **   LI_CO_CHECK_STATUS  any coroutine not suspended is refused before
@@ -653,12 +684,26 @@ static inline void li_env_as_loaded(lua_State *L, int probe) {
 **   LI_CO_LUA_FUNCTION  create and wrap take Lua functions only (5.1:
 **                       "Lua function expected");
 **   LI_CO_WHERE_NUMBER  wrap puts its caller's position before a number
-**                       error too (5.1, 5.2: lua_isstring). */
-#define LI_CO_CHECK_STATUS (LUA_VERSION_NUM == 501)
+**                       error too (5.1, 5.2: lua_isstring);
+**   LI_CO_CHECK_CFRAME  (LuaJIT's ffh_resume) a coroutine with a C frame,
+**                       running or normal, is refused as "cannot resume
+**                       running coroutine", a dead one as "cannot resume
+**                       dead coroutine";
+**   LI_CO_GROW_STACKS   the stacks grow for any count of arguments and
+**                       results, as far as the Lua's stack limit
+**                       (LuaJIT, whose lua_checkstack stops at 8000 slots
+**                       where its stacks do not);
+**   LI_CO_YIELD_WHERE   a yield refused ("attempt to yield across C-call
+**                       boundary", LuaJIT's message also from the main
+**                       thread) names its caller's position. */
+#define LI_CO_CHECK_STATUS (LUA_VERSION_NUM == 501 && !LI_IS_LUAJIT)
 #define LI_CO_CHECK_DEAD (LUA_VERSION_NUM == 502 || LUA_VERSION_NUM == 503)
-#define LI_CO_RAISE_LIMITS (LUA_VERSION_NUM == 501)
-#define LI_CO_LUA_FUNCTION (LUA_VERSION_NUM == 501)
-#define LI_CO_WHERE_NUMBER (LUA_VERSION_NUM <= 502)
+#define LI_CO_RAISE_LIMITS (LUA_VERSION_NUM == 501 && !LI_IS_LUAJIT)
+#define LI_CO_LUA_FUNCTION (LUA_VERSION_NUM == 501 && !LI_IS_LUAJIT)
+#define LI_CO_WHERE_NUMBER (LUA_VERSION_NUM <= 502 && !LI_IS_LUAJIT)
+#define LI_CO_CHECK_CFRAME LI_IS_LUAJIT
+#define LI_CO_GROW_STACKS LI_IS_LUAJIT
+#define LI_CO_YIELD_WHERE LI_IS_LUAJIT
 /* 5.1's resume gives the coroutine its resumer's C-call count first
 ** (lua_setlevel), which bounds nested resumes ("C stack overflow") and
 ** tells lua_yield where the coroutine's own calls start; from 5.2 on

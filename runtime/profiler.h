@@ -489,6 +489,12 @@ extern const char li_prof_key;
 
 void li_install_boundaries(lua_State *L);
 void li_restore_boundaries(lua_State *L);
+/* A protected call of running thread L begins: the depth of its shadow
+** stack, and it returned false: the frames above that depth close as
+** exits by an error (boundary.c; LuaJIT's Lua pcall and xpcall call them,
+** through the C API or FFI). */
+uint32_t li_pcall_depth(li_prof *P, lua_State *L);
+void li_pcall_close(li_prof *P, lua_State *L, uint32_t depth);
 
 /* The host's lua_resume and lua_pcall with the profiler told: a coroutine
 ** the host resumes (or a thread it calls a function on that is not the

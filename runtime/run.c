@@ -163,10 +163,26 @@ static int msghandler_52(lua_State *L) {
   return 1;
 }
 
+/* LuaJIT's luajit.c: a string or number gets luaL_traceback; another
+** value, non-nil, whose __tostring gives a string (or number), that with
+** a traceback; else whatever is on the top (the value, or what its
+** __tostring gave) as it is. */
+static int msghandler_jit(lua_State *L) {
+  if (!lua_isstring(L, 1)) {
+    if (lua_isnoneornil(L, 1) || !luaL_callmeta(L, 1, "__tostring") ||
+        !lua_isstring(L, -1))
+      return 1;
+    lua_remove(L, 1);
+  }
+  luaL_traceback(L, L, lua_tostring(L, 1), 1);
+  return 1;
+}
+
 int li_run_msghandler(lua_State *L) {
   const char *msg;
   if (LI_LUAC_MSGH == 51) return msghandler_51(L);
   if (LI_LUAC_MSGH == 52) return msghandler_52(L);
+  if (LI_LUAC_MSGH == 21) return msghandler_jit(L);
   msg = lua_tostring(L, 1);
   if (msg == NULL) {
     if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
@@ -216,6 +232,19 @@ int li_run_report(lua_State *L, const char *progname, int status) {
 
 int li_run_pushargs(lua_State *L) {
   int i, n;
+  if (LI_LUAC_ARGS_TO_NIL) {   /* (LuaJIT: arg[1] ... up to a nil) */
+    if (lua_getglobal(L, "arg") != LUA_TTABLE) {
+      lua_pop(L, 1);
+      return 0;
+    }
+    for (n = 0; ; n++) {
+      luaL_checkstack(L, 2, "too many arguments to script");
+      if (lua_rawgeti(L, -1 - n, n + 1) == LUA_TNIL) break;
+    }
+    lua_pop(L, 1);
+    lua_remove(L, -1 - n);
+    return n;
+  }
   if (lua_getglobal(L, "arg") != LUA_TTABLE)
     luaL_error(L, "'arg' is not a table");
   n = (int)luaL_len(L, -1);
@@ -234,7 +263,7 @@ int li_run_pushargs(lua_State *L) {
 */
 
 #define RUN "luainstr.run"
-#define LUA_NAME "lua" LI_LUA_VERSION   /* the interpreter, for messages */
+#define LUA_NAME LI_LUA_PROGRAM   /* the interpreter, for messages */
 
 /* Does this argument of lua.c name our module (-l luainstr.run, glued,
 ** or g=luainstr.run)? */

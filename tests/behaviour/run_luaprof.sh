@@ -21,11 +21,31 @@
 #   LI_ONLY=GLOB    run only the programs whose file name matches GLOB
 #   LI_KEEP=1       keep the temporary directory (its path is printed)
 #   LI_LUAPROF_FLAGS  more luaprof options, split at spaces (--memory)
+#   LI_LUA_FLAGS    interpreter options for both sides, before P.lua (and
+#                   after luaprof's own options), split at spaces: -joff
 #   LI_MODULE_DIR=D the module instead of luaprof: `INTERP -l luainstr.run
 #                   P.lua` (LUAINSTR_OUT=REPORT), luainstr.so found in D;
 #                   both sides run with LUA_CPATH="D/?.so;./?.so" (so that
 #                   package.cpath is the same), LUAPROF_BIN is not run
+#   LI_JIT_WRAPPERS=1  (LuaJIT) two known differences of the profiled
+#                   side's pcall, xpcall and coroutine functions are not
+#                   compared (README's limits, runtime/boundary.c):
+#                   pcall and xpcall are Lua functions around LuaJIT's own
+#                   there, so a traceback taken inside one shows the
+#                   original's line, "[C]: in function 'pcall'", and
+#                   below it the wrapper's, named as the program called it
+#                   (stock LuaJIT shows one line, so named): in the
+#                   profiled output the first of the two is left out; and
+#                   coroutine.resume, yield, wrap and wrap's functions are
+#                   C functions, so where a traceback cannot name one it
+#                   shows "[C]: at 0x..." where LuaJIT shows its built-in
+#                   number, "[builtin#36]: at 0x...": those numbers read
+#                   as "[C]" on the reference side
 #
+# LuaJIT's tracebacks end in "[C]: at 0xADDRESS" (its main C function),
+# which differs from run to run and between the two commands, and name
+# other unnamed functions so too ("[builtin#36]: at 0xADDRESS"): the
+# address is not compared.
 # Programs that look at arg[-1] and below see the interpreter's options,
 # which differ between the two commands (`-l luainstr.run`): the programs
 # here print only arg[0] and above.  Under the module, the script runs
@@ -36,6 +56,11 @@
 # It also runs two C levels deeper: programs that reach the C-call limit
 # are listed in DIR/NOT_UNDER_MODULE (one name a line, # comments) and
 # skipped in that mode.
+#
+# A program listed in DIR/KNOWN_DIFF (one name a line, then `#` and why)
+# behaves differently today under the runtime, for a reason that file
+# gives: it must differ (it is run and compared), and the runner fails when
+# it no longer does, so the list never goes stale.
 #
 # Prints one line per program and finally `N passed, N failed`; exits 1 if
 # any program failed, 2 on a usage error.
@@ -87,6 +112,16 @@ done
 
 clean_lua_env
 [ -n "$module_dir" ] && export LUA_CPATH="$module_dir/?.so;./?.so"
+jit_wrappers=${LI_JIT_WRAPPERS:-0}
+if [ "$jit_wrappers" = 1 ]; then
+  # the built-in numbers of the functions replaced by C functions
+  builtins=$("$interp" -e 'local t = {}
+    for _, f in ipairs{coroutine.resume, coroutine.yield, coroutine.wrap,
+                       coroutine.wrap(print)} do
+      t[#t + 1] = tostring(f):match("builtin#(%d+)")
+    end
+    io.write(table.concat(t, "|"))' </dev/null) || exit 2
+fi
 setup_run run_luaprof.sh li-luaprof-beh
 ref_label=$(basename "$interp")
 
@@ -115,7 +150,20 @@ not_under_module() {
   return 1
 }
 
+# known_diff DIR NAME: is NAME listed in DIR/KNOWN_DIFF?
+known_diff() {
+  [ -f "$1/KNOWN_DIFF" ] || return 1
+  local line
+  while IFS= read -r line || [ -n "$line" ]; do
+    line=${line%%#*}
+    line=${line//[[:space:]]/}
+    [ "$line" = "$2" ] && return 0
+  done <"$1/KNOWN_DIFF"
+  return 1
+}
+
 skipped=0
+known=0
 for prog in "${programs[@]}"; do
   name=$(basename "$prog")
   # shellcheck disable=SC2053
@@ -145,10 +193,10 @@ for prog in "${programs[@]}"; do
   report=$out/report.txt
   for side in ref prof; do
     # shellcheck disable=SC2206
-    if [ $side = ref ]; then cmd=("$interp")
+    if [ $side = ref ]; then cmd=("$interp" ${LI_LUA_FLAGS:-})
     elif [ -n "$module_dir" ]; then
-      cmd=(env LUAINSTR_OUT="$report" "$interp" -l luainstr.run)
-    else cmd=("$prof" ${LI_LUAPROF_FLAGS:-} -o "$report"); fi
+      cmd=(env LUAINSTR_OUT="$report" "$interp" ${LI_LUA_FLAGS:-} -l luainstr.run)
+    else cmd=("$prof" ${LI_LUAPROF_FLAGS:-} -o "$report" ${LI_LUA_FLAGS:-}); fi
     (
       cd "$work/$side" || exit 125
       "${run_timeout[@]}" "${cmd[@]}" "$name" ${args[@]+"${args[@]}"} \
@@ -165,21 +213,41 @@ for prog in "${programs[@]}"; do
     why+=("original timed out")
   fi
   for s in stdout stderr; do
-    if [ -n "$module_dir" ]; then
-      for side in ref prof; do
-        sed -E "/^$(printf '\t')\[C\]: (\?|in \?|in function '(_G\.)?require')\r?\$/d" \
-          "$out/$side.$s" >"$out/$side.$s.cmp"
-      done
-    else
-      for side in ref prof; do cp -- "$out/$side.$s" "$out/$side.$s.cmp"; done
-    fi
+    for side in ref prof; do
+      sed -E 's/(\[C\]|\[builtin#[0-9]+\]): at 0x[0-9a-fA-F]+/\1: at 0x?/g' \
+        "$out/$side.$s" >"$out/$side.$s.cmp"
+      if [ "$side" = ref ] && [ "$jit_wrappers" = 1 ]; then
+        sed -E -i "s/\[builtin#($builtins)\]: at 0x\?/[C]: at 0x?/g" "$out/$side.$s.cmp"
+      fi
+      if [ -n "$module_dir" ]; then
+        sed -E -i "/^$(printf '\t')\[C\]: (\?|in \?|at 0x\?|in function '(_G\.)?require')\r?\$/d" \
+          "$out/$side.$s.cmp"
+      fi
+      if [ "$side" = prof ] && [ "$jit_wrappers" = 1 ]; then
+        awk -v t="$(printf '\t')" '
+          held != "" { if (index($0, t "[C]: in function ") != 1) print held; held = "" }
+          $0 == t "[C]: in function '"'"'pcall'"'"'" || $0 == t "[C]: in function '"'"'xpcall'"'"'" { held = $0; next }
+          { print }
+          END { if (held != "") print held }' "$out/$side.$s.cmp" >"$out/$side.$s.cmp2" &&
+          mv -f -- "$out/$side.$s.cmp2" "$out/$side.$s.cmp"
+      fi
+    done
     cmp -s "$out/ref.$s.cmp" "$out/prof.$s.cmp" || why+=("$s differs")
   done
   if [ "$need_report" = 1 ] && [ ! -s "$report" ]; then
     why+=("no report written")
   fi
 
-  if [ ${#why[@]} -eq 0 ]; then
+  if known_diff "$dir" "$name"; then
+    if [ ${#why[@]} -eq 0 ] || [ "${why[*]}" = "no report written" ]; then
+      echo "FAIL $shown: listed in KNOWN_DIFF but runs as under $ref_label now: take it out"
+      failed=$((failed + 1))
+    else
+      reason=$(IFS=';'; echo "${why[*]}")
+      echo "known $shown: ${reason//;/; } (KNOWN_DIFF)"
+      known=$((known + 1))
+    fi
+  elif [ ${#why[@]} -eq 0 ]; then
     echo "ok   $shown"
     passed=$((passed + 1))
   else
@@ -189,7 +257,7 @@ for prog in "${programs[@]}"; do
       if ! cmp -s "$out/ref.$s.cmp" "$out/prof.$s.cmp"; then
         echo "  --- $s ($ref_label vs $what)"
         diff -u --label "$ref_label" --label "$what" -a \
-          "$out/ref.$s" "$out/prof.$s" >"$out/$s.diff"
+          "$out/ref.$s.cmp" "$out/prof.$s.cmp" >"$out/$s.diff"
         excerpt "$out/$s.diff" 30
       fi
     done
@@ -197,5 +265,5 @@ for prog in "${programs[@]}"; do
   fi
 done
 
-echo "$passed passed, $failed failed$([ $skipped -gt 0 ] && echo ", $skipped skipped")"
+echo "$passed passed, $failed failed$([ $skipped -gt 0 ] && echo ", $skipped skipped")$([ $known -gt 0 ] && echo ", $known known to differ")"
 [ "$failed" -eq 0 ]

@@ -103,6 +103,19 @@ run_side() {
   echo $? >"$out/$side.status"
   for s in stdout stderr; do
     sed -E 's/^(\t\[C\]: at )0x[0-9a-f]+$/\10x@/' "$out/$side.$s.raw" >"$out/$side.$s"
+    # LuaJIT's pcall and xpcall are Lua wrappers under the profiler
+    # (runtime/boundary.c, README's limits): a traceback taken inside one
+    # shows "[C]: in function 'pcall'" twice, the original's line then the
+    # wrapper's.  With LI_JIT_WRAPPERS=1 the first is left out of the
+    # profiled side (as tests/behaviour/run_luaprof.sh does).
+    if [ "$side" = prof ] && [ "${LI_JIT_WRAPPERS:-0}" = 1 ]; then
+      awk -v t="$(printf '\t')" '
+        held != "" { if (index($0, t "[C]: in function ") != 1) print held; held = "" }
+        $0 == t "[C]: in function '"'"'pcall'"'"'" || $0 == t "[C]: in function '"'"'xpcall'"'"'" { held = $0; next }
+        { print }
+        END { if (held != "") print held }' "$out/$side.$s" >"$out/$side.$s.tmp" &&
+        mv -f -- "$out/$side.$s.tmp" "$out/$side.$s"
+    fi
   done
 }
 

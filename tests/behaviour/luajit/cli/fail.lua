@@ -1,0 +1,2 @@
+local function inner() error("script failed") end
+inner()

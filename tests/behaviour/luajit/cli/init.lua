@@ -1,0 +1,1 @@
+print("init file ran", arg and arg[0])

@@ -1,0 +1,2 @@
+print("mod loaded", ...)
+return {answer = 42}
