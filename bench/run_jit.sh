@@ -20,7 +20,7 @@
 #              (-joff, or -e "jit.off()" where luaprofjit has no -j)
 #
 #   bench/run.sh --lua jit [--quick] [--runs N] [--build DIR]
-#                [--modes "luajit prof ..."] [--progs "NAME ..."]
+#                [--modes "luajit prof ..."] [--progs "NAME ..."] [--save F]
 #
 #   --quick    1 round at the sizes of LuaJIT's TEST_md5sum.txt (outputs
 #              checked against its md5 sums) or small ones, ours at their
@@ -31,6 +31,8 @@
 #   --build D  the build with bin/luaprofjit and bin/bench_hostjit
 #   --modes M  a subset of the modes (luajit always runs: the baseline)
 #   --progs P  a subset of the programs (LuaJIT's names, ours as our/NAME)
+#   --save F   keep the result lines (one per run) in F
+#   --from F   no runs: the tables of the result lines in F (a --save)
 #
 # Rounds are interleaved: for each round, for each program, every mode in
 # an order rotated from program to program and round to round.  Medians
@@ -50,6 +52,8 @@ runs=5
 quick=0
 modes_opt=
 progs_opt=
+save=
+from=
 while [[ $# -gt 0 ]]; do
   case $1 in
     --quick) quick=1; runs=1; shift ;;
@@ -57,8 +61,10 @@ while [[ $# -gt 0 ]]; do
     --build) build=$2; shift 2 ;;
     --modes) modes_opt=$2; shift 2 ;;
     --progs) progs_opt=$2; shift 2 ;;
+    --save) save=$2; shift 2 ;;
+    --from) from=$2; shift 2 ;;
     --lua) [[ $2 == jit ]] || { echo "run_jit.sh: --lua $2: this is the LuaJIT bench" >&2; exit 2; }; shift 2 ;;
-    -h|--help) sed -n '2,43p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,44p' "$0"; exit 0 ;;
     *) echo "run_jit.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -86,7 +92,7 @@ declare -A lj_args=(
   [k-nucleotide]="<FASTA_500000" [life]="" [mandelbrot]="2000"
   [mandelbrot-bit]="2000" [md5]="6000" [nbody]="2e6" [nsieve]="9"
   [nsieve-bit]="11" [nsieve-bit-fp]="9" [partialsums]="6e6"
-  [pidigits-nogmp]="2000" [ray]="5 128" [recursive-ack]="11"
+  [pidigits-nogmp]="2000" [ray]="5 128" [recursive-ack]="10"
   [recursive-fib]="37" [revcomp]="<FASTA_2500000" [scimark-fft]="5000"
   [scimark-lu]="500" [scimark-sor]="5000" [scimark-sparse]="15e3"
   [series]="5000" [spectral-norm]="2000" [sum-file]="<SUMCOL_5000")
@@ -196,8 +202,9 @@ out_sum() {
 
 results=$tmp/results
 : > "$results"
+if [[ -n $from ]]; then cp "$from" "$results"; runs=0; fi
 TIMEFORMAT='%3R %3U %3S'
-echo "bench/run.sh --lua jit: ${#ids[@]} programs x ${#modes[@]} modes x $runs run(s)$([[ $quick == 1 ]] && echo ', quick sizes, outputs only'); load average $(cut -d' ' -f1-3 /proc/loadavg)"
+[[ -n $from ]] || echo "bench/run.sh --lua jit: ${#ids[@]} programs x ${#modes[@]} modes x $runs run(s)$([[ $quick == 1 ]] && echo ', quick sizes, outputs only'); load average $(cut -d' ' -f1-3 /proc/loadavg)"
 for ((r = 0; r < runs; r++)); do
   for ((p = 0; p < ${#ids[@]}; p++)); do
     id=${ids[p]}
@@ -226,6 +233,9 @@ for ((r = 0; r < runs; r++)); do
   done
   echo "  round $((r + 1))/$runs done" >&2
 done
+
+[[ -z $save ]] || cp "$results" "$save"
+[[ -n $from ]] || echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # ---- outputs: the same in every mode and run, and the known answers ----------
 status=0
@@ -260,7 +270,7 @@ echo "outputs: the same in every mode and run$([[ $quick == 1 ]] && echo "; $nk 
 if [[ $quick == 1 ]]; then exit 0; fi
 
 # ---- the tables ----------------------------------------------------------------
-probe=$(awk '$3 == "mode=prof" { sub("probe=", "", $9); print $9; exit }' "$results" | tr '_' ' ')
+probe=$(awk '$3 == "mode=prof" { sub("probe=", "", $8); print $8; exit }' "$results" | tr '_' ' ')
 echo "luaprofjit: probe through ${probe:-?} (JIT on)"
 awk -v ids="${ids[*]}" -v modes=" ${modes[*]} " -v fiblike="$fiblike" "$awk_median"'
 {
@@ -275,7 +285,8 @@ function med(p, m) { return median(wall[p SUBSEP m]) }
 function cmed(p, m) { return median(cpu[p SUBSEP m]) }
 function ratio(p, m, b) { return has(m) && med(p, b) > 0 ? sprintf("%.2f", med(p, m) / med(p, b)) : "-" }
 function percall(p, m, b) {   # ns per call: (m - b) / the calls m counted
-  if (!has(m) || !(p SUBSEP m in calls) || calls[p SUBSEP m] == 0) return "-"
+  # (where the calls are few, the difference is noise: not shown)
+  if (!has(m) || !(p SUBSEP m in calls) || calls[p SUBSEP m] < 1e6) return "-"
   return sprintf("%.1f", (med(p, m) - med(p, b)) * 1e9 / calls[p SUBSEP m])
 }
 function geo(list, n,   a, i, s) {
@@ -287,17 +298,17 @@ END {
   n = split(ids, P, " ")
   print ""
   print "JIT on: wall time, median s; ratios of the medians to luajit; per call: (prof - luajit) / calls"
-  printf "| %-20s | %7s | %7s | %6s | %6s | %6s | %8s | %9s | %8s |\n", "program", "luajit", "prof", "prof/", \
+  printf "| %-22s | %7s | %7s | %6s | %6s | %6s | %8s | %9s | %8s |\n", "program", "luajit", "prof", "prof/", \
     "hook/", "jit.p/", "calls", "ns/call", "cpu prof/"
-  printf "| %-20s | %7s | %7s | %6s | %6s | %6s | %8s | %9s | %8s |\n", "", "s", "s", "luajit", "luajit", "luajit", "(M)", "", "luajit"
+  printf "| %-22s | %7s | %7s | %6s | %6s | %6s | %8s | %9s | %8s |\n", "", "s", "s", "luajit", "luajit", "luajit", "(M)", "", "luajit"
   printf "|%s|%s:|%s:|%s:|%s:|%s:|%s:|%s:|%s:|\n", "---", "---", "---", "---", "---", "---", "---", "---", "---"
   for (i = 1; i <= n; i++) {
     p = P[i]
     c = (p SUBSEP "prof") in calls ? sprintf("%.2f", calls[p SUBSEP "prof"] / 1e6) : "-"
-    printf "| %-20s | %7.3f | %7s | %6s | %6s | %6s | %8s | %9s | %8s |\n", p, med(p, "luajit"), \
+    printf "| %-22s | %7.3f | %7s | %6s | %6s | %6s | %8s | %9s | %8s |\n", p, med(p, "luajit"), \
       has("prof") ? sprintf("%.3f", med(p, "prof")) : "-", ratio(p, "prof", "luajit"), \
       ratio(p, "hook", "luajit"), ratio(p, "jitp", "luajit"), c, percall(p, "prof", "luajit"), \
-      has("prof") && cmed(p, "luajit") > 0 ? sprintf("%.2f", cmed(p, "prof") / cmed(p, "luajit")) : "-"
+      (has("prof") && cmed(p, "luajit") > 0) ? sprintf("%.2f", cmed(p, "prof") / cmed(p, "luajit")) : "-"
     if (index(fiblike, " " p " ")) { fl = fl sprintf(" %s %s", p, ratio(p, "prof", "luajit")) ; continue }
     if (has("prof")) { gp = gp " " med(p, "prof") / med(p, "luajit"); gc = gc " " cmed(p, "prof") / cmed(p, "luajit") }
     if (has("hook")) gh = gh " " med(p, "hook") / med(p, "luajit")
@@ -307,13 +318,13 @@ END {
   if (has("joff") || has("prof-joff")) {
     print ""
     print "JIT off (-joff): wall time, median s; per call: (prof-joff - joff) / calls"
-    printf "| %-20s | %7s | %9s | %6s | %9s | %7s | %9s |\n", "program", "joff", "prof-joff", "prof-joff/", \
+    printf "| %-22s | %7s | %9s | %6s | %9s | %7s | %9s |\n", "program", "joff", "prof-joff", "prof-joff/", \
       "ns/call", "joff/", "prof-joff/"
-    printf "| %-20s | %7s | %9s | %6s | %9s | %7s | %9s |\n", "", "s", "s", "joff", "", "luajit", "luajit"
+    printf "| %-22s | %7s | %9s | %6s | %9s | %7s | %9s |\n", "", "s", "s", "joff", "", "luajit", "luajit"
     printf "|%s|%s:|%s:|%s:|%s:|%s:|%s:|\n", "---", "---", "---", "---", "---", "---", "---"
     for (i = 1; i <= n; i++) {
       p = P[i]
-      printf "| %-20s | %7s | %9s | %10s | %9s | %7s | %9s |\n", p, \
+      printf "| %-22s | %7s | %9s | %10s | %9s | %7s | %9s |\n", p, \
         has("joff") ? sprintf("%.3f", med(p, "joff")) : "-", \
         has("prof-joff") ? sprintf("%.3f", med(p, "prof-joff")) : "-", \
         has("joff") ? ratio(p, "prof-joff", "joff") : "-", \
