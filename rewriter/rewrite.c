@@ -99,6 +99,7 @@ typedef struct plan {
   buf text;               /* all inserted texts */
   char probe[8];          /* the probe's local name: __LI or __LI<k> */
   int probe_upvalue;      /* the loader's form (rewrite.h) */
+  int exits_through;      /* opts->exits_through */
   int version;            /* 51..54 */
   int oom;
 } plan;
@@ -391,6 +392,14 @@ static void plan_return(plan *pl, const lp_return *r) {
     plan_begin(pl, r->args_end);
     buf_str(&pl->text, ","); plan_exit(pl); buf_str(&pl->text, ")");
     plan_end(pl);
+  } else if (!r->multi && pl->exits_through && r->n == 1) {
+                                        /* return a+b  ->  return (P(0,a+b)) */
+    plan_begin(pl, r->exp_off);
+    buf_str(&pl->text, "("); plan_exit_values(pl); buf_str(&pl->text, ",");
+    plan_end(pl);
+    plan_begin(pl, r->exp_end);
+    buf_str(&pl->text, "))");
+    plan_end(pl);
   } else if (!r->multi) {                   /* return a+b  ->  return a+b,P() */
     plan_begin(pl, r->exp_end);
     buf_str(&pl->text, ","); plan_exit(pl);
@@ -538,6 +547,7 @@ int li_rewrite(const char *src, size_t len, const li_rewrite_opts *o,
   pl.version = version;
   /* 5.1: a chunk whose main level uses `...` keeps the offline form (see
   ** rewrite.h) */
+  pl.exits_through = o && o->exits_through;
   pl.probe_upvalue = o && o->probe_upvalue && !(version == 51 && ctx.funcs[0].dots);
   unsigned k = 0;
   while (k < 64 && (ctx.li_used >> k & 1)) k++;

@@ -28,6 +28,7 @@
 **   exit:    P() return x           values that run no code when evaluated
 **                                   (locals, upvalues, literals, `...`)
 **            return e1, e2, P()     last value yields exactly one value
+**            return (P(0, e))       one value, opts->exits_through
 **            return P(0, e1, f())   last value may be several: P returns
 **                                   its arguments but the first
 **   tail:    return f(a, P())       the call stays a tail call; f(P()),
@@ -77,6 +78,11 @@ typedef struct li_rewrite_opts {
                                 is an upvalue the loader sets, not fetched
                                 through the string metatable (5.1: unless
                                 the main level uses `...`) */
+  int exits_through;         /* 1: a return of one value that runs code
+                                passes it through its exit probe, not in a
+                                tail call: `return (P(0, a+b))` (LuaJIT's
+                                loader: its trace recorder compiles that
+                                form best, runtime/loader.c) */
 } li_rewrite_opts;
 
 typedef struct li_rewrite_result {

@@ -10,6 +10,7 @@
 #include <lauxlib.h>
 
 #include "profiler.h"
+#include "jit.h"
 
 /* ======================================================================
 ** Calibration: what one probe pair costs the caller, and how much of the
@@ -119,6 +120,7 @@ void li_prof_calibrate(li_prof *P, lua_State *L) {
   ** an error (out of memory) before `done` */
   luaL_setmetatable(L, LI_MT_PROF);
   Q->clock = P->clock;
+  Q->jit_g = P->jit_g;          /* (the FFI probe reads the thread there) */
   Q->on = 1;
   li_prof_set_fast(Q);
   Q->mainL = L;
@@ -126,11 +128,15 @@ void li_prof_calibrate(li_prof *P, lua_State *L) {
   if (!li_tree_init(Q) || li_fn_find(Q, "=calibration", 1, "main", 4, 0, 0) != 0 ||
       li_fn_find(Q, "=calibration", 2, "f", 1, 1, 1) != 1)
     goto done;
-  c = li_chunk_new(L, Q, 2);
+  /* the probe chunks loaded now get: on LuaJIT with its JIT on, the FFI
+  ** probe (jit.c), whose loop the JIT compiles as it compiles theirs */
+  if ((c = li_jit_chunk_new(L, P, Q, 2)) == NULL) {
+    c = li_chunk_new(L, Q, 2);
+    lua_pushvalue(L, top + 1);
+    lua_pushcclosure(L, li_probe_for(P), 2);
+  }                                                    /* top+2 */
   c->gid[0] = 0;
   c->gid[1] = 1;
-  lua_pushvalue(L, top + 1);
-  lua_pushcclosure(L, li_probe_for(P), 2);                /* top+2 */
   if (luaL_loadbufferx(L, calibration_chunk, sizeof calibration_chunk - 1,
                        "=luainstr calibration", "t") != LUA_OK)
     goto done;                                         /* top+3 */
@@ -158,5 +164,9 @@ done:
   P->calibrated = 1;    /* once, whatever happened (an error raised above
                            leaves it for the next start) */
   cal_end(Q, c);
+  /* Q holds nothing more: no finalizer, which on LuaJIT would abort the
+  ** trace being recorded whenever the collector ran it */
+  lua_pushnil(L);
+  lua_setmetatable(L, top + 1);
   lua_settop(L, top);
 }

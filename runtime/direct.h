@@ -129,7 +129,7 @@ static inline const void *li_api_caller(lua_State *L) {
 ** doubles; a userdata's memory follows its header.  The CallInfos are an
 ** array that moves when it grows (luaD_growCI, by deep recursion): an
 ** activation is named by its index + 1, as lua_getstack's i_ci is (LI_AR_CI
-** in luaver.h), the base one by 1. */
+** in luaver.h, times two: even), the base one by 1 (2). */
 #define LI_D_FUNC(L) ((L)->ci->func)
 #define LI_D_ARG(L, i) ((L)->base + ((i) - 1))
 #define LI_D_NARGS(L) ((L)->top - (L)->base)
@@ -139,9 +139,9 @@ static inline const void *li_api_caller(lua_State *L) {
 #define LI_D_UDLEN(o) (uvalue(o)->len)
 #define LI_D_UDMEM(o) ((void *)(rawuvalue(o) + 1))
 #define LI_D_ARG1INT(o, v) (ttisnumber(o) && li_d_num2int(nvalue(o), (v)))
-#define LI_D_RUNNING(L) ((const void *)(uintptr_t)((L)->ci - (L)->base_ci + 1))
-#define LI_D_CALLER(L) ((const void *)(uintptr_t)((L)->ci - (L)->base_ci))
-#define LI_D_BASE(L) ((const void *)(uintptr_t)1)
+#define LI_D_RUNNING(L) ((const void *)(uintptr_t)(((L)->ci - (L)->base_ci + 1) * 2))
+#define LI_D_CALLER(L) ((const void *)(uintptr_t)(((L)->ci - (L)->base_ci) * 2))
+#define LI_D_BASE(L) ((const void *)(uintptr_t)2)
 
 #else
 #error "direct.h: no reads for this Lua (5.1 to 5.4)"

@@ -260,7 +260,7 @@ int (luainstr_set_option)(lua_State *L, const char *name, const char *value) {
     int k = li_probe_kind(value);
     if (k < 0)
       return fail(P, LUAINSTR_EARG, "option 'probe' takes fast, direct or "
-                  "api, not '%s'", value ? value : "(null)");
+                  "api (or ffi on LuaJIT), not '%s'", value ? value : "(null)");
     return li_prof_set_probe(P, k);
   }
   if (strcmp(name, "extraspace") == 0) {

@@ -25,12 +25,31 @@
 ** do-nothing function to an upvalue that the function calls first and that
 ** load() left nil or the globals table.  (5.1 keeps no upvalue of a
 ** stripped dump reachable: lua_getupvalue gives NULL.) */
+static int probe_name(const char *name) {
+  return strncmp(name, "__LI", 4) == 0 &&
+         strspn(name + 4, "0123456789") == strlen(name + 4);
+}
+
+/* LuaJIT's bytecode is not PUC Lua's (bytecode.c reads those): there the
+** probe's upvalue is found by its name, which a dump keeps unless it is
+** stripped (string.dump(f, true): its probe stays nil, and the function
+** fails at its first call).  0: none. */
+static int luajit_probe_upvalue(lua_State *L) {
+  const char *name;
+  for (int i = 1; LI_IS_LUAJIT && (name = lua_getupvalue(L, -1, i)) != NULL; i++) {
+    lua_pop(L, 1);
+    if (probe_name(name)) return i;
+  }
+  return 0;
+}
+
 void li_loaded_binary(lua_State *L, const char *buff, size_t sz) {
   int kind, up = li_bc_entry_probe(buff, sz, &kind);
   const char *name;
+  if (up == 0) up = luajit_probe_upvalue(L);
   if (up == 0 || (name = lua_getupvalue(L, -1, up)) == NULL) return;
   lua_pop(L, 1);
-  if (strncmp(name, "__LI", 4) == 0 && strspn(name + 4, "0123456789") == strlen(name + 4))
+  if (probe_name(name))
     ;                                    /* the rewriter's name */
   else if (!(strcmp(name, LI_STRIPPED_UPVALUE) == 0 &&
               (kind == LI_BC_CONST || kind == LI_BC_NOKIND)))
@@ -102,6 +121,18 @@ int li_load(lua_State *L, const char *buff, size_t sz, const char *name,
   o.version = LI_LUA_DIALECT;
   o.chunkname = name;
   o.probe_upvalue = !LI_IS_LUAJIT;  /* (LuaJIT: no lift of its bytecode yet) */
+  /* LuaJIT: `return P(0, a+b)`, not `return a+b, P()`.  Its trace
+  ** recorder takes the trailing call after a call's value (a CALLM whose
+  ** results a RETM returns) for a return below the trace's start and
+  ** restarts it ("down-recursion"): recursive code lost its traces.  Under
+  ** luaprofjit with the FFI probe (user seconds, median of 3; trace aborts
+  ** a run, bench/jit_traces.sh), trailing -> through: recursive-fib 35
+  ** 2.43 -> 1.11 s (aborts 19 -> 1; plain luajit 0.06 s, 3 aborts),
+  ** binary-trees 15 3.58 -> 1.59 s (aborts 103 -> 2; plain 1.04 s, 25);
+  ** recursive-ack 10, a method-heavy loop and a closure-heavy one the same
+  ** either way (1.91, 2.5, 0.93 s; aborts as plain: tests/jit/programs).
+  ** PUC Luas keep the trailing form: it costs their VM least. */
+  o.exits_through = LI_IS_LUAJIT;
   status = li_instrument_load(L, buff, sz, name, mode, &o, &r, &instrumented);
   if (status == LUA_OK && instrumented && r.probe_upvalue) {
     j.r = &r;

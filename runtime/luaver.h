@@ -210,8 +210,11 @@ void li_keep_module_loaded(void);
 #define lua_getiuservalue(L, idx, n) (lua_getfenv(L, idx), lua_type(L, -1))
 #endif
 #define luaL_pushfail(L) lua_pushnil(L)
-/* (never called where LI_HAVE_CLOSE is 0: coroutine.close is 5.4's) */
-static inline int lua_resetthread(lua_State *co) { (void)co; return LUA_YIELD; }
+/* (never called where LI_HAVE_CLOSE is 0: coroutine.close is 5.4's; a
+** macro over a name of our own, because OpenResty's LuaJIT declares a
+** lua_resetthread(L, th) of its own in lua.h) */
+#define lua_resetthread(co) li_resetthread(co)
+static inline int li_resetthread(lua_State *co) { (void)co; return LUA_YIELD; }
 static inline void luaL_addgsub(luaL_Buffer *b, const char *s, const char *p,
                                 const char *r) {
   const char *wild;
@@ -523,15 +526,17 @@ static inline void li_env_as_loaded(lua_State *L, int probe) {
 
 /* The caller's activation as lua_getstack(L, 1) names it: its CallInfo
 ** (5.2+), or its level's index in the thread's CallInfo array plus one
-** (5.1, whose array moves when it grows: an index is what stays). */
+** (5.1, whose array moves when it grows: an index is what stays), times
+** two: an activation's identity is even, a zone's odd (profiler.h
+** LI_ZONE_CI; an odd index was taken for a zone). */
 #if LUA_VERSION_NUM >= 502
 #define LI_AR_CI(ar) ((const void *)(ar).i_ci)
 #elif LI_IS_LUAJIT
 /* (LuaJIT: the frame's slot in the stack, below the frame's size in the
 ** high 16 bits, which differs from call site to call site) */
-#define LI_AR_CI(ar) ((const void *)(uintptr_t)(((ar).i_ci & 0xffff) + 1))
+#define LI_AR_CI(ar) ((const void *)(uintptr_t)((((ar).i_ci & 0xffff) + 1) * 2))
 #else
-#define LI_AR_CI(ar) ((const void *)(uintptr_t)((ar).i_ci + 1))
+#define LI_AR_CI(ar) ((const void *)(uintptr_t)(((ar).i_ci + 1) * 2))
 #endif
 
 /* ======================================================================

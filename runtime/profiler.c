@@ -27,6 +27,7 @@
 #include "profiler.h"
 #include "rewrite.h"
 #include "direct.h"
+#include "jit.h"
 
 
 /* Its address is the registry key of the profiler ud (profiler.h): a
@@ -34,6 +35,8 @@
 ** allocates (li_prof_get cannot raise an error on a state without profiler
 ** when memory runs out). */
 const char li_prof_key;
+
+const uint64_t li_ffi_ci_tag;
 
 /* The probe indexes nodes and frames by a shift (checked here, where the
 ** sizes are known). */
@@ -93,7 +96,7 @@ static LI_NOINLINE void learn_base(lua_State *L, li_stack *S, const void *ci) {
   if (!lua_getstack(L, 2, &ar)) S->base_ci = ci;
 }
 
-static LI_NOINLINE int grow_frames(li_stack *S) {
+LI_NOINLINE int li_grow_frames(li_stack *S) {
   uint32_t cap = S->cap ? S->cap * 2 : 64;
   li_frame *nf = realloc(S->f, (size_t)cap * sizeof *nf);
   if (nf == NULL) return 0;
@@ -102,56 +105,19 @@ static LI_NOINLINE int grow_frames(li_stack *S) {
   return 1;
 }
 
-/* Open a frame of func in node `node` on S (with room for it), identified
-** by ci; its start is the caller's to set.  No call: the probe's fast path
-** has it too. */
-static LI_INLINE li_frame *frame_open(li_prof *P, li_stack *S, li_frame *fr,
-                                      const void *ci, uint32_t func,
-                                      uint32_t node) {
-  S->n++;
-  fr->ci = ci;
-  fr->func = func;
-  fr->node = node;
-  fr->child = 0;
-  S->excl += P->pair_cost;      /* this pair's cost, for the frames below */
-  fr->excl0 = S->excl;
-  fr->done = 0;
-  P->node[node].calls++;
-  P->entries++;
-  return fr;
-}
-
-/* Open a frame of func (a function or a zone) on S, identified by ci, with
-** room for it, and start its clock. */
-static LI_INLINE void push_frame(li_prof *P, li_stack *S, const void *ci,
-                                 uint32_t func) {
-  uint32_t parent = S->n > 0 ? S->f[S->n - 1].node : S->root;
-  uint32_t node = li_node_child(P, parent, func);
-  li_frame *fr;
-  if (node == LI_NONE) node = parent;
-  li_node_touch(P, node);
-  fr = frame_open(P, S, &S->f[S->n], ci, func, node);
-  fr->start = li_clock_ticks(&P->clock);
-  li_trace(P, S, 'B', func, fr->start);
-}
-
 /* A probe in a thread other than the last probe's.  coroutine.resume,
 ** yield and the host's wrapped lua_resume and lua_pcall keep curL in step
 ** with the thread that runs, and a collected thread's stack clears it: a
 ** switch they did not make was made by the host behind their back. */
-static LI_NOINLINE li_stack *probe_switch(li_prof *P, lua_State *L) {
+LI_NOINLINE li_stack *li_probe_switch(li_prof *P, lua_State *L) {
   return P->curL != NULL ? li_infer_switch(P, L) : li_stack_switch(P, L);
-}
-
-static LI_INLINE li_stack *probe_stack(li_prof *P, lua_State *L) {
-  return L == P->curL ? P->cur : probe_switch(P, L);
 }
 
 /* Entry of function `func` in thread L, called from the activation whose
 ** CallInfo is ci. */
 static LI_INLINE int enter(li_prof *P, lua_State *L, const void *ci,
                            uint32_t func) {
-  li_stack *S = probe_stack(P, L);
+  li_stack *S = li_probe_stack(P, L);
   if (LI_UNLIKELY(S == NULL)) return 0;
   if (S->n > 0) {
     if (LI_UNLIKELY(S->f[S->n - 1].ci == ci || ci == S->base_ci))
@@ -159,27 +125,35 @@ static LI_INLINE int enter(li_prof *P, lua_State *L, const void *ci,
   } else if (ci != S->base_ci) {
     learn_base(L, S, ci);
   }
-  if (LI_UNLIKELY(S->n == S->cap) && !grow_frames(S)) return 0;
-  push_frame(P, S, ci, func);
+  if (LI_UNLIKELY(S->n == S->cap) && !li_grow_frames(S)) return 0;
+  li_push_frame(P, S, ci, func);
   return 0;
+}
+
+/* Is fr the frame of the exiting activation: identified by ci, or (LuaJIT,
+** an exit probe called in a tail call) by alt? */
+static LI_INLINE int exiting(const li_frame *fr, const void *ci, const void *alt) {
+  return fr->ci == ci || (LI_IS_LUAJIT && alt != NULL && fr->ci == alt);
 }
 
 /* An exit whose frame is not on top of S: zones the function left open
 ** end with it (a `<close>` zone's own end comes after the exit probe: it
 ** finds its zone gone); other frames above it were unwound by an error
 ** caught where we could not see it.  No frame at all: the call was entered
-** before collection started; nothing to close. */
+** before collection started; nothing to close.  (The topmost frame that
+** can be the exiting one is: on LuaJIT, a tail-called exit's own frame
+** lies above its caller's.) */
 static LI_NOINLINE void leave_deep(li_prof *P, li_stack *S, const void *ci,
-                                   uint64_t t) {
+                                   const void *alt, uint64_t t) {
   uint32_t z = S->n;
   while (z > 0 && li_is_zone(&S->f[z - 1])) z--;
-  if (z > 0 && z < S->n && S->f[z - 1].ci == ci) {
+  if (z > 0 && z < S->n && exiting(&S->f[z - 1], ci, alt)) {
     li_stack_close(P, S, z, t, 0);
     li_close_top(P, S, t, 0);
     return;
   }
   for (uint32_t i = S->n; i-- > 0;) {
-    if (S->f[i].ci == ci) {
+    if (exiting(&S->f[i], ci, alt)) {
       li_stack_close(P, S, i + 1, t, 1);
       li_close_top(P, S, t, 0);
       return;
@@ -187,18 +161,55 @@ static LI_NOINLINE void leave_deep(li_prof *P, li_stack *S, const void *ci,
   }
 }
 
-/* Exit of the activation whose CallInfo is ci, in thread L; returns nret,
-** the probe's count of results. */
+/* An FFI exit (jit.c) whose frame is not on top of S, or whose entry found
+** no room.  Its frame is the topmost FFI frame (frames have no identity: a
+** function's exit is its latest open entry): zones above it are ones the
+** function left open, and end with it as leave_deep ends them; frames of
+** the C probe above it (a chunk loaded with the JIT off, called from it)
+** were unwound by an error caught where no boundary saw it, and then so
+** were the zones.  No FFI frame: the call was entered before collection
+** started; nothing closes. */
+LI_NOINLINE void li_ffi_leave_deep(li_prof *P, li_stack *S, uint64_t t) {
+  uint32_t i = S->n;
+  int err = 0;
+  if (S->ffi_lost > 0) {                /* its entry pushed nothing */
+    S->ffi_lost--;
+    return;
+  }
+  while (i > 0 && !li_is_ffi(&S->f[i - 1])) i--;
+  if (i == 0) return;
+  for (uint32_t j = i; j < S->n; j++) err |= !li_is_zone(&S->f[j]);
+  li_stack_close(P, S, i, t, err);
+  li_close_top(P, S, t, 0);
+}
+
+/* Exit of the activation whose CallInfo is ci (or alt, leave_deep), in
+** thread L; returns nret, the probe's count of results. */
 static LI_INLINE int leave(li_prof *P, lua_State *L, const void *ci,
-                           int nret) {
+                           const void *alt, int nret) {
   uint64_t t = li_clock_ticks(&P->clock);
-  li_stack *S = probe_stack(P, L);
+  li_stack *S = li_probe_stack(P, L);
   if (LI_UNLIKELY(S == NULL)) return nret;
   P->exits++;
-  if (LI_LIKELY(S->n > 0 && S->f[S->n - 1].ci == ci)) li_close_top(P, S, t, 0);
-  else leave_deep(P, S, ci, t);
+  if (LI_LIKELY(S->n > 0 && exiting(&S->f[S->n - 1], ci, alt)))
+    li_close_top(P, S, t, 0);
+  else
+    leave_deep(P, S, ci, alt, t);
   if (LI_UNLIKELY(S->n == 0 && S->waker != NULL)) li_infer_end(P, S, t);
   return nret;
+}
+
+/* The identity of the probe's own activation when it may have been
+** tail-called.  Only on LuaJIT, whose tail call replaces the caller's
+** frame even with a C function (PUC Luas keep the caller below it): in
+** `return P(0, ...)` the probe's caller is the exiting function's caller,
+** and the probe's own frame sits in the exiting function's slot, which is
+** that function's identity (LI_AR_CI).  The pass-through form is the only
+** one the rewriter puts in a tail call. */
+static LI_INLINE const void *tail_exit(lua_State *L, int nargs) {
+  lua_Debug ar;
+  if (!LI_IS_LUAJIT || nargs == 0 || !lua_getstack(L, 0, &ar)) return NULL;
+  return LI_AR_CI(ar);
 }
 
 /*   P(id)       entry of function id (id > 0): push a frame
@@ -216,9 +227,9 @@ static LI_INLINE int probe_run(lua_State *L, int direct) {
   if (n > 0 && !(direct && li_d_arg1_int(L, &id))) id = lua_tointegerx(L, 1, NULL);
   if (P == NULL) return n > 0 ? n - 1 : 0;  /* not a map: as probe_nothing */
   if (id <= 0) {                        /* an exit */
-    n = n > 0 ? n - 1 : 0;
-    if (!P->on) return n;
-    return leave(P, L, direct ? li_d_caller(L) : li_api_caller(L), n);
+    if (!P->on) return n > 0 ? n - 1 : 0;
+    return leave(P, L, direct ? li_d_caller(L) : li_api_caller(L),
+                 tail_exit(L, n), n > 0 ? n - 1 : 0);
   }
   if (P->on && (lua_Unsigned)id <= c->n)
     return enter(P, L, direct ? li_d_caller(L) : li_api_caller(L), c->gid[id - 1]);
@@ -245,7 +256,7 @@ static LI_NOINLINE int probe_direct(lua_State *L) {
 ** call that returns to it, so it saves no registers: 54 instructions a
 ** pair fewer (fib under callgrind: 820.5 -> 766.5 a call; bench/README.md,
 ** issue 13).  Its figures are those of the general path: it shares
-** frame_open and li_frame_close (tests/probe/compare.sh). */
+** li_frame_open and li_frame_close (tests/probe/compare.sh). */
 static int probe_fast(lua_State *L) {
   li_chunk *c = chunk_of(L, 1);
   li_prof *P;
@@ -282,7 +293,7 @@ static int probe_fast(lua_State *L) {
                     P->node[node].func != func || P->node[node].parent != parent ||
                     P->node[node].stamp != P->fstamp))
       return probe_direct(L);
-    fr = frame_open(P, S, top + 1, ci, func, node);
+    fr = li_frame_open(P, S, top + 1, ci, func, node);
     fr->start = li_clock_inline_ticks();
     return 0;
   }
@@ -295,7 +306,8 @@ static int probe_fast(lua_State *L) {
 /* The probe chunks loaded now get (option "probe"; the fast path only
 ** where the clock is read with no call, else it would never run). */
 lua_CFunction li_probe_for(const li_prof *P) {
-  if (P->probe == LI_PROBE_API) return probe_api;
+  /* (the FFI probe's chunks loaded with the JIT off get the C API's) */
+  if (P->probe == LI_PROBE_API || P->probe == LI_PROBE_FFI) return probe_api;
   if (P->probe == LI_PROBE_FAST && LI_CLOCK_INLINE(&P->clock)) return probe_fast;
   return probe_direct;
 }
@@ -335,11 +347,11 @@ uint64_t li_zone_begin(li_prof *P, lua_State *L, li_stack *S,
                        const char *name, size_t len) {
   uint32_t func;
   (void)L;
-  if (S->n == S->cap && !grow_frames(S)) return 0;
+  if (S->n == S->cap && !li_grow_frames(S)) return 0;
   func = zone_find(P, name, len);
   if (func == LI_NONE) return 0;
   /* (a zone costs its caller about what a probe pair does) */
-  push_frame(P, S, LI_ZONE_CI(++P->zone_serial), func);
+  li_push_frame(P, S, LI_ZONE_CI(++P->zone_serial), func);
   return P->zone_serial;
 }
 
@@ -399,6 +411,27 @@ static int field_num(const char **p, const char *end, uint32_t *v) {
   return 1;
 }
 
+/* The map of a chunk of n functions, pushed: the FFI probe's where chunks
+** loaded now get it (jit.c), else a userdata for a lua_CFunction probe
+** (*ffi tells which); its gid to fill. */
+static li_chunk *chunk_map(lua_State *L, li_prof *P, uint32_t n, int *ffi) {
+  li_chunk *c = li_jit_chunk_new(L, P, P, n);
+  *ffi = c != NULL;
+  return c != NULL ? c : li_chunk_new(L, P, n);
+}
+
+/* The map on top becomes its chunk's probe (the profiler's userdata at
+** pidx): an FFI probe is its map itself. */
+static void chunk_probe(lua_State *L, li_prof *P, int ffi, int pidx) {
+  if (ffi) {
+    P->chunks_ffi++;
+    return;
+  }
+  P->chunks_api++;
+  lua_pushvalue(L, pidx);
+  lua_pushcclosure(L, li_probe_for(P), 2);
+}
+
 /* Descriptor: "LI1" NUL chunkname NUL nfuncs NUL {name NUL line NUL
 ** lastline NUL}.  Registers the functions; pushes the probe. */
 static int factory(lua_State *L) {
@@ -408,6 +441,7 @@ static int factory(lua_State *L) {
   const char *p, *end, *chunkname;
   uint32_t nf, i;
   li_chunk *c;
+  int ffi;
   if (P == NULL || P->closed || d == NULL || len < 4 || memcmp(d, "LI1", 4) != 0)
     goto nothing;
   p = d + 4;
@@ -415,7 +449,7 @@ static int factory(lua_State *L) {
   /* the whole chunk name, NUL-terminated inside the descriptor */
   if ((chunkname = field(&p, end, &n)) == NULL) goto nothing;
   if (!field_num(&p, end, &nf) || nf == 0 || (size_t)nf > (size_t)(end - p) / 3) goto nothing;
-  c = li_chunk_new(L, P, nf);
+  c = chunk_map(L, P, nf, &ffi);
   for (i = 0; i < nf; i++) {
     uint32_t line, lastline;
     const char *name = field(&p, end, &n);
@@ -424,8 +458,7 @@ static int factory(lua_State *L) {
     c->gid[i] = li_fn_find(P, chunkname, i + 1, name, n, line, lastline);
     if (c->gid[i] == LI_NONE) goto nothing;
   }
-  lua_pushvalue(L, lua_upvalueindex(1));
-  lua_pushcclosure(L, li_probe_for(P), 2);
+  chunk_probe(L, P, ffi, lua_upvalueindex(1));
   return 1;
 nothing:
   lua_pushcfunction(L, probe_nothing);
@@ -436,19 +469,20 @@ void li_push_probe(lua_State *L, const char *chunkname,
                    const li_funcdesc *funcs, uint32_t nfuncs) {
   li_prof *P;
   li_chunk *c;
+  int ffi;
   luaL_checkstack(L, 3, NULL);
   lua_rawgetp(L, LUA_REGISTRYINDEX, &li_prof_key);
   P = lua_touserdata(L, -1);
   if (P == NULL || P->closed || nfuncs == 0) goto nothing;
-  c = li_chunk_new(L, P, nfuncs);
+  c = chunk_map(L, P, nfuncs, &ffi);
   for (uint32_t i = 0; i < nfuncs; i++) {
     const li_funcdesc *d = &funcs[i];
     c->gid[i] = li_fn_find(P, chunkname, i + 1, d->name, strlen(d->name),
                         d->line, d->lastline);
     if (c->gid[i] == LI_NONE) { lua_pop(L, 1); goto nothing; }
   }
-  lua_insert(L, -2);                 /* map, profiler */
-  lua_pushcclosure(L, li_probe_for(P), 2);
+  chunk_probe(L, P, ffi, lua_gettop(L) - 1);
+  lua_remove(L, -2);                 /* the profiler */
   return;
 nothing:
   lua_pop(L, 1);
@@ -457,8 +491,9 @@ nothing:
 
 int li_is_probe(lua_State *L, int idx) {
   lua_CFunction f = lua_tocfunction(L, idx);
-  return f != NULL && (f == probe_api || f == probe_direct ||
-                       f == probe_fast || f == probe_nothing);
+  if (f == NULL) return li_jit_is_probe(L, idx);
+  return f == probe_api || f == probe_direct || f == probe_fast ||
+         f == probe_nothing;
 }
 
 
@@ -519,10 +554,10 @@ static int direct_check(lua_State *L, const char **why) {
 #endif
 }
 
-const char *const li_probe_names[3] = {"api", "direct", "fast"};
+const char *const li_probe_names[LI_PROBE_KINDS] = {"api", "direct", "fast", "ffi"};
 
 int li_probe_kind(const char *name) {
-  for (int k = 0; name != NULL && k < 3; k++)
+  for (int k = 0; name != NULL && k < LI_PROBE_KINDS; k++)
     if (strcmp(name, li_probe_names[k]) == 0) return k;
   return -1;
 }
@@ -558,13 +593,30 @@ int li_prof_set_extraspace(li_prof *P, int on) {
   return LUAINSTR_OK;
 }
 
-int li_prof_set_probe(li_prof *P, int kind) {
-  if (!before_probes(P, "probe")) return LUAINSTR_EORDER;
-  if (kind != LI_PROBE_API && !P->direct_ok) {
+/* Can P's chunks get probes of this kind? 0 with the message when not. */
+static int probe_possible(li_prof *P, int kind) {
+  if (kind == LI_PROBE_FFI && P->jit_g == NULL) {
+    snprintf(P->errmsg, sizeof P->errmsg, "probe: ffi needs LuaJIT's "
+             "structures, and %s", P->jit_why);
+    return 0;
+  }
+  if (kind != LI_PROBE_API && kind != LI_PROBE_FFI && !P->direct_ok) {
     snprintf(P->errmsg, sizeof P->errmsg, "probe: %s needs Lua's structures, "
              "and %s", kind == LI_PROBE_FAST ? "fast" : "direct", P->direct_why);
-    return LUAINSTR_EARG;
+    return 0;
   }
+  return 1;
+}
+
+const char *li_prof_probe_name(const li_prof *P) {
+  if (P->chunks_ffi > 0) return P->chunks_api > 0 ? "ffi+api" : "ffi";
+  if (P->probe == LI_PROBE_FFI) return li_probe_names[LI_PROBE_API];
+  return li_probe_names[P->probe];
+}
+
+int li_prof_set_probe(li_prof *P, int kind) {
+  if (!before_probes(P, "probe")) return LUAINSTR_EORDER;
+  if (!probe_possible(P, kind)) return LUAINSTR_EARG;
   P->probe = kind;
   return LUAINSTR_OK;
 }
@@ -593,6 +645,7 @@ void li_prof_free_data(li_prof *P) {
   free(P->warnings); P->warnings = NULL;
   free(P->trace); P->trace = NULL; P->trace_cap = P->ntrace = 0;
   free(P->xset); P->xset = NULL; P->xcap = P->xn = 0;
+  free(P->tmap); P->tmap = NULL; P->tcap = P->tn = 0;
   free_patterns(P->include, P->ninclude); P->include = NULL; P->ninclude = 0;
   free_patterns(P->exclude, P->nexclude); P->exclude = NULL; P->nexclude = 0;
 }
@@ -718,10 +771,12 @@ li_prof *li_prof_attach(lua_State *L) {
   li_clock_init(&P->clock);
   P->direct_ok = direct_check(L, &P->direct_why);
   P->probe = P->direct_ok ? LI_PROBE_FAST : LI_PROBE_API;
+  if (li_jit_check(L, P, &P->jit_why)) P->probe = LI_PROBE_FFI;
   {  /* LUAINSTR_PROBE: the option's default, for comparisons (tests) */
     const char *e = getenv("LUAINSTR_PROBE");
     int k = li_probe_kind(e);
-    if (k >= 0 && (k == LI_PROBE_API || P->direct_ok)) P->probe = k;
+    if (k >= 0 && probe_possible(P, k)) P->probe = k;
+    P->errmsg[0] = '\0';
   }
   P->enabled = 1;
   P->spike_factor = 2.0;

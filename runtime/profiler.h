@@ -84,7 +84,8 @@ typedef struct li_node {
 /* An open activation of a function. */
 typedef struct li_frame {
   const void *ci;       /* Lua's CallInfo of the activation: its identity;
-                           a zone's is odd (LI_ZONE_CI), no CallInfo's is */
+                           a zone's is odd (LI_ZONE_CI), no CallInfo's is;
+                           the FFI probe's frames have none (LI_FFI_CI) */
   uint64_t start;       /* ticks at entry */
   uint64_t excl0;       /* the stack's excluded ticks at entry */
   int64_t child;        /* corrected inclusive ticks of its children */
@@ -98,6 +99,14 @@ typedef struct li_frame {
 /* The identity of zone number `serial` in li_frame.ci. */
 #define LI_ZONE_CI(serial) ((const void *)(((uintptr_t)(serial) << 1) | 1u))
 #define li_is_zone(fr) (((uintptr_t)(fr)->ci & 1u) != 0)
+
+/* The identity of every frame the FFI probe opens (jit.c): inside a trace
+** there is no stack frame to name, so its exit pops the top function
+** frame.  The address of a static object: even, and no CallInfo's (a
+** heap address, or on LuaJIT and 5.1 a small stack index + 1). */
+extern const uint64_t li_ffi_ci_tag;
+#define LI_FFI_CI ((const void *)&li_ffi_ci_tag)
+#define li_is_ffi(fr) ((fr)->ci == LI_FFI_CI)
 
 typedef struct li_stack li_stack;
 
@@ -126,6 +135,9 @@ struct li_stack {
   int resuming;         /* waiting in coroutine.resume (boundary.c)... */
   uint64_t res_t0;      /* ...since this time, or the last frame mark, */
   uint64_t res_pairs0;  /* ...with this many entries counted */
+  uint32_t ffi_lost;    /* FFI entries that found no room for a frame (no
+                           memory): as many exits pop nothing, and until
+                           they have, entries push nothing (LIFO) */
   li_stack *prev;       /* list of every stack of P */
   li_stack *next;
 };
@@ -147,6 +159,11 @@ struct li_prof {
   int direct_ok;        /* Lua's structures passed their check on this
                            state's library (direct.h)... */
   const char *direct_why;   /* ...or why not (static) */
+  void *jit_g;          /* LuaJIT's global_State, where the FFI probe reads
+                           the running thread: its check passed (jit.c)... */
+  const char *jit_why;  /* ...or why not (static), and NULL */
+  uint64_t chunks_ffi;  /* chunks given the FFI probe */
+  uint64_t chunks_api;  /* chunks given a lua_CFunction probe */
   uint64_t pair_cost;   /* ticks one entry+exit pair adds to its caller */
   uint64_t inside_cost; /* ticks of probe work inside a measured call */
   int calibrated;       /* pair_cost and inside_cost measured */
@@ -171,6 +188,10 @@ struct li_prof {
   li_stack **xset;      /* every stack of P, by address (profiler.c: a
                            thread's extra space is read only through it) */
   uint32_t xcap, xn;
+  li_stack **tmap;      /* every stack of P, by its thread's address (the
+                           FFI probe finds a thread's stack there without
+                           the Lua API: li_stack_switch_c) */
+  uint32_t tcap, tn;
   int xs_off;           /* option "extraspace" off: the host's alone */
   lua_State *mainL;     /* the main thread */
   lua_State *curL;      /* thread of the last probe */
@@ -246,6 +267,17 @@ static inline li_stack *li_stack_of(li_prof *P, lua_State *L) {
 ** last probe while it is running (neither suspended nor finished), else
 ** the main thread. */
 lua_State *li_running_thread(li_prof *P);
+
+/* The stack of the running thread T for the FFI probe, which must not
+** call the Lua API (inside a LuaJIT trace the Lua stack is not written
+** back): found by T's address only, never made (NULL: T has none yet, its
+** event is not counted: P->unseen); a switch nobody told the profiler of
+** is inferred as li_infer_switch infers it.  Only the main thread is made
+** current here: another one could not be held alive (xs_pin), so its
+** probes come here until a boundary makes it current. */
+li_stack *li_stack_switch_c(li_prof *P, lua_State *T);
+/* Forget S in the map by thread (its thread is gone). */
+void li_tmap_del(li_prof *P, li_stack *S);
 
 /* The running thread L's probe (or the end of its yield) finds the
 ** profiler's current thread is another one, and nobody told it of a
@@ -398,11 +430,18 @@ void li_mem_snapshot(const li_prof *P, li_profile *out);
 
 /* The probe's variants (profiler.c): how it reads its call, through the C
 ** API or from Lua's structures (direct.h), and with or without its fast
-** path for the common case.  Their figures are the same. */
+** path for the common case; or (LuaJIT) FFI calls where the JIT is on when
+** a chunk loads, else the C API (jit.c).  Their figures are the same. */
 #define LI_PROBE_API 0
 #define LI_PROBE_DIRECT 1
 #define LI_PROBE_FAST 2
-extern const char *const li_probe_names[3];   /* "api", "direct", "fast" */
+#define LI_PROBE_FFI 3
+#define LI_PROBE_KINDS 4
+/* "api", "direct", "fast", "ffi" */
+extern const char *const li_probe_names[LI_PROBE_KINDS];
+/* The probe that ran, for the report: the option's name, but on LuaJIT
+** "ffi", "api" or "ffi+api" as the chunks loaded got them. */
+const char *li_prof_probe_name(const li_prof *P);
 /* The LI_PROBE_* named name, or -1. */
 int li_probe_kind(const char *name);
 
@@ -536,6 +575,76 @@ static LI_INLINE li_frame *li_frame_close(li_prof *P, li_stack *S, uint64_t t,
 static LI_INLINE void li_close_top(li_prof *P, li_stack *S, uint64_t t, int err) {
   li_frame *fr = li_frame_close(P, S, t, err);
   li_trace(P, S, err ? 'X' : 'E', fr->func, t);
+}
+
+/* ---- opening frames: the C probe (profiler.c) and the FFI probe (jit.c) */
+
+/* Room for twice as many frames in S: 0 when there is no memory. */
+LI_NOINLINE int li_grow_frames(li_stack *S);
+
+/* Open a frame of func in node `node` on S (with room for it), identified
+** by ci; its start is the caller's to set.  No call: the probe's fast path
+** has it too. */
+static LI_INLINE li_frame *li_frame_open(li_prof *P, li_stack *S, li_frame *fr,
+                                         const void *ci, uint32_t func,
+                                         uint32_t node) {
+  S->n++;
+  fr->ci = ci;
+  fr->func = func;
+  fr->node = node;
+  fr->child = 0;
+  S->excl += P->pair_cost;      /* this pair's cost, for the frames below */
+  fr->excl0 = S->excl;
+  fr->done = 0;
+  P->node[node].calls++;
+  P->entries++;
+  return fr;
+}
+
+/* Open a frame of func (a function or a zone) on S, identified by ci, with
+** room for it, and start its clock. */
+static LI_INLINE void li_push_frame(li_prof *P, li_stack *S, const void *ci,
+                                    uint32_t func) {
+  uint32_t parent = S->n > 0 ? S->f[S->n - 1].node : S->root;
+  uint32_t node = li_node_child(P, parent, func);
+  li_frame *fr;
+  if (node == LI_NONE) node = parent;
+  li_node_touch(P, node);
+  fr = li_frame_open(P, S, &S->f[S->n], ci, func, node);
+  fr->start = li_clock_ticks(&P->clock);
+  li_trace(P, S, 'B', func, fr->start);
+}
+
+/* The stack of the running thread L for a probe, made current: a thread
+** other than the last probe's is a switch (profiler.c); NULL: no memory. */
+LI_NOINLINE li_stack *li_probe_switch(li_prof *P, lua_State *L);
+static LI_INLINE li_stack *li_probe_stack(li_prof *P, lua_State *L) {
+  return L == P->curL ? P->cur : li_probe_switch(P, L);
+}
+
+/* ---- FFI frames: no identity (jit.c, and its lua_CFunction slow path) -- */
+
+/* An FFI entry of func on S: a frame with no identity. */
+static LI_INLINE void li_ffi_enter(li_prof *P, li_stack *S, uint32_t func) {
+  if (LI_UNLIKELY(S->n == S->cap || S->ffi_lost != 0) &&
+      (S->ffi_lost != 0 || !li_grow_frames(S))) {
+    S->ffi_lost++;
+    return;
+  }
+  li_push_frame(P, S, LI_FFI_CI, func);
+}
+
+/* An FFI exit whose frame is not on top of S (profiler.c). */
+LI_NOINLINE void li_ffi_leave_deep(li_prof *P, li_stack *S, uint64_t t);
+
+/* An FFI exit at time t on S: the top function frame closes. */
+static LI_INLINE void li_ffi_leave(li_prof *P, li_stack *S, uint64_t t) {
+  P->exits++;
+  if (LI_LIKELY(S->n > 0 && li_is_ffi(&S->f[S->n - 1]) && S->ffi_lost == 0))
+    li_close_top(P, S, t, 0);
+  else
+    li_ffi_leave_deep(P, S, t);
+  if (LI_UNLIKELY(S->n == 0 && S->waker != NULL)) li_infer_end(P, S, t);
 }
 
 

@@ -245,7 +245,7 @@ int li_snapshot(li_prof *P, li_profile *out) {
   out->probe_inside_ns = (double)P->inside_cost * k;
   out->overhead_ns = to_ns((int64_t)(P->entries * P->pair_cost), k);
   out->clock = li_clock_name(&P->clock);
-  out->probe = li_probe_names[P->probe];
+  out->probe = li_prof_probe_name(P);
   out->clock_resolution_ns = (double)P->clock.resolution * k;
   if (notes(P, out) != 0) goto nomem;
   out->tracing = P->trace_cap > 0;

@@ -57,10 +57,73 @@ static int xs_has(const li_prof *P, const li_stack *S) {
   return 0;
 }
 
+/* ---- stacks by thread, for the FFI probe -------------------------------
+** The FFI probe (jit.c) runs where the Lua API cannot (inside a LuaJIT
+** trace), so it finds a thread's stack by the thread's address in a table
+** of its own: open addressing, a stack in the slot of its thread.  A new
+** thread made at a collected one's address, before that one's stack is
+** finalized, takes the slot (stack_lookup puts every stack it finds); the
+** old stack's finalizer leaves a slot that is not its own. */
+
+static uint32_t tm_home(const li_prof *P, const lua_State *T) {
+  return (uint32_t)(((uint64_t)(uintptr_t)T * 0x9E3779B97F4A7C15u) >> 32) &
+         (P->tcap - 1);
+}
+
+static li_stack *tmap_get(const li_prof *P, const lua_State *T) {
+  if (P->tcap == 0) return NULL;
+  for (uint32_t k = tm_home(P, T); P->tmap[k] != NULL; k = (k + 1) & (P->tcap - 1))
+    if (P->tmap[k]->L == T) return P->tmap[k];
+  return NULL;
+}
+
+/* Put S in the slot of its thread (nothing when memory is short: the FFI
+** probe then counts the thread's events as unseen). */
+static void tmap_put(li_prof *P, li_stack *S) {
+  uint32_t k;
+  if ((P->tn + 1) * 2 > P->tcap) {
+    uint32_t cap = P->tcap ? P->tcap * 2 : 64, old = P->tcap;
+    li_stack **t = calloc(cap, sizeof *t), **o = P->tmap;
+    if (t == NULL) return;
+    P->tmap = t;
+    P->tcap = cap;
+    for (uint32_t i = 0; i < old; i++)
+      if (o[i] != NULL) {
+        for (k = tm_home(P, o[i]->L); t[k] != NULL; k = (k + 1) & (cap - 1)) {}
+        t[k] = o[i];
+      }
+    free(o);
+  }
+  for (k = tm_home(P, S->L); P->tmap[k] != NULL; k = (k + 1) & (P->tcap - 1))
+    if (P->tmap[k]->L == S->L) {
+      P->tmap[k] = S;
+      return;
+    }
+  P->tmap[k] = S;
+  P->tn++;
+}
+
+void li_tmap_del(li_prof *P, li_stack *S) {
+  uint32_t k, j, mask = P->tcap - 1;
+  if (P->tcap == 0) return;
+  for (k = tm_home(P, S->L); P->tmap[k] != S; k = (k + 1) & mask)
+    if (P->tmap[k] == NULL) return;
+  P->tn--;
+  for (j = (k + 1) & mask; P->tmap[j] != NULL; j = (j + 1) & mask) {
+    uint32_t h = tm_home(P, P->tmap[j]->L);
+    if (((j - h) & mask) >= ((j - k) & mask)) {   /* it may fill the hole */
+      P->tmap[k] = P->tmap[j];
+      k = j;
+    }
+  }
+  P->tmap[k] = NULL;
+}
+
 /* Add S to the set (nothing when memory is short: S is then found the
-** slow way). */
+** slow way), and to the map by thread. */
 void li_xs_add(li_prof *P, li_stack *S) {
   uint32_t k;
+  tmap_put(P, S);
   if ((P->xn + 1) * 2 > P->xcap) {
     uint32_t cap = P->xcap ? P->xcap * 2 : 64, old = P->xcap;
     li_stack **t = calloc(cap, sizeof *t), **o = P->xset;
@@ -137,6 +200,7 @@ int li_stack_gc(lua_State *L) {
     forget_waker(P, S);
     stack_unlink(S);
     xs_del(P, S);
+    li_tmap_del(P, S);
     if (P->cur == S) li_set_cur(P, NULL, NULL);
   }
   free(S->f);
@@ -176,7 +240,10 @@ static li_stack *stack_lookup(li_prof *P, lua_State *L, int idx, lua_State *T) {
     li_xs_add(P, S);
   }
   lua_settop(L, top);
-  if (S != NULL) li_xs_put(P, T, S);
+  if (S != NULL) {
+    li_xs_put(P, T, S);
+    tmap_put(P, S);
+  }
   return S;
 }
 
@@ -286,12 +353,11 @@ void li_infer_settle(li_prof *P) {
   if (X != NULL && X != P->cur) li_set_cur(P, X->L, X);
 }
 
-li_stack *li_infer_switch(li_prof *P, lua_State *L) {
-  li_stack *X = P->cur, *S, *R;
-  uint64_t t;
-  P->unseen++;
-  if ((S = li_stack_switch(P, L)) == NULL) return NULL;
-  t = li_clock_ticks(&P->clock);
+/* The switch to S (running now; X the stack current before) that nobody
+** told the profiler of: S resumed by the thread seen last, or back. */
+static li_stack *infer_to(li_prof *P, li_stack *X, li_stack *S) {
+  li_stack *R;
+  uint64_t t = li_clock_ticks(&P->clock);
   X = infer_settle(P, X, S, t);
   /* L runs again where it waited (it is X or one of its wakers), or the
   ** main thread runs: nothing was resumed */
@@ -306,6 +372,29 @@ li_stack *li_infer_switch(li_prof *P, lua_State *L) {
   R->res_pairs0 = P->entries;
   S->waker = R;
   P->inferring++;
+  return S;
+}
+
+li_stack *li_infer_switch(li_prof *P, lua_State *L) {
+  li_stack *X = P->cur, *S;
+  P->unseen++;
+  if ((S = li_stack_switch(P, L)) == NULL) return NULL;
+  return infer_to(P, X, S);
+}
+
+li_stack *li_stack_switch_c(li_prof *P, lua_State *T) {
+  li_stack *S = T == P->mainL ? &P->main : tmap_get(P, T);
+  if (S == NULL) {                       /* never seen: nothing to push on */
+    P->unseen++;
+    return NULL;
+  }
+  /* (a thread whose inferred resume goes on, or with no thread before it
+  ** to infer from: nothing more to learn) */
+  if (P->curL != NULL && S->waker == NULL) {
+    P->unseen++;
+    S = infer_to(P, P->cur, S);
+  }
+  if (S == &P->main) li_set_cur(P, T, S);
   return S;
 }
 

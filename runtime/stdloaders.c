@@ -72,6 +72,16 @@ static void fb_release (lua_State *L, FileBuf *fb) {
 }
 
 
+/* The FileBuf at idx is done with: released now, and left with no
+** finalizer (LuaJIT aborts the trace it is recording whenever the collector
+** runs one: every file loaded cost a trace, bench/jit_traces.sh). */
+static void fb_done (lua_State *L, FileBuf *fb, int idx) {
+  fb_release(L, fb);
+  lua_pushnil(L);
+  lua_setmetatable(L, idx);
+}
+
+
 static int fb_gc (lua_State *L) {
   fb_release(L, (FileBuf *)lua_touserdata(L, 1));
   return 0;
@@ -190,7 +200,7 @@ int li_loadfilex (lua_State *L, const char *filename, const char *mode) {
   }
   status = li_load_filebytes(L, fb->buff != NULL ? fb->buff : "", fb->n,
                              lua_tostring(L, fnameindex), mode);
-  fb_release(L, fb);  /* the bytes are compiled: give them back now */
+  fb_done(L, fb, fnameindex + 1);  /* the bytes are compiled: give them back */
   lua_replace(L, fnameindex);  /* the function or message over the name */
   lua_settop(L, fnameindex);
   return status;
@@ -297,7 +307,7 @@ static int load_reader (lua_State *L, const char *chunkname,
     status = li_load(L, fb->buff != NULL ? fb->buff : "", fb->n,
                      chunkname, mode);
   }
-  fb_release(L, fb);
+  fb_done(L, fb, LD_FILEBUF);
   lua_rotate(L, LD_FILEBUF, -2);                /* FileBuf and piece */
   lua_pop(L, 2);
   return status;

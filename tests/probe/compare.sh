@@ -3,7 +3,8 @@
 # give the same call tree: every program of DIR (the behaviour programs of
 # any Lua, or deep/) run under luaprof (luaprof5.N for Lua 5.N) with
 # LUAINSTR_PROBE=fast, direct and api must give reports whose trees (every
-# calling path, its calls and its errors: tree.py) are identical.
+# calling path, its calls and its errors: tree.py) are identical.  (On
+# LuaJIT the build's default is ffi, the FFI probe: ffi and api compared.)
 #
 #   compare.sh LUAPROF_BIN [DIR] [KINDS]
 #     DIR    folder of *.lua programs (default tests/behaviour/lua54)
@@ -47,7 +48,10 @@ unset LUAINSTR_PROBE
 printf 'local x = 1\n' >"$tmp/probe.lua"
 "$prof" -f json -o "$tmp/probe.json" "$tmp/probe.lua" || exit 1
 default=$(python3 "$here/tree.py" "$tmp/probe.json" | sed -n 's/^probe\t//p')
-if [ "$default" != fast ]; then
+ref=fast
+if [ "$default" = ffi ]; then
+  ref=ffi           # LuaJIT with its JIT: the FFI probe is the one compared
+elif [ "$default" != fast ]; then
   case " $kinds " in
     *" direct "*)
       echo "FAIL  this build's probe is '$default', not fast: its direct path is off or failed its check"
@@ -88,13 +92,13 @@ calls_ok() {
 same=0 differ=0 unstable=0 probed=0
 for prog in "$dir"/*.lua; do
   base=$(basename "$prog" .lua)
-  run fast "$prog" "$tmp/fast1" || { echo "FAIL  $base: no report (fast)"; differ=$((differ + 1)); continue; }
+  run "$ref" "$prog" "$tmp/fast1" || { echo "FAIL  $base: no report ($ref)"; differ=$((differ + 1)); continue; }
   if [ "$(cat "$tmp/fast1")" = large ]; then
     echo "skip  $base: its report is over 32 MB"
     unstable=$((unstable + 1))
     continue
   fi
-  run fast "$prog" "$tmp/fast2"
+  run "$ref" "$prog" "$tmp/fast2"
   if ! cmp -s "$tmp/fast1" "$tmp/fast2"; then
     echo "skip  $base: its tree differs between two runs of the same variant"
     unstable=$((unstable + 1))
@@ -110,14 +114,14 @@ for prog in "$dir"/*.lua; do
   for k in $kinds; do
     run "$k" "$prog" "$tmp/$k"
     if ! cmp -s "$tmp/fast1" "$tmp/$k"; then
-      echo "FAIL  $base: $k differs from fast:"
+      echo "FAIL  $base: $k differs from $ref:"
       diff "$tmp/fast1" "$tmp/$k" | head -20
       ok=0
     fi
   done
   if [ $ok = 1 ]; then same=$((same + 1)); else differ=$((differ + 1)); fi
 done
-echo "$same programs with the same tree under fast${kinds:+ and }${kinds// / and }, $differ differing, $unstable not comparable; $probed nodes of functions other than main chunks"
+echo "$same programs with the same tree under $ref${kinds:+ and }${kinds// / and }, $differ differing, $unstable not comparable; $probed nodes of functions other than main chunks"
 if [ $probed -eq 0 ]; then
   echo "FAIL  no function other than main chunks was probed: nothing was compared"
   exit 1

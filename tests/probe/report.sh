@@ -8,14 +8,15 @@
 # without its fast path" for direct, nothing for fast.  Every variant counts
 # the same calls.
 #
-#   report.sh LUAPROF_BIN DEFAULT     (DEFAULT: fast or api)
+#   report.sh LUAPROF_BIN DEFAULT     (DEFAULT: fast, api, or ffi: LuaJIT
+#                                      with its headers, runtime/jit.c)
 #
 # Exits 1 on any difference (a build with the headers whose check failed
 # says api where fast is expected), 2 on a usage error.
 set -u
-[ $# -eq 2 ] || { echo "usage: $0 LUAPROF_BIN fast|api" >&2; exit 2; }
+[ $# -eq 2 ] || { echo "usage: $0 LUAPROF_BIN fast|api|ffi" >&2; exit 2; }
 prof=$1 default=$2
-case $default in fast|api) ;; *) echo "report.sh: DEFAULT is fast or api" >&2; exit 2 ;; esac
+case $default in fast|api|ffi) ;; *) echo "report.sh: DEFAULT is fast, api or ffi" >&2; exit 2 ;; esac
 [ -x "$prof" ] || { echo "report.sh: no luaprof at $prof" >&2; exit 2; }
 prof=$(cd "$(dirname "$prof")" && pwd)/$(basename "$prof")
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/li-probe-report.XXXXXX")
@@ -56,7 +57,7 @@ print(sum(n["calls"] for n in d["tree"] if n["function"] in f))' "$tmp/r.json")
   case $want in
     api) note=", probe through the C API" ;;
     direct) note=", probe without its fast path" ;;
-    fast) note="" ;;
+    fast|ffi) note="" ;;
   esac
   if [ -n "$note" ]; then
     case $line in *"$note"*) ;; *) fail "LUAINSTR_PROBE=${env:-(unset)}: the text report does not say '$note': $line" ;; esac
@@ -69,5 +70,6 @@ print(sum(n["calls"] for n in d["tree"] if n["function"] in f))' "$tmp/r.json")
 check "" "$default"
 check api api
 if [ "$default" = fast ]; then check direct direct; check fast fast
+elif [ "$default" = ffi ]; then check direct ffi; check fast ffi; check ffi ffi
 else check direct api; check fast api; fi
 [ $fails -eq 0 ]

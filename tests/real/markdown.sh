@@ -1,41 +1,48 @@
 #!/usr/bin/env bash
 # Debian's lua-markdown (markdown.lua 0.32, Lua 5.1 only: it runs its module
 # body under setfenv) rendering this project's documentation, under lua5.1
-# and under luaprof5.1 (markdown.lua instrumented).  Each command's stdout,
+# and under luaprof5.1 (markdown.lua instrumented), or under luajit and
+# luaprofjit (LuaJIT searches the same /usr/share/lua/5.1).  Each command's stdout,
 # stderr and exit status must be the same, and so must every file the
 # commands write (diff -r of the two copies); the reports must name
 # markdown.lua's functions.  Both sides run from the root of a fresh copy
-# of the documents (the same path for both).  Nothing is normalised.
+# of the documents (the same path for both).  Nothing is normalised but
+# the address in LuaJIT's tracebacks (common.sh, run_side).
 #
-# The commands, as `lua5.1 ARGS` and `luaprof5.1 -f csv -o REPORT ARGS`:
+# The commands, as `LUA ARGS` and `LUAPROF -f csv -o REPORT ARGS`:
 #   files   MARKDOWN README.md docs/*.md  (writes README.html, docs/*.html,
 #           each wrapped in the generated XHTML header)
 #   stdin   MARKDOWN -n  < docs/json-schema.md  (to stdout, not wrapped)
-#   module  -e 'require "markdown" io.write(markdown(io.read("*a")))'
-#           < docs/report-html.md  (the module's `markdown` function)
+#   module  -e 'arg = nil require "markdown" io.write(markdown(io.read("*a")))'
+#           < docs/report-html.md  (the module's `markdown` function;
+#           `luajit -e` makes an `arg` table without arg[0], on which
+#           markdown.lua's own command-line check fails; lua5.1 makes none,
+#           so `arg = nil` changes nothing there)
 #   help    MARKDOWN -h
 #   missing MARKDOWN no-such-file.md  (an error: message and status 1)
 #
-# usage: markdown.sh LUAPROF_BIN SOURCE_DIR
-#   LUAPROF_BIN  luaprof5.1
+# usage: markdown.sh LUAPROF_BIN SOURCE_DIR [LUA]
+#   LUAPROF_BIN  luaprof5.1 (or luaprofjit)
 #   SOURCE_DIR   this project's root (README.md, docs/)
+#   LUA          the stock interpreter LUAPROF_BIN is built for: lua5.1
+#                (default) or luajit
 # (LI_LUAPROF_FLAGS: more luaprof options, split at spaces: --memory.)
 set -u
 set -o pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd) || exit 2
-[ $# -eq 2 ] || { echo "usage: $0 LUAPROF_BIN SOURCE_DIR" >&2; exit 2; }
+[ $# -eq 2 ] || [ $# -eq 3 ] || { echo "usage: $0 LUAPROF_BIN SOURCE_DIR [LUA]" >&2; exit 2; }
 # shellcheck source=tests/real/common.sh
 . "$here/common.sh"
-real_init markdown.sh "$1" "$2" lua5.1
+real_init markdown.sh "$1" "$2" "${3:-lua5.1}"
 root=$(cd "$2" && pwd) || exit 2
 
-# markdown.lua where lua5.1's require finds it (5.1 has no searchpath).
-md=$(lua5.1 -e 'for t in package.path:gmatch("[^;]+") do
+# markdown.lua where the Lua's require finds it (5.1 has no searchpath).
+md=$("$lua" -e 'for t in package.path:gmatch("[^;]+") do
   local f = t:gsub("%?", "markdown") local h = io.open(f)
   if h then h:close() print(f) break end end')
 if [ -z "$md" ]; then
-  echo "$prog: FAIL: lua5.1 finds no markdown.lua (lua-markdown; scripts/deps.sh installs it)" >&2
+  echo "$prog: FAIL: $lua finds no markdown.lua (lua-markdown; scripts/deps.sh installs it)" >&2
   exit 1
 fi
 docs=(README.md)
@@ -53,13 +60,13 @@ for side in ref prof; do
   cd "$run" || exit 2
   for k in "${names[@]}"; do
     mkdir -p "$out/$k"
-    if [ $side = ref ]; then cmd=(lua5.1)
+    if [ $side = ref ]; then cmd=("$lua")
     else cmd=("$prof" ${LI_LUAPROF_FLAGS:-} -f csv -o "$out/$k/report.csv"); fi
     stdin_file=
     case $k in
       files) args=("$md" "${docs[@]}") ;;
       stdin) args=("$md" -n); stdin_file=$run/docs/json-schema.md ;;
-      module) args=(-e 'require "markdown" io.write(markdown(io.read("*a")))')
+      module) args=(-e 'arg = nil require "markdown" io.write(markdown(io.read("*a")))')
               stdin_file=$run/docs/report-html.md ;;
       help) args=("$md" -h) ;;
       missing) args=("$md" no-such-file.md) ;;
@@ -77,7 +84,7 @@ for k in "${names[@]}"; do
   [ -n "$m" ] && msgs+=$'\n'"  [$k]"$'\n'"$m"
 done
 if ! diff -r "$tmp/ref.tree" "$tmp/prof.tree" >"$out/tree.diff"; then
-  msgs+=$'\n'"  --- written files differ (diff -r lua5.1 luaprof):"
+  msgs+=$'\n'"  --- written files differ (diff -r $lua luaprof):"
   msgs+=$'\n'"$(head -n "${LI_DIFF_LINES:-40}" "$out/tree.diff" | sed 's/^/    /')"
 fi
 m=$(report_lacks "$out/files/report.csv" "markdown.lua:/markdown\.lua"
@@ -87,13 +94,13 @@ m=$(report_lacks "$out/files/report.csv" "markdown.lua:/markdown\.lua"
 html=$(find "$tmp/ref.tree" -name '*.html' | wc -l)
 if [ "$html" -ne ${#docs[@]} ] || [ "$(cat "$out/files/ref.status")" != 0 ] ||
    [ "$(cat "$out/missing/ref.status")" = 0 ]; then
-  msgs+=$'\n'"  markdown.lua under lua5.1 did not do its job: $html of ${#docs[@]} files rendered"
+  msgs+=$'\n'"  markdown.lua under $lua did not do its job: $html of ${#docs[@]} files rendered"
 fi
 fns=$(grep -c ',[^,]*/markdown\.lua,[0-9]*,[0-9]*,[1-9]' "$out/files/report.csv" 2>/dev/null)
 
 echo "markdown.lua: ${#docs[@]} documents rendered ($(cat "$tmp"/ref.tree/README.html \
   "$tmp"/ref.tree/docs/*.html | wc -c) bytes of html), ${fns:-0} of its functions in the report"
-echo "run time: lua5.1 ${ms_ref} ms, $(basename "$prof") ${ms_prof} ms"
+echo "run time: $lua ${ms_ref} ms, $(basename "$prof") ${ms_prof} ms"
 if [ -z "$msgs" ]; then
   echo "ok   markdown: stdout, stderr, exit status and written files identical in ${#names[@]} commands; report written"
   exit 0

@@ -3,9 +3,11 @@
 # Debian's installed penlight: every script must give the same stdout,
 # stderr and exit status under `lua5.4 tests/T.lua` and under
 # `luaprof -f csv -o REPORT tests/T.lua` (or lua5.N and luaprof5.N: Debian
-# installs penlight for 5.1 to 5.4), run from the root of a fresh copy
+# installs penlight for 5.1 to 5.4, and luajit and luaprofjit read the
+# 5.1 one), run from the root of a fresh copy
 # of the suite's tests/ (the same path for both sides: some tests write files, and
-# messages hold paths).  Nothing is normalised.  Scripts that fail plainly
+# messages hold paths).  Nothing is normalised but the address in
+# LuaJIT's tracebacks (common.sh, run_side).  Scripts that fail plainly
 # (test-dir.lua and test-path.lua expect penlight's source tree) are
 # compared all the same: they must fail the same way (so must
 # test-compat.lua on 5.1, which expects a 5.2 `load`).  Each report must
