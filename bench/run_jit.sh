@@ -224,9 +224,11 @@ for ((r = 0; r < runs; r++)); do
       read -r wall user sys < "$tmp/time"
       calls=; probe=
       if [[ -f $tmp/report ]]; then
-        # "luainstr profile: ..., N probes, ... probe through the C API"
+        # "luainstr profile: ..., N probes, ...[, probe through the C API]"
+        # (the text summary names the probe only when no FFI probe ran)
         calls=$(sed -n '1s/.* \([0-9][0-9]*\) probes.*/\1/p' "$tmp/report")
-        probe=$(sed -n '1s/.*probe through \(.*\)$/\1/p' "$tmp/report" | tr ' ' '_')
+        probe=ffi
+        grep -q '^luainstr profile: .*probe through the C API' "$tmp/report" && probe=api
       fi
       echo "run=$r prog=$id mode=$mode wall=$wall cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }') sum=$(out_sum "$tmp/out") probes=${calls:-0} probe=${probe:-}" >> "$results"
     done
@@ -270,8 +272,11 @@ echo "outputs: the same in every mode and run$([[ $quick == 1 ]] && echo "; $nk 
 if [[ $quick == 1 ]]; then exit 0; fi
 
 # ---- the tables ----------------------------------------------------------------
-probe=$(awk '$3 == "mode=prof" { sub("probe=", "", $8); print $8; exit }' "$results" | tr '_' ' ')
-echo "luaprofjit: probe through ${probe:-?} (JIT on)"
+# which probe ran (ffi: some FFI probe; api: only the C probe), per mode
+for m in prof prof-joff; do
+  kinds=$(awk -v m="mode=$m" '$3 == m { sub("probe=", "", $8); n[$8]++ } END { for (k in n) printf " %s (%d runs)", k, n[k] }' "$results")
+  [[ -z $kinds ]] || echo "luaprofjit's probe, $m:$kinds"
+done
 awk -v ids="${ids[*]}" -v modes=" ${modes[*]} " -v fiblike="$fiblike" "$awk_median"'
 {
   delete f
