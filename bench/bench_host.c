@@ -41,6 +41,16 @@
 ** (frames adds frames=N, the marks made.)
 ** (In WebAssembly maxrss_kb is the size of the linear memory at the end,
 ** which only grows: the peak of the heap, rounded up to 64 KiB pages.)
+** With BENCH_STDOUT=program in the environment, stdout is the program's
+** alone, as the stock interpreter would write it (Lua's own print, the
+** result line on stderr): bench/run_jit.sh times the host from outside,
+** beside luajit, and compares the outputs byte for byte.
+** BENCH_JIT=off turns LuaJIT's JIT off before the script loads (as
+** `luajit -joff`: the loader gives the chunk the probe it gives with the
+** JIT off); BENCH_JIT=offrun turns it off after the load, before the run
+** (the chunk keeps the probe chosen with the JIT on, and the interpreter
+** runs it): bench/callgrind.sh's MODE/off and MODE/offrun.  (No effect
+** on a Lua without the jit library.)
 ** Built for each Lua the runtime is built for: bench_host for 5.4,
 ** bench_host5.N for Lua 5.N (bench/callgrind.sh --lua).
 ** Exit status 1 on any error (load, run, dump), with the message on stderr.
@@ -158,7 +168,14 @@ static int bench_print(lua_State *L) {
   return 0;
 }
 
-/* arg = { [0] = script, args... }, as lua.c makes it. */
+/* BENCH_STDOUT=program: leave stdout to the program. */
+static int program_stdout(void) {
+  const char *v = getenv("BENCH_STDOUT");
+  return v != NULL && strcmp(v, "program") == 0;
+}
+
+/* arg = { [0] = script, args... }, as lua.c makes it; print replaced
+** (unless BENCH_STDOUT=program). */
 static void set_args(lua_State *L, const char *script, int nargs, char **args,
                      run_result *r) {
   int i;
@@ -170,6 +187,7 @@ static void set_args(lua_State *L, const char *script, int nargs, char **args,
     lua_rawseti(L, -2, i + 1);
   }
   lua_setglobal(L, "arg");
+  if (program_stdout()) return;
   lua_pushlightuserdata(L, r);
   lua_pushcclosure(L, bench_print, 1);
   lua_setglobal(L, "print");
@@ -405,11 +423,27 @@ static int fail(lua_State *L, const char *what) {
   return 1;
 }
 
+/* BENCH_JIT: "off" (before the load), "offrun" (after it), else NULL. */
+static const char *jit_off_when(void) {
+  const char *v = getenv("BENCH_JIT");
+  if (v != NULL && (strcmp(v, "off") == 0 || strcmp(v, "offrun") == 0)) return v;
+  return NULL;
+}
+
+/* LuaJIT's jit.off(): the engine off, its traces flushed. */
+static int jit_off(lua_State *L) {
+  if (luaL_dostring(L, "if jit then jit.off() end") != LUA_OK)
+    return fail(L, "jit.off");
+  return 0;
+}
+
 /* Load and run the script in L (prepared for the mode); 0 or 1 (error). */
 static int run_script(lua_State *L, int mode, const char *script, int nargs,
                       char **args, run_result *r) {
   uint64_t t0, t1, t2;
   int status, i;
+  const char *off = jit_off_when();
+  if (off != NULL && strcmp(off, "off") == 0 && jit_off(L)) return 1;
   t0 = now_ns();
   if (mode == M_PLAIN || mode == M_HOOK)
     status = luaL_loadfilex(L, script, NULL);
@@ -417,6 +451,7 @@ static int run_script(lua_State *L, int mode, const char *script, int nargs,
     status = li_loadfilex(L, script, NULL);
   t1 = now_ns();
   if (status != LUA_OK) return fail(L, "load");
+  if (off != NULL && strcmp(off, "offrun") == 0 && jit_off(L)) return 1;
   luaL_checkstack(L, nargs, "too many arguments");
   for (i = 0; i < nargs; i++) lua_pushstring(L, args[i]);
   if (IS_FULL(mode))
@@ -480,17 +515,20 @@ static int run_mode(int mode, const char *script, int nargs, char **args) {
   }
   rss = maxrss_kb();
   if (!err) {
+    FILE *out = program_stdout() ? stderr : stdout;
     prog_name(script, prog, sizeof prog);
-    printf("mode=%s prog=%s wall_ns=%llu load_ns=%llu run_ns=%llu dump_ns=%llu"
+    fflush(stdout);
+    fprintf(out, "mode=%s prog=%s wall_ns=%llu load_ns=%llu run_ns=%llu dump_ns=%llu"
            " maxrss_kb=%ld checksum=%s", mode_names[mode], prog,
            (unsigned long long)(r.load_ns + r.run_ns),
            (unsigned long long)r.load_ns, (unsigned long long)r.run_ns,
            (unsigned long long)r.dump_ns, rss, r.checksum);
     if (mode == M_HOOK)
-      printf(" hook_fns=%u hook_calls=%llu", H.n,
-             (unsigned long long)hook_calls());
-    if (mode == M_FRAMES) printf(" frames=%llu", (unsigned long long)FR.marks);
-    putchar('\n');
+      fprintf(out, " hook_fns=%u hook_calls=%llu", H.n,
+              (unsigned long long)hook_calls());
+    if (mode == M_FRAMES)
+      fprintf(out, " frames=%llu", (unsigned long long)FR.marks);
+    fputc('\n', out);
   }
   lua_close(L);
   return err;

@@ -15,7 +15,10 @@
 #   --lua V    the runtime built for Lua V (5.1, 5.2, 5.3: bin/bench_host5.V;
 #              default 5.4, bin/bench_host); programs that stock luaV
 #              cannot run at their quick size (5.3's integer operators and
-#              math.type on 5.1 and 5.2) are left out, and it says so
+#              math.type on 5.1 and 5.2) are left out, and it says so;
+#              jit: LuaJIT with its JIT on, a bench of its own, beside
+#              luajit, a hook profiler and jit.p (bench/run_jit.sh; its
+#              options: run.sh --lua jit --help)
 #   --wasm D   also run D/bin/bench_host.js (the WebAssembly build of
 #              scripts/wasm.sh, D usually build-wasm/) under node, modes
 #              plain, floor, full and fullhost (full with performance.now()
@@ -37,6 +40,11 @@ runs=5
 quick=0
 wasm=
 
+# LuaJIT: bench/run_jit.sh, which takes the same options and a few more
+for ((i = 1; i < $#; i++)); do
+  j=$((i + 1))
+  if [[ ${!i} == --lua && ${!j} == jit ]]; then exec bash "$here/run_jit.sh" "$@"; fi
+done
 while [[ $# -gt 0 ]]; do
   case $1 in
     --quick) quick=1; runs=1; shift ;;
@@ -44,7 +52,7 @@ while [[ $# -gt 0 ]]; do
     --build) build=$2; shift 2 ;;
     --wasm) wasm=$2; shift 2 ;;
     --lua) lua=$2; shift 2 ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done

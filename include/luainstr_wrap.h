@@ -23,6 +23,9 @@
 **   5.1       luaL_loadbuffer, luaL_loadfile, luaL_loadstring (functions
 **             there, no mode), lua_load(L, reader, data, chunkname),
 **             lua_resume(L, narg)
+**   LuaJIT    5.1's, and the 5.2 loaders it has too: luaL_loadbufferx,
+**             luaL_loadfilex, lua_loadx (told by its luaconf.h's
+**             LUA_LJDIR; link libluainstrjit)
 **   5.2, 5.3  lua_resume(L, from, narg)
 **   5.4       lua_resume(L, from, narg, &nres)
 ** Before 5.4 a resume's results are the coroutine's whole stack, as
@@ -45,6 +48,11 @@
 #define luaL_loadbuffer(L, buff, sz, name) wrap_luaL_loadbufferx(L, buff, sz, name, NULL)
 #define luaL_loadfile(L, filename) wrap_luaL_loadfilex(L, filename, NULL)
 #define lua_load(L, reader, data, chunkname) wrap_lua_load(L, reader, data, chunkname, NULL)
+#if defined(LUA_LJDIR)
+#define luaL_loadbufferx wrap_luaL_loadbufferx
+#define luaL_loadfilex wrap_luaL_loadfilex
+#define lua_loadx wrap_lua_load
+#endif
 #endif
 #define luaL_loadstring wrap_luaL_loadstring
 

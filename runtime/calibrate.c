@@ -105,6 +105,7 @@ static void cal_end(li_prof *Q, li_chunk *c) {
   li_prof_set_fast(Q);
   li_set_cur(Q, NULL, NULL);
   li_prof_free_data(Q);
+  li_lsan_unroot(Q, sizeof *Q);
 }
 
 void li_prof_calibrate(li_prof *P, lua_State *L) {
@@ -119,6 +120,7 @@ void li_prof_calibrate(li_prof *P, lua_State *L) {
   /* the profiler's finalizer frees what Q gets, should the Lua API raise
   ** an error (out of memory) before `done` */
   luaL_setmetatable(L, LI_MT_PROF);
+  li_lsan_root(Q, sizeof *Q);   /* (cal_end takes it back, or the finalizer) */
   Q->clock = P->clock;
   Q->jit_g = P->jit_g;          /* (the FFI probe reads the thread there) */
   Q->on = 1;

@@ -360,8 +360,10 @@ typedef struct jit_check {
 static int check_here(lua_State *L) {
   jit_check *k = lua_touserdata(L, 1);
   const global_State *g = G(L);
+  /* (compared as objects: gco2th on what a skewed read gives, NULL, is
+  ** undefined behaviour, which UBSan stops at) */
   if (k != NULL && (k->g == NULL || k->g == g) &&
-      gco2th(gcref(*(&g->cur_L + k->skew))) == L) {
+      gcref(*(&g->cur_L + k->skew)) == obj2gco(L)) {
     k->g = g;
     k->ok++;
   }

@@ -102,6 +102,8 @@ static int attach_probe(lua_State *L, const probe_job *j) {
   return status;
 }
 
+static size_t file_prefix(const char *b, size_t n, int *binary);
+
 int li_load(lua_State *L, const char *buff, size_t sz, const char *name,
             const char *mode) {
   li_prof *P = li_prof_get(L);
@@ -114,6 +116,14 @@ int li_load(lua_State *L, const char *buff, size_t sz, const char *name,
   j.buff = buff;
   j.sz = sz;
   if (P != NULL) P->loads++;
+  if (LI_LOAD_SKIPS_PREFIX && sz > 0 && buff[0] != LUA_SIGNATURE[0]) {
+    int binary;
+    size_t skip = file_prefix(buff, sz, &binary);
+    if (binary)                     /* (refused, with Lua's own message) */
+      return luaL_loadbufferx(L, buff, sz, name, mode);
+    buff += skip;
+    sz -= skip;
+  }
   if (sz > 0 && buff[0] == LUA_SIGNATURE[0]) {       /* binary */
     status = luaL_loadbufferx(L, buff, sz, name, mode);
     if (status == LUA_OK) status = attach_probe(L, &j);
@@ -171,7 +181,7 @@ static size_t file_prefix(const char *b, size_t n, int *binary) {
 int li_load_filebytes(lua_State *L, const char *buff, size_t sz,
                       const char *name, const char *mode) {
   int binary;
-  size_t skip = file_prefix(buff, sz, &binary);
+  size_t skip = LI_LOAD_SKIPS_PREFIX ? 0 : file_prefix(buff, sz, &binary);
   (void)binary;                    /* li_load tells binary chunks apart */
   return li_load(L, buff + skip, sz - skip, name, mode);
 }
@@ -236,7 +246,11 @@ static void scan_function(lua_State *L, scan *s) {
     return;
   }
   src = ar.source;
-  if (strcmp(ar.what, "C") == 0 || src == NULL ||
+  /* (LuaJIT's library has a few functions in its own bytecode, math.deg,
+  ** string.len, table.remove ...: no line, source "[builtin:deg]"; and
+  ** the runtime's own Lua functions are named "=[C]": LuaJIT's pcall) */
+  if (strcmp(ar.what, "C") == 0 || src == NULL || ar.linedefined < 0 ||
+      strcmp(src, "=[C]") == 0 ||
       bsearch(&src, s->names, s->nnames, sizeof *s->names, cmp_str) != NULL ||
       !li_prof_wants(s->P, src))
     return;

@@ -10,7 +10,7 @@
 
 #include "luaver.h"
 
-#if LI_UNLOADS_MODULES_EARLY && !defined(__EMSCRIPTEN__)
+#if (LI_UNLOADS_MODULES_EARLY || LI_OPENS_JIT_SIBLING) && !defined(__EMSCRIPTEN__)
 #include <dlfcn.h>
 #endif
 
@@ -30,33 +30,50 @@
 ** the module uses still loads it), so the address may be NULL there,
 ** which the compiler, seeing a plain declaration, would assume it is not:
 ** read through a volatile. */
-#if LI_IS_LUAJIT
 /* LuaJIT exports no lua_ident (nor, in Debian's build, the symbol named
 ** for its version, LUAJIT_VERSION_SYM): it is told apart by
-** luaJIT_setmode, which every LuaJIT 2 exports (a weak reference in the
-** module), and its release is the one of the headers compiled with. */
-static const char *lua_ident_of_program(void) {
-  int (*volatile sym)(lua_State *, int, int) = luaJIT_setmode;
-  return sym != NULL ? "$LuaVersion: " LUAJIT_VERSION " " : NULL;
-}
-#else
-static const char *lua_ident_of_program(void) {
-  const char *volatile id = lua_ident;
-  return id;
-}
+** luaJIT_setmode, which every LuaJIT 2 exports (a weak reference in a
+** module), and a LuaJIT build's release is the one of the headers it was
+** compiled with.  A module of a Lua loaded by LuaJIT (which looks for C
+** modules where Lua 5.1 does) tells it so too, and a LuaJIT module loaded
+** by a Lua reads that Lua's lua_ident: both weak, NULL where absent. */
+#if LI_IS_LUAJIT
+#define LI_JIT_RELEASE LUAJIT_VERSION
+#if defined(__GNUC__)
+extern const char lua_ident[] __attribute__((weak));
+#define LI_READS_IDENT 1
 #endif
+#else
+#define LI_JIT_RELEASE "LuaJIT"
+#define LI_READS_IDENT 1
+#if LI_SEES_LUAJIT
+extern int luaJIT_setmode(lua_State *L, int idx, int mode) __attribute__((weak));
+#endif
+#endif
+
+static const char *lua_ident_of_program(void) {
+#if LI_IS_LUAJIT || LI_SEES_LUAJIT
+  int (*volatile jit)(lua_State *, int, int) = luaJIT_setmode;
+  if (jit != NULL) return "$LuaJIT";
+#endif
+#if defined(LI_READS_IDENT)
+  {
+    const char *volatile id = lua_ident;
+    return id;
+  }
+#else
+  return NULL;
+#endif
+}
 
 const char *li_lua_release(char *buf, size_t n) {
   const char *id = lua_ident_of_program(), *r;
-#if LI_IS_LUAJIT
-  /* "LuaJIT 2.1.0-beta3" */
-  if (id != NULL) {
-    snprintf(buf, n, "%s", LUAJIT_VERSION);
-    return buf;
-  }
-#endif
   size_t k = 0;
   buf[0] = '\0';
+  if (id != NULL && strcmp(id, "$LuaJIT") == 0) {    /* "LuaJIT 2.1.0-beta3" */
+    snprintf(buf, n, "%s", LI_JIT_RELEASE);
+    return buf;
+  }
   /* "$LuaVersion: Lua 5.4.4  Copyright ...", 5.1's "$Lua: Lua 5.1.5 ..." */
   if (id == NULL || id[0] != '$' || (r = strstr(id, ": Lua ")) == NULL) return buf;
   r += 2;
@@ -84,16 +101,56 @@ int li_lua_matches(void) {
   return strncmp(li_lua_release(release, sizeof release), want, sizeof want - 1) == 0;
 }
 
+#if LI_OPENS_JIT_SIBLING
+/* The module of Lua 5.1 run by LuaJIT, which looks for C modules where
+** Lua 5.1 does (lib/lua/5.1/luainstr.so is this one when both are
+** installed): the LuaJIT module installed beside it (luainstr_jit.so,
+** CMakeLists.txt) opens in its place.  Its luaopen_ function is the one
+** of the module require asked for (its first argument: "luainstr",
+** "luainstr.run").  It stays loaded (its report may be written from an
+** atexit handler).  Calls only functions whose ABI LuaJIT shares with
+** Lua 5.1.  Pushes nothing and returns -1 when there is none. */
+static int open_jit_sibling(lua_State *L) {
+  Dl_info self;
+  char path[4096], sym[64];
+  const char *name = lua_type(L, 1) == LUA_TSTRING ? (lua_tolstring)(L, 1, NULL) : NULL;
+  const char *slash;
+  void *h, *f;
+  lua_CFunction open;
+  size_t k;
+  if (name == NULL || strncmp(name, "luainstr", 8) != 0 || strlen(name) > 40 ||
+      !dladdr((void *)open_jit_sibling, &self) || self.dli_fname == NULL ||
+      (slash = strrchr(self.dli_fname, '/')) == NULL ||
+      (size_t)snprintf(path, sizeof path, "%.*s/luainstr_jit.so",
+                       (int)(slash - self.dli_fname), self.dli_fname) >= sizeof path ||
+      (h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE)) == NULL)
+    return -1;
+  snprintf(sym, sizeof sym, "luaopen_%s", name);
+  for (k = 8; sym[k] != '\0'; k++)
+    if (sym[k] == '.') sym[k] = '_';
+  if ((f = dlsym(h, sym)) == NULL) return -1;
+  memcpy(&open, &f, sizeof open);     /* (ISO C: no cast from void *) */
+  return open(L);
+}
+#endif
+
 int li_lua_refuse(lua_State *L) {
   char release[32], msg[256];
   const char *r = li_lua_release(release, sizeof release);
+#if LI_OPENS_JIT_SIBLING
+  if (strncmp(r, "LuaJIT", 6) == 0) {
+    int n = open_jit_sibling(L);
+    if (n >= 0) return n;
+  }
+#endif
   if (strlen(r) >= 8 && memcmp(r, "Lua 5.", 6) == 0 && r[6] >= '1' && r[6] <= '4' &&
       r[7] == '.')
     snprintf(msg, sizeof msg, "luainstr: this module is for " LI_LUA_TITLE ", not %s: "
              "use lib/lua/%.3s/luainstr.so", r, r + 4);
   else if (strncmp(r, "LuaJIT", 6) == 0)
     snprintf(msg, sizeof msg, "luainstr: this module is for " LI_LUA_TITLE ", not %s: "
-             "use lib/lua/jit/luainstr.so", r);
+             "use lib/lua/jit/luainstr.so%s", r,
+             LI_OPENS_JIT_SIBLING ? " (installed: luainstr_jit.so beside this one)" : "");
   else
     snprintf(msg, sizeof msg, "luainstr: this module is for " LI_LUA_TITLE ", not %s",
              r[0] != '\0' ? r : "this Lua (it has no lua_ident)");

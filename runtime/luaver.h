@@ -143,13 +143,24 @@ int li_lua_refuse(lua_State *L);
 **                         'b'" (5.4); before, each non-empty entry adds
 **                         "\n\tno file 'a'"
 **   LI_LOADFILE_SKIPS_BOM luaL_loadfile skips a UTF-8 byte order mark
-**                         (5.2 on; 5.1 reads it as text) */
-#define LI_HAVE_LOAD_STRINGS (LUA_VERSION_NUM >= 502)
+**                         (5.2 on, LuaJIT; 5.1 reads it as text)
+**   LI_LOAD_SKIPS_PREFIX  every chunk, not only a file's, may start with
+**                         a BOM and a '#' line, which are skipped, and a
+**                         binary chunk after them is refused (LuaJIT's
+**                         lexer)
+**   LI_LOAD_ENV_FENV      the environment given to load and loadfile is
+**                         the function's own (setfenv's), and only a
+**                         table is taken (LuaJIT, which has 5.2's load
+**                         and loadfile and 5.1's environments; its
+**                         loadstring is load) */
+#define LI_HAVE_LOAD_STRINGS (LUA_VERSION_NUM >= 502 || LI_IS_LUAJIT)
+#define LI_LOAD_ENV_FENV LI_IS_LUAJIT
 #define LI_HAVE_LOADSTRING (LUA_VERSION_NUM <= 502)
 #define LI_SEARCHERS (LUA_VERSION_NUM >= 502 ? "searchers" : "loaders")
 #define LI_SEARCHER_FILENAME (LUA_VERSION_NUM >= 502)
 #define LI_SEARCHPATH_54 (LUA_VERSION_NUM >= 504)
-#define LI_LOADFILE_SKIPS_BOM (LUA_VERSION_NUM >= 502)
+#define LI_LOADFILE_SKIPS_BOM (LUA_VERSION_NUM >= 502 || LI_IS_LUAJIT)
+#define LI_LOAD_SKIPS_PREFIX LI_IS_LUAJIT
 
 /* The package table a searcher of loadlib.c reads 'path' from: its
 ** upvalue 1 (5.2 on), its environment (5.1, whose C functions have one).
@@ -193,6 +204,16 @@ static inline int li_searcher_package(lua_State *L, int i) {
 ** with the package library, finalized last.)  The module keeps itself
 ** loaded there. */
 #define LI_UNLOADS_MODULES_EARLY (LUA_VERSION_NUM == 501)
+/* A module of a Lua tells LuaJIT by its exported luaJIT_setmode, a weak
+** reference (LuaJIT has no lua_ident); the one of Lua 5.1, whose folder
+** LuaJIT searches, opens the LuaJIT module installed beside it in its
+** place (li_lua_refuse, luaver.c). */
+#if defined(__GNUC__) && !defined(__EMSCRIPTEN__) && !LI_IS_LUAJIT
+#define LI_SEES_LUAJIT 1
+#else
+#define LI_SEES_LUAJIT 0
+#endif
+#define LI_OPENS_JIT_SIBLING (LI_SEES_LUAJIT && LUA_VERSION_NUM == 501)
 #if LI_UNLOADS_MODULES_EARLY
 void li_keep_module_loaded(void);
 #else

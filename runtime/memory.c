@@ -10,6 +10,25 @@
 ** for every 4 kB page of the heap that held a tracked block.  Blocks made
 ** before memory mode, or while collection is paused, are not in it: their
 ** frees are counted apart.
+**
+** LuaJIT (2.1) takes lua_setallocf on a running state as Lua does (the
+** wrapper hands out its own allocator's blocks: a build without GC64,
+** whose objects must lie in the low 2 GB, would get them there too;
+** Debian's x86-64 build, the one tested, has GC64), and everything it
+** allocates goes through that allocator
+** (objects, tables' parts, stacks, strings, cdata, buffers) but the
+** machine code of compiled traces (mmap'd by lj_mcode.c, in no figure,
+** nor in collectgarbage("count")).  Its trace compiler allocates through
+** it too, in the middle of a function's run: what it allocates as it
+** optimises and assembles a trace (the trace itself, the most of it) is
+** charged outside user code, the JIT's, not the function's, told by
+** LuaJIT's VM state where its structures were checked (jit_state).  While
+** a trace is recorded that state is the recorder's for the interpreter
+** too, which runs each recorded instruction: those blocks stay the
+** function's, and so do the recorder's own few (its IR and snapshot
+** buffers grow when a trace is longer than any before, and are kept for
+** the next).  Allocations the JIT sank out of a compiled loop are never
+** made: neither this nor collectgarbage("count") sees them.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +36,33 @@
 #include <lua.h>
 
 #include "profiler.h"
+
+#if LI_IS_LUAJIT && defined(LI_LUA_INTERNALS)
+#include "lj_obj.h"
+
+/* LuaJIT's global state of L, if its layout is the one compiled against
+** (its allocator, its main thread as the API tells them), else NULL. */
+static const global_State *jit_state(lua_State *L, lua_State *mainL) {
+  void *ud;
+  lua_Alloc f = lua_getallocf(L, &ud);
+  const global_State *g = G(L);
+  if (g == NULL || g != G(mainL) || g->allocf != f || g->allocd != ud ||
+      gcref(g->mainthref) != obj2gco(mainL))
+    return NULL;
+  return g;
+}
+
+/* Is LuaJIT's trace compiler optimising or assembling a trace?  (Not
+** recording one: the interpreter runs under that state too.) */
+static inline int jit_compiling(const global_State *g) {
+  int32_t st = g->vmstate;
+  return st == ~LJ_VMST_OPT || st == ~LJ_VMST_ASM;
+}
+#else
+typedef struct global_State global_State;
+#define jit_state(L, mainL) ((void)(L), (void)(mainL), (const global_State *)NULL)
+#define jit_compiling(g) ((void)(g), 0)
+#endif
 
 /* The block map: for each page of 4 kB that held a tracked block, the
 ** owner (node + 1; 0: none) of every slot of 16 bytes a block may start
@@ -73,6 +119,9 @@ struct li_mem {
   int64_t outside_live; /* bytes of blocks made outside user code */
   int64_t outside_peak;
   int full;             /* the map could not grow: new blocks untracked */
+  const global_State *jit;  /* LuaJIT's state, its layout checked (NULL:
+                           not LuaJIT, or not checked: the compiler's
+                           blocks are the running function's) */
 };
 
 
@@ -252,9 +301,11 @@ static void owner_live(li_prof *P, uint32_t n, int64_t d) {
   }
 }
 
-/* The node allocations are charged to now. */
+/* The node allocations are charged to now (the root, outside user code,
+** while LuaJIT's compiler runs). */
 static uint32_t running_node(li_prof *P) {
   li_stack *S = P->cur != NULL ? P->cur : &P->main;
+  if (P->mem->jit != NULL && jit_compiling(P->mem->jit)) return 0;
   return S->n > 0 ? S->f[S->n - 1].node : S->root;
 }
 
@@ -369,6 +420,7 @@ int li_mem_set(li_prof *P, lua_State *L, int on) {
   }
   M->even.grain = 4;
   M->odd.grain = 3;
+  M->jit = jit_state(L, P->mainL);
   if (!M->installed) {          /* (else still in the chain, under a host's) */
     M->f = lua_getallocf(L, &M->ud);
     lua_setallocf(L, mem_alloc, M);

@@ -668,6 +668,7 @@ static int prof_gc(lua_State *L) {
   /* stacks still linked belong to threads that outlive us in lua_close */
   for (li_stack *S = P->main.next; S != NULL; S = S->next) S->P = NULL;
   li_prof_free_data(P);
+  li_lsan_unroot(P, sizeof *P);
   return 0;
 }
 
@@ -788,6 +789,7 @@ li_prof *li_prof_attach(lua_State *L) {
   lua_pushcfunction(L, prof_gc);
   lua_setfield(L, -2, "__gc");
   lua_setmetatable(L, -2);
+  li_lsan_root(P, sizeof *P);           /* (prof_gc takes it back) */
   luaL_newmetatable(L, LI_MT_STACK);
   lua_pushcfunction(L, li_stack_gc);
   lua_setfield(L, -2, "__gc");

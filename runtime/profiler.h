@@ -22,6 +22,27 @@
 
 #define LI_NONE 0xFFFFFFFFu
 
+/* LeakSanitizer does not look into LuaJIT's heap (lj_alloc maps memory of
+** its own): the profiler and the coroutines' stacks, userdata there, are
+** made roots of their own in sanitized builds, or the blocks they hold
+** would be taken for leaks when a program exits without closing its state
+** (os.exit(n), exit() from C).  Lua's heap is malloc's: nothing to do. */
+#if defined(__SANITIZE_ADDRESS__)
+#define LI_LSAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define LI_LSAN 1
+#endif
+#endif
+#if defined(LI_LSAN) && LI_IS_LUAJIT
+#include <sanitizer/lsan_interface.h>
+#define li_lsan_root(p, n) __lsan_register_root_region((p), (n))
+#define li_lsan_unroot(p, n) __lsan_unregister_root_region((p), (n))
+#else
+#define li_lsan_root(p, n) ((void)(p), (void)(n))
+#define li_lsan_unroot(p, n) ((void)(p), (void)(n))
+#endif
+
 #if defined(__GNUC__)
 #define LI_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define LI_LIKELY(x) __builtin_expect(!!(x), 1)

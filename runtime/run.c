@@ -397,7 +397,9 @@ int (luaopen_luainstr_run)(lua_State *L) {
     return luaL_error(L, RUN ": no 'arg' table (run from " LUA_NAME "'s command line)");
   lua_rawgeti(L, -1, check_args(L, lua_gettop(L)));
   progname = lua_tostring(L, -1);                    /* stays on the stack */
-  lua_rawgeti(L, -2, 0);
+  /* (LuaJIT's luajit.c makes `arg` before -l, with nothing at 0 when
+  ** there is no script) */
+  if (lua_rawgeti(L, -2, 0) == LUA_TNIL) no_script(L);
   fname = lua_tostring(L, -1);
   lua_rawgeti(L, -3, -1);
   if (fname != NULL && strcmp(fname, "-") == 0 &&

@@ -207,6 +207,7 @@ int li_stack_gc(lua_State *L) {
   S->f = NULL;
   S->n = S->cap = 0;
   S->P = NULL;
+  li_lsan_unroot(S, sizeof *S);
   return 0;
 }
 
@@ -231,6 +232,7 @@ static li_stack *stack_lookup(li_prof *P, lua_State *L, int idx, lua_State *T) {
     lua_pop(L, 1);
     S = lua_newuserdatauv(L, sizeof *S, 0);
     li_stack_init(S, P, T);
+    li_lsan_root(S, sizeof *S);
     S->tid = ++P->next_tid;
     luaL_setmetatable(L, LI_MT_STACK);
     if (idx == 0) lua_pushthread(L); else lua_pushvalue(L, idx);

@@ -217,13 +217,20 @@ int li_loadfilex (lua_State *L, const char *filename, const char *mode) {
 
 /* Ends load and loadfile as lbaselib's load_aux: the function, with 'env'
 ** (when given, even nil) as its first upvalue; or fail and the message.
-** (Lua 5.1's take no 'env': envidx is 0 there.) */
+** (Lua 5.1's take no 'env': envidx is 0 there.  LuaJIT's make a table
+** given the function's environment, and ignore anything else.) */
 static int finish_load (lua_State *L, int status, int envidx) {
   if (status != LUA_OK) {
     luaL_pushfail(L);
     lua_insert(L, -2);
     return 2;
   }
+#if LI_LOAD_ENV_FENV
+  if (envidx != 0 && lua_istable(L, envidx)) {
+    lua_pushvalue(L, envidx);
+    lua_setfenv(L, -2);
+  }
+#else
   if (envidx != 0) {
     /* a dumped function whose only upvalue is its probe has none to the
     ** original (bytecode.h): the environment has nowhere to go */
@@ -236,6 +243,7 @@ static int finish_load (lua_State *L, int status, int envidx) {
     if (!lua_setupvalue(L, -2, 1))  /* no upvalue: nothing to set */
       lua_pop(L, 1);
   }
+#endif
   return 1;
 }
 
@@ -315,6 +323,18 @@ static int load_reader (lua_State *L, const char *chunkname,
 
 
 #if LI_HAVE_LOAD_STRINGS
+/* LuaJIT's load of what only LuaJIT reads (a string.buffer): its own,
+** with the same arguments; what it loads is not instrumented. */
+static int load_original (lua_State *L) {
+  int n = lua_gettop(L);
+  lua_getfield(L, LUA_REGISTRYINDEX, ORIGINALS);
+  lua_getfield(L, -1, "load");
+  lua_remove(L, -2);
+  lua_insert(L, 1);
+  lua_call(L, n, LUA_MULTRET);
+  return lua_gettop(L);
+}
+
 /* load(chunk [, chunkname [, mode [, env]]]): a string or a reader
 ** function (Lua 5.2 on; 5.2's loadstring is this function too) */
 static int ld_load (lua_State *L) {
@@ -323,6 +343,8 @@ static int ld_load (lua_State *L) {
   const char *s = lua_tolstring(L, 1, &l);
   const char *mode = luaL_optstring(L, 3, "bt");
   int env = !lua_isnone(L, 4) ? 4 : 0;
+  if (LI_IS_LUAJIT && lua_type(L, 1) == LUA_TUSERDATA)
+    return load_original(L);  /* (a string.buffer: its bytes are not ours) */
   if (s != NULL) {  /* a string (or a number) holds the chunk */
     const char *chunkname = luaL_optstring(L, 2, s);
     status = li_load(L, s, l, chunkname, mode);

@@ -4,13 +4,19 @@
 #         whole ctest suite in it: AddressSanitizer, LeakSanitizer (on, in
 #         our programs and in the lua5.4 that loads luainstr.so) and
 #         UndefinedBehaviorSanitizer (fatal).  The tree has the runtime of
-#         every Lua installed (5.4, and 5.3, 5.2, 5.1 as pkg-config finds
-#         them), each with its direct path (scripts/lua-internals.sh), so
-#         the suite's per-version tests (luaprof5.N over the behaviour
-#         programs, allocfail_lua5N ...) run sanitized too
+#         every Lua installed (5.4, and 5.3, 5.2, 5.1 and LuaJIT as
+#         pkg-config finds them), each with its direct path or, for
+#         LuaJIT, its headers (scripts/lua-internals.sh), so the suite's
+#         per-version tests (luaprof5.N and luaprofjit over the behaviour
+#         programs, allocfail_lua5N and allocfail_luajit ...) run sanitized
+#         too.  LuaJIT itself is Debian's, not sanitized: its own code and
+#         its machine code are not checked, nor its memory (lj_alloc maps
+#         its own, which LeakSanitizer does not see); every call the
+#         runtime makes into it and every byte of the runtime's own is.
 #   tsan  build-tsan/ with -DLUAINSTR_SANITIZE=thread, and the test of two
 #         profiled states in two threads (test_threads, and
-#         test_threads_lua5N for the other Luas) in it
+#         test_threads_lua5N and test_threads_luajit for the other Luas)
+#         in it
 #
 # usage: scripts/sanitize.sh [asan|tsan|all]      (default: all)
 # Installs what is missing (scripts/deps.sh), prints each part's time, and
@@ -51,6 +57,6 @@ fi
 if [ "$what" != asan ]; then
   # Only test_threads, on every Lua: Criterion cannot start under TSan,
   # and the rest of the suite runs one thread (the ASan build covers it).
-  part tsan build-tsan thread test_threads_all -R '^test_threads(_lua5[0-9])?$' || status=1
+  part tsan build-tsan thread test_threads_all -R '^test_threads(_lua5[0-9]|_luajit)?$' || status=1
 fi
 exit $status

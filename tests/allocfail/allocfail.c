@@ -38,10 +38,35 @@
 **
 ** One executable per Lua the runtime is built for, from this one source
 ** (tests/CMakeLists.txt: allocfail on 5.4, allocfail_lua51, _lua52,
-** _lua53), each linking that Lua's runtime: Lua's C API through the
-** runtime's version layer (luaver.h: 5.4's names on older Luas), and in
-** the program only what differs by version (LI_* below: 5.1's loadstring
+** _lua53, _luajit), each linking that Lua's runtime: Lua's C API through
+** the runtime's version layer (luaver.h: 5.4's names on older Luas), and
+** in the program only what differs by version (LI_* below: 5.1's loadstring
 ** and package.loaders, 5.4's <close>).
+**
+** LuaJIT (2.1, Debian's) fails by itself where the sweep would make it
+** fail, so there its lua sweep spares what LuaJIT cannot survive:
+**   - the allocations of lua_newstate (allocations 2 to 7 failing crash it:
+**     its error path meets a state not made yet);
+**   - the trace compiler's, of both kinds, while it records, optimises
+**     and assembles a trace (told by LuaJIT's VM state, lj_obj.h): a Lua
+**     allocation failing as it stitches a trace around a C function's
+**     call (recff_stitch) leaves the interpreter's stack broken, and the
+**     program then calls garbage; a malloc failing in libgcc as LuaJIT
+**     registers the unwind tables of new machine code
+**     (__register_frame_info_bases) crashes there.  (Without LuaJIT's
+**     headers the JIT is turned off instead.)  The interpreter runs under
+**     the recorder's state too: its allocations while a trace is recorded
+**     are spared with them;
+**   - its FFI library's opening (the runtime requires "ffi"): the host
+**     opens it before the sweep counts, since luaopen_ffi failing leaves
+**     a C type state without its finalizer table, which lua_close reads
+**     (a crash), and a second try leaks the first one;
+** and it frees a closure whose upvalues ran out of memory as a closure
+** with none (func_newL sets nupvalues only once they are made): Lua's
+** allocator here keeps each block's size, so those frees are counted
+** right, and shown, not failed.  What the profiler does under LuaJIT,
+** every allocation of its own and of the program's, is swept as on the
+** other Luas.
 **
 ** Why interposition, not valgrind or LeakSanitizer: it checks every N in
 ** one ordinary process of the normal build (valgrind would make the sweep
@@ -69,6 +94,10 @@
 #include "luainstr.h"
 #include "luaver.h"          /* Lua 5.4's C API on 5.1 .. 5.3 */
 
+#if LI_IS_LUAJIT && defined(LI_LUA_INTERNALS)
+#include "lj_obj.h"          /* global_State's vmstate */
+#endif
+
 #define EXPORT __attribute__((visibility("default")))
 
 
@@ -89,8 +118,23 @@ static struct {
 
 static const char *current_step = "setup";
 
+/* LuaJIT: the state of the session (NULL while lua_newstate runs), and
+** whether its trace compiler runs now (see the head of this file). */
+static lua_State *jit_L;
+
+static int jit_compiling(void) {
+#if LI_IS_LUAJIT && defined(LI_LUA_INTERNALS)
+  int32_t st = jit_L != NULL ? G(jit_L)->vmstate : 0;
+  return st == ~LJ_VMST_RECORD || st == ~LJ_VMST_OPT || st == ~LJ_VMST_ASM;
+#else
+  return 0;
+#endif
+}
+
 static int fail_now(int kind) {
   if (fault.paused || fault.kind != kind) return 0;
+  if (LI_IS_LUAJIT && (jit_compiling() || (kind == KIND_LUA && jit_L == NULL)))
+    return 0;
   if (fault.state == 1) return 1;
   fault.n++;
   if (fault.state == 0 && fault.n == fault.at) {
@@ -174,19 +218,29 @@ EXPORT void *valloc(size_t n) {
 /* ---- Lua's allocator ----------------------------------------------------- */
 
 static size_t lua_bytes;  /* bytes Lua holds */
+static unsigned long size_wrong;  /* blocks Lua gave back with another size */
+
+/* Each block carries its size in a header of 16 bytes (alignment kept),
+** so that what Lua holds is counted right even when Lua names another
+** size for a block than it has (LuaJIT, above): that is counted apart. */
+#define HDR 16
 
 static void *lua_alloc(void *ud, void *p, size_t osize, size_t nsize) {
-  void *np;
+  char *np, *b = p != NULL ? (char *)p - HDR : NULL;
+  size_t had = b != NULL ? *(size_t *)b : 0;
   (void)ud;
   if (p == NULL) osize = 0;               /* then osize is a type tag */
+  if (p != NULL && osize != had) size_wrong++;
   if (nsize == 0) {
-    if (p != NULL) { lua_bytes -= osize; __libc_free(p); }
+    if (p != NULL) { lua_bytes -= had; __libc_free(b); }
     return NULL;
   }
   if (nsize > osize && fail_now(KIND_LUA)) return NULL;
-  np = __libc_realloc(p, nsize);
-  if (np != NULL) lua_bytes = lua_bytes - osize + nsize;
-  return np;
+  np = __libc_realloc(b, nsize + HDR);
+  if (np == NULL) return NULL;
+  lua_bytes = lua_bytes - had + nsize;
+  *(size_t *)np = nsize;
+  return np + HDR;
 }
 
 
@@ -287,8 +341,12 @@ static const char module_src[] =
 #endif
 /* Lua 5.1's require leaves its sentinel (a userdata) in package.loaded
 ** when loading fails, and the retry would say "loop or previous error";
-** from 5.2 on it leaves nothing. */
-#if LUA_VERSION_NUM < 502
+** from 5.2 on it leaves nothing.  (LuaJIT's, a light userdata that its
+** GC64 build shows Lua code as a number.) */
+#if LI_IS_LUAJIT
+#define LI_UNSENTINEL \
+  "if type(package.loaded.allocmod) ~= 'table' then package.loaded.allocmod = nil end\n"
+#elif LUA_VERSION_NUM < 502
 #define LI_UNSENTINEL \
   "if type(package.loaded.allocmod) == 'userdata' then package.loaded.allocmod = nil end\n"
 #else
@@ -439,6 +497,20 @@ static const char *top_message(lua_State *L) {
 
 static int open_libs(lua_State *L) {
   luaL_openlibs(L);
+#if LI_IS_LUAJIT
+  {  /* (the head of this file: luaopen_ffi, spared) */
+    int was = fault.paused;
+    fault.paused = 1;
+    lua_getglobal(L, "require");
+    lua_pushliteral(L, "ffi");
+    lua_call(L, 1, 0);
+    fault.paused = was;
+  }
+#endif
+#if LI_IS_LUAJIT && !defined(LI_LUA_INTERNALS)
+  /* (the trace compiler's allocations cannot be told apart: no JIT) */
+  luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_OFF);
+#endif
   return 0;
 }
 
@@ -593,12 +665,14 @@ static int session(void) {
   char path[128];
   if (setjmp(panic_jump) != 0) return 0;   /* abandoned: no leak check */
   current_step = "lua_newstate";
+  jit_L = NULL;
   L = lua_newstate(lua_alloc, NULL);
   end_step();
   if (L == NULL) {
     if (fault.state == 0) problem("lua_newstate failed with memory");
     return 1;
   }
+  jit_L = L;
   lua_atpanic(L, on_panic);
   current_step = "luaL_openlibs";
   for (int attempt = 0; attempt < 2; attempt++) {
@@ -675,6 +749,7 @@ static int session(void) {
 
   current_step = "lua_close";
   lua_close(L);
+  jit_L = NULL;
   end_step();
   return 1;
 }
@@ -684,6 +759,10 @@ static int session(void) {
 ** Lua 5.1's li_keep_module_loaded, frees two blocks under ASan), so its
 ** count of malloc's blocks is not checked. */
 static int warming_up;
+
+/* LuaJIT's closures freed as closures with no upvalues (the head of this
+** file): shown at the end, not failed. */
+static unsigned long size_wrong_luajit;
 
 /* One session with allocation `at` of `kind` failing; checks leaks. */
 static void run_one(int kind, unsigned long at) {
@@ -702,6 +781,11 @@ static void run_one(int kind, unsigned long at) {
   }
   fault.paused = 1;
   current_step = "after lua_close";
+  if (size_wrong > 0) {
+    if (LI_IS_LUAJIT) size_wrong_luajit += size_wrong;
+    else problem("%lu blocks given back with another size than they had", size_wrong);
+    size_wrong = 0;
+  }
   if (lua_bytes != 0) {
     problem("%zu bytes of Lua's allocator outstanding", lua_bytes);
     lua_bytes = 0;
@@ -791,6 +875,10 @@ int main(int argc, char **argv) {
   if (argc < 2 || strcmp(argv[1], "malloc") == 0)
     sweep(KIND_MALLOC, "malloc", from, to);
   remove_dir();
+  if (size_wrong_luajit > 0)
+    fprintf(stderr, "allocfail: LuaJIT gave back %lu blocks with another size "
+            "than they had (closures whose upvalues ran out of memory)\n",
+            size_wrong_luajit);
   if (problems > 0) {
     problem_summary();
     fprintf(stderr, "allocfail: %d problems\n", problems);

@@ -8,7 +8,12 @@
 ** check.py to compare.
 **
 **     engine [--ticks N] [--out FILE] [--scripts DIR] [--memory]
-**            [--probe fast|direct|api]
+**            [--probe fast|direct|api|ffi]
+**
+** It is written against the C API of the Lua it is built with (its lua.h
+** says which): Lua 5.4's, or LuaJIT's, which is 5.1's with a few of 5.2's
+** (lua_resume(co, narg), whose results are the coroutine's stack); built
+** against libluainstrjit (CMake -DLUA=jit, make LUAINSTR_PC=luainstrjit).
 **
 ** Of luainstr it uses only what a host would: luainstr_wrap.h (included
 ** after lauxlib.h, so luaL_dofile, luaL_dostring, lua_load, lua_resume and
@@ -104,7 +109,13 @@ static int load_with_reader(lua_State *L, const char *dir, const char *file) {
     fprintf(stderr, "engine: cannot open %s\n", path);
     return 0;
   }
+#if LUA_VERSION_NUM >= 502
   status = lua_load(L, read_piece, &r, name, "t");
+#elif defined(LUA_LJDIR)        /* LuaJIT: 5.2's lua_load, as lua_loadx */
+  status = lua_loadx(L, read_piece, &r, name, "t");
+#else
+  status = lua_load(L, read_piece, &r, name);
+#endif
   fclose(r.f);
   if (status == LUA_OK) status = lua_pcall(L, 0, 0, 0);
   if (status != LUA_OK) {
@@ -130,6 +141,24 @@ static const char ai_source[] =
   "function ai_think(id) spin(0.25) return id * 2 end";
 
 /* ---- the scheduler ------------------------------------------------------ */
+
+/* lua_resume as this Lua has it (through luainstr_wrap.h unless the build
+** says otherwise): *nres, the values it yielded or returned. */
+static int resume(lua_State *co, lua_State *from, int narg, int *nres) {
+#if LUA_VERSION_NUM >= 504
+  return lua_resume(co, from, narg, nres);
+#elif LUA_VERSION_NUM >= 502
+  int status = lua_resume(co, from, narg);
+  *nres = lua_gettop(co);
+  return status;
+#else
+  int status;
+  (void)from;
+  status = lua_resume(co, narg);
+  *nres = lua_gettop(co);
+  return status;
+#endif
+}
 
 typedef struct Task {
   lua_State *co;       /* its thread (kept alive by ref) */
@@ -169,7 +198,7 @@ static Task *spawn(lua_State *L, int body, int step, lua_Integer arg) {
 static int resume_task(lua_State *L, Task *t) {
   int nres = 0, status;
   luainstr_zone_begin(L, "resume");
-  status = lua_resume(t->co, L, t->narg, &nres);
+  status = resume(t->co, L, t->narg, &nres);
   luainstr_zone_end(L);
   if (t->resumes++ == 0) calls[t->body]++;
   t->narg = 0;
@@ -201,8 +230,8 @@ static int resume_task(lua_State *L, Task *t) {
 static int l_resume_task(lua_State *L) {
   lua_State *co = lua_tothread(L, 1);
   int nres = 0, status;
-  luaL_argexpected(L, co != NULL, 1, "thread");
-  status = lua_resume(co, L, 0, &nres);
+  luaL_argcheck(L, co != NULL, 1, "thread expected");
+  status = resume(co, L, 0, &nres);
   if (status > LUA_YIELD) return lua_error(L);
   lua_pop(co, nres);
   lua_pushinteger(L, status);
@@ -363,11 +392,13 @@ int main(int argc, char **argv) {
   int ok;
   if (!parse_args(argc, argv, &o)) {
     fprintf(stderr, "usage: engine [--ticks N] [--out FILE] [--scripts DIR] "
-                    "[--memory] [--probe fast|direct|api]\n");
+                    "[--memory] [--probe fast|direct|api|ffi]\n");
     return 2;
   }
   if ((L = luaL_newstate()) == NULL) return 1;
+#if LUA_VERSION_NUM >= 503
   memset(lua_getextraspace(L), 0, LUA_EXTRASPACE);  /* see luainstr.h */
+#endif
   luaL_openlibs(L);
   if (!start_profiler(L, &o)) { lua_close(L); return 3; }
   ok = load_scripts(L, o.scripts);

@@ -1,7 +1,7 @@
 -- The Lua API used in the wrong order or with bad arguments: nil and a
 -- "luainstr: ..." message (never an error), except an unknown format,
 -- which is an argument error naming the formats.
--- variant 5.1 5.2: p.clock() is a whole float there (no integer subtype, no math.type)
+-- variant 5.1 5.2 jit: p.clock() is a whole float there (no integer subtype, no math.type)
 package.path = (arg[0]:match("^(.*)/[^/]*$") or ".") .. "/lib/?.lua;" .. package.path
 local check = require "check"
 local p = check.p

@@ -1,5 +1,5 @@
 -- Clearing every global does not break the probes nor the profile.
--- variant 5.1: strings loaded by loadstring, the environment given by setfenv
+-- variant 5.1 jit: strings loaded by loadstring, the environment given by setfenv
 package.path = (arg[0]:match("^(.*)/[^/]*$") or ".") .. "/lib/?.lua;" .. package.path
 local check = require "check"
 

@@ -5,7 +5,11 @@
 -- one's stack (tests/test_runtime.c: thread_at_a_collected_threads_*).
 -- Under the C module a resume captured before the profiler is loaded (the
 -- stock one, as a host's lua_resume) resumes some of them too.
--- variant 5.1: finalizers on newproxy userdata (5.1 finalizes no table)
+-- variant 5.1 jit: finalizers on newproxy userdata (5.1 finalizes no table)
+-- variant jit: under the FFI probe (the JIT on) a coroutine the profiler
+--   was not told of is measured only from the first boundary it passes
+--   (docs/luajit.md): the stock resume's coroutines count nothing, and
+--   nothing of theirs may land in another context
 local stock_resume = coroutine.resume
 package.path = (arg[0]:match("^(.*)/[^/]*$") or ".") .. "/lib/?.lua;" .. package.path
 local check = require "check"
@@ -73,7 +77,12 @@ local want = {
 -- infers their resumer (the thread it saw run last, if that still runs),
 -- so they nest under spawn_stock, which called the stock resume, and at
 -- the root when this file (not instrumented) or a finalizer resumed them.
-if stock_resume then
+local ffi_probe = text:find('"probe": "ffi"', 1, true) ~= nil
+if stock_resume and ffi_probe then
+  -- (none passes a boundary before it is dropped: ybody's and gbody's
+  -- yields are their last events)
+  want["local spawn_stock"] = 4 * R
+elseif stock_resume then
   want["local spawn_stock"] = 4 * R
   want["local spawn_stock>local body"] = 2 * R
   want[">local body"] = HOST

@@ -1,8 +1,8 @@
 -- Instrumented __gc finalizers: counted while profiling, ignored after
 -- p.stop(), harmless when they run as the state closes (after the
 -- profiler's own finalizer, too).
--- variant 5.1: finalizers on newproxy userdata (5.1 finalizes no table)
--- variant 5.1 5.2 5.3: an error in a finalizer is raised out of collectgarbage
+-- variant 5.1 jit: finalizers on newproxy userdata (5.1 finalizes no table)
+-- variant 5.1 5.2 5.3 jit: an error in a finalizer is raised out of collectgarbage
 --   (5.4: a warning), caught there
 local p
 -- made before the profiler: under the C module its finalizer runs at

@@ -6,7 +6,7 @@
 -- itself) must be listed too, at the length the case saw, and no other;
 -- the zone is entered once a frame; the leak is first by live bytes, the
 -- garbage back to about nothing after a collection.
--- variant 5.1 5.2 5.3: the zone by p.zone_begin and p.zone_end (<close> is 5.4's)
+-- variant 5.1 5.2 5.3 jit: the zone by p.zone_begin and p.zone_end (<close> is 5.4's)
 package.path = (arg[0]:match("^(.*)/[^/]*$") or ".") .. "/lib/?.lua;" .. package.path
 local check = require "check"
 local p = check.p

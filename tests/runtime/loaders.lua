@@ -8,7 +8,11 @@
 -- same file run by the stock interpreter (`--stock`, a process of its own)
 -- writes the stock lines, which must be the same; then the profile must
 -- hold each loaded function with its calls.
--- variant 5.1 5.2 5.3: each Lua's loaders, compared with that Lua's own
+-- variant 5.1 5.2 5.3 jit: each Lua's loaders, compared with that Lua's own
+-- variant jit: also LuaJIT's own: 5.2's load and loadfile with 5.1's
+--   environments (a table given is the function's, anything else is
+--   ignored), a '#' line skipped in any chunk, a chunk in a string.buffer
+--   (loaded by LuaJIT's own load: not instrumented)
 local LUA = tonumber(_VERSION:match("%d+%.%d+"))
 local dir = arg[0]:match("^(.*)/[^/]*$") or "."
 local stock = arg[1] == "--stock"
@@ -89,6 +93,27 @@ do
   lines[#lines + 1] = "global y_loaded " .. tostring(rawget(_G, "y_loaded"))
 end
 
+-- LuaJIT: 5.2's load and loadfile arguments, 5.1's environments
+if rawget(_G, "jit") then
+  local env = {}
+  loaded("jit load env", {}, load("local function in_jit_env() w_loaded = 3 end " ..
+    "in_jit_env() return w_loaded", "=jit env chunk", "t", env))
+  lines[#lines + 1] = "env.w_loaded " .. tostring(env.w_loaded) ..
+    ", global " .. tostring(rawget(_G, "w_loaded"))
+  loaded("jit load env not a table", {}, load("v_loaded = 1 return v_loaded", "=jit env2", "t", 5))
+  lines[#lines + 1] = "global v_loaded " .. tostring(rawget(_G, "v_loaded"))
+  loaded("jit loadfile env", {}, loadfile(write("f5.lua", "u_loaded = 4 return u_loaded"), "t", env))
+  lines[#lines + 1] = "env.u_loaded " .. tostring(env.u_loaded)
+  loaded("jit loadstring # line", {}, loadstring("#!x\nlocal function via_hash() return 5 end " ..
+    "return via_hash()", "=hash chunk"))
+  local ok, buffer = pcall(require, "string.buffer")
+  if ok then
+    local b = buffer.new()
+    b:put("return 6")
+    loaded("jit load string.buffer", {}, load(b, "=buffer chunk"))
+  end
+end
+
 -- loadstring: 5.1's, and 5.2's (the same function as load)
 lines[#lines + 1] = "loadstring " .. type(rawget(_G, "loadstring"))
 if rawget(_G, "loadstring") then
@@ -162,7 +187,8 @@ if stock then
 end
 
 -- the stock lines, from the stock interpreter
-local p = io.popen(("lua%s %q --stock"):format(_VERSION:match("%d+%.%d+"), arg[0]))
+local p = io.popen(("%s %q --stock"):format(
+  rawget(_G, "jit") and "luajit" or "lua" .. _VERSION:match("%d+%.%d+"), arg[0]))
 local want = p:read("*a")
 p:close()
 local got = table.concat(lines, "\n") .. "\n"
@@ -189,4 +215,8 @@ check.fn("local via_dofile", {calls = 1, errors = 1}, "f3.lua")
 check.fn("local via_require", {calls = 1}, "mod_a.lua")
 check.fn("local via_dofile_yield", {calls = 1, errors = LUA >= 5.2 and 0 or 1}, "f4.lua")
 if rawget(_G, "module") then check.fn("via_module", {calls = 1}, "mod_m.lua") end
+if rawget(_G, "jit") then
+  check.fn("local in_jit_env", {calls = 1}, "jit env chunk")
+  check.fn("local via_hash", {calls = 1}, "hash chunk")
+end
 check.done()

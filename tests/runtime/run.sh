@@ -5,11 +5,13 @@
 # and under luaprof5.N (started before the program); it checks its own
 # profile and exits 1 on a wrong figure.  Every exit/*.lua program ends the
 # hard way (os.exit, uncaught error, cleared globals, late finalizers): it
-# must exit with its `-- expect-status:` and not crash, and under luaprof
-# leave a csv report holding each `-- expect-row: NAME CALLS`.
+# must exit with its `-- expect-status:` and not crash, under luaprof
+# leave a csv report holding each `-- expect-row: NAME CALLS`, and on the
+# versions named by a `-- expect-log VERSIONS: LINE` write that line.
 #
-# The programs are written for every Lua from 5.1 to 5.4 (what differs is
-# chosen in them by version, lib/check.lua's check.lua); a program says in
+# The programs are written for every Lua from 5.1 to 5.4 and LuaJIT (what
+# differs is chosen in them by version, lib/check.lua's check.lua, and
+# check.jit: LuaJIT says it is 5.1, with some of 5.2); a program says in
 # its header what it does differently on a version and why, in lines
 #     -- variant 5.1 5.2: WHAT AND WHY     (more lines: "--   ...")
 # and, if it cannot run on a version at all,
@@ -18,9 +20,10 @@
 # program runs on which version, as written (yes) or in a variant (yes*),
 # and those lines.
 #
-# usage: run.sh BUILD_DIR [VERSION]   VERSION 5.1, 5.2, 5.3 or 5.4 (the
-#            default): lua5.N with BUILD_DIR/lib/lua/5.N/luainstr.so and
-#            BUILD_DIR/bin/luaprof5.N (luaprof for 5.4)
+# usage: run.sh BUILD_DIR [VERSION]   VERSION 5.1, 5.2, 5.3, 5.4 (the
+#            default) or jit: lua5.N with BUILD_DIR/lib/lua/5.N/luainstr.so
+#            and BUILD_DIR/bin/luaprof5.N (luaprof for 5.4); luajit with
+#            lib/lua/jit/luainstr.so and bin/luaprofjit
 #        run.sh --list
 # Environment: LI_ONLY=GLOB runs only the tests whose file name matches;
 # LI_LUAPROF=CMD runs CMD as luaprof (e.g. the WebAssembly luaprof.js
@@ -29,7 +32,7 @@
 # out the named programs (said in the output).
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd) || exit 2
-versions="5.1 5.2 5.3 5.4"
+versions="5.1 5.2 5.3 5.4 jit"
 
 # The reason program $1 does not run on Lua $2 (its skip-on line), or
 # nothing.
@@ -39,7 +42,7 @@ skip_reason() { sed -n "s/^-- skip-on $2: *//p" "$1" | head -n1; }
 # continuation lines.
 variant_lines() {
   awk -v v="$2" '
-    /^-- variant [0-9. ]+:/ { hdr = $0; sub(/:.*/, "", hdr); on = (" " hdr " " ~ " " v " ") }
+    /^-- variant [0-9a-z. ]+:/ { hdr = $0; sub(/:.*/, "", hdr); on = (" " hdr " " ~ " " v " ") }
     /^-- variant / || /^--   / { if (on) print; next }
     { on = 0 }' "$1"
 }
@@ -68,6 +71,7 @@ build=$(cd "$1" && pwd) || exit 2
 V=${2:-5.4}
 case " $versions " in *" $V "*) ;; *) echo "run.sh: no Lua version '$V'" >&2; exit 2 ;; esac
 lua=lua$V
+[ "$V" = jit ] && lua=luajit
 so_dir=$build/lib/lua/$V
 if [ "$V" = 5.4 ]; then luaprof=${LI_LUAPROF:-$build/bin/luaprof}
 else luaprof=${LI_LUAPROF:-$build/bin/luaprof$V}; fi
@@ -151,6 +155,9 @@ for t in exit/*.lua; do
   [ -n "$why" ] && { echo "skip  ${t%.lua} (Lua $V: $why)"; continue; }
   want=$(sed -n 's/^-- expect-status: *//p' "$t")
   rows=$(sed -n 's/^-- expect-row: *//p' "$t")
+  logs=$(awk -v v="$V" '/^-- expect-log [0-9a-z. ]+:/ {
+      vs = $0; sub(/^-- expect-log /, "", vs); sub(/:.*/, "", vs)
+      if ((" " vs " ") ~ (" " v " ")) { l = $0; sub(/^[^:]*: */, "", l); print l } }' "$t")
   for mode in $exit_modes; do
     rm -f "$tmp/rep"
     : >"$tmp/out"
@@ -166,6 +173,11 @@ for t in exit/*.lua; do
       ok=1
       { echo "exit status $st, expected $want"; crashed $st; sed 's/^/> /' "$tmp/log"; } >>"$tmp/out"
     fi
+    while read -r line; do
+      [ -n "$line" ] || continue
+      grep -qxF -- "$line" "$tmp/log" ||
+        { ok=1; echo "no line '$line' written:"; sed 's/^/> /' "$tmp/log"; } >>"$tmp/out"
+    done <<<"$logs"
     if [ $mode != module ]; then
       if [ ! -s "$tmp/rep" ]; then
         ok=1; echo "no report written" >>"$tmp/out"
@@ -217,6 +229,9 @@ run_case() {
       $lua -l luainstr.run prog.lua "$@" >"$tmp/run.stdout" 2>"$tmp/run.stderr" )
   st=$?
   [ "$st" = "$want" ] || { ok=1; echo "status $st, expected $want" >>"$tmp/out"; }
+  # (LuaJIT's tracebacks name an unnamed C function by its address: the
+  # script's caller is luajit's own function stock, the module's under -l)
+  [ "$V" = jit ] && sed -i 's/\[C\]: at 0x[0-9a-f]*$/[C]: at ADDRESS/' "$tmp/ref.stderr" "$tmp/run.stderr"
   for s in stdout stderr; do
     cmp -s "$tmp/ref.$s" "$tmp/run.$s" ||
       { ok=1; echo "$s differs from $lua's:"; diff "$tmp/ref.$s" "$tmp/run.$s"; } >>"$tmp/out"

@@ -7,11 +7,18 @@
 -- STOCK is what each Lua shows.  Under the C module this file runs first as
 -- stock Lua (before require "luainstr"), which checks STOCK itself; then
 -- again with the profiler attached.  Under luaprof it is attached already.
--- variant 5.1 5.2 5.3: each Lua's library (5.1 and 5.2 with loadstring, 5.1 with
+-- variant 5.1 5.2 5.3 jit: each Lua's library (5.1 and 5.2 with loadstring, 5.1 with
 --   package.loaders, no coroutine.isyieldable before 5.3, no close before 5.4)
 -- variant 5.1: upvalue counts only (5.1's debug library does not show C
 --   functions' upvalues)
+-- variant jit: 5.1's library with loadstring and package.loaders, and
+--   coroutine.isyieldable; LuaJIT's debug library shows C functions'
+--   upvalues (as 5.2's does); the profiler's pcall and xpcall are Lua
+--   functions around LuaJIT's own, named "=[C]", with one upvalue (a
+--   table): a C function there would refuse a yield and stop the JIT's
+--   traces (runtime/boundary.c)
 local LUA = tonumber(_VERSION:match("%d+%.%d+"))
+local JIT = rawget(_G, "jit") ~= nil
 
 -- name -> {what, nups, upvalue types in order}; C upvalues are named ""
 local STOCK = {
@@ -26,7 +33,7 @@ local STOCK = {
 -- (debug.getupvalue returns nothing, debug.setupvalue does nothing): there
 -- only their count (debug.getinfo) is compared, and the wrap function's
 -- upvalue is not followed (wrap_upvalue).
-local C_UPVALUES_SEEN = LUA >= 5.2
+local C_UPVALUES_SEEN = LUA >= 5.2 or JIT
 
 -- the searchers of loadlib.c: the package table is upvalue 1 (5.2 on),
 -- their environment on 5.1 (package.loaders), which getfenv does not show
@@ -35,10 +42,17 @@ for i = 1, 4 do
   STOCK["package.searchers[" .. i .. "]"] =
     LUA >= 5.2 and {"C", 1, {"table"}} or {"C", 0, {}}
 end
-if LUA >= 5.3 then STOCK["coroutine.isyieldable"] = {"C", 0, {}} end
+if LUA >= 5.3 or JIT then STOCK["coroutine.isyieldable"] = {"C", 0, {}} end
 if LUA >= 5.4 then STOCK["coroutine.close"] = {"C", 0, {}} end
 -- 5.1's loadstring, and 5.2's (LUA_COMPAT_LOADSTRING: Debian's lua5.2)
 if LUA <= 5.2 and loadstring then STOCK.loadstring = {"C", 0, {}} end
+
+-- what the profiler's pcall and xpcall show on LuaJIT (not stock's)
+local PROFILED = {}
+if JIT then
+  PROFILED.pcall = {"Lua", 1, {"table"}}
+  PROFILED.xpcall = {"Lua", 1, {"table"}}
+end
 
 local failures = {}
 local function fail(fmt, ...)
@@ -65,6 +79,7 @@ local function compare(when)
   table.sort(names)
   for _, name in ipairs(names) do
     local f, want = fs[name], STOCK[name]
+    if when ~= "stock" then want = PROFILED[name] or want end
     if type(f) ~= "function" then
       fail("%s: %s is a %s", when, name, type(f))
     else

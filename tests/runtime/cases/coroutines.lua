@@ -159,7 +159,7 @@ end
 
 resumer()
 consumer()
-if check.lua >= 5.2 then mmdriver() end
+if check.yields_across_c then mmdriver() end
 errdriver()
 wdriver()
 abandon()
@@ -171,4 +171,4 @@ nestdriver()
 shareddriver()
 selfresume()
 normaldriver()
-if check.lua >= 5.2 then pydriver() end
+if check.yields_across_c then pydriver() end

@@ -25,9 +25,9 @@ end
 -- it runs on top of the unwinding frames and must not be an error exit)
 local function handler(e) return {wrapped = e} end
 local function catch_xpcall()
-  -- (Lua 5.1's xpcall passes the function no arguments)
+  -- (Lua 5.1's xpcall passes the function no arguments; LuaJIT's does)
   local ok, e
-  if check.lua >= 5.2 then ok, e = xpcall(mid, handler, 5, nil)
+  if check.xpcall_args then ok, e = xpcall(mid, handler, 5, nil)
   else ok, e = xpcall(function() return mid(5, nil) end, handler) end
   assert(not ok and type(e) == "table" and e.wrapped == nil)
 end

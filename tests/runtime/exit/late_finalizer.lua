@@ -2,7 +2,7 @@
 -- expect-row: local work 1
 -- A finalizer that runs after the profiler's own (made before it) calls
 -- the module; instrumented finalizers run after p.stop().
--- variant 5.1: finalizers on newproxy userdata (5.1 finalizes no table)
+-- variant 5.1 jit: finalizers on newproxy userdata (5.1 finalizes no table)
 local load = loadstring or load        -- (5.1: load takes a reader only)
 local p
 -- (Lua 5.1 finalizes userdata only: newproxy)

@@ -1,7 +1,7 @@
 -- expect-status: 3
 -- expect-row: local work 1
 -- os.exit from nested instrumented frames, with a suspended coroutine.
--- variant 5.1: the chunk loaded by loadstring (5.1's load takes a reader)
+-- variant 5.1 jit: the chunk loaded by loadstring (5.1's load takes a reader)
 local load = loadstring or load        -- (5.1: load takes a reader only)
 local p = require "luainstr"
 if not p.running() then assert(p.start()) end

@@ -12,6 +12,11 @@ local M = {p = p, failures = 0, TOL_REL = 0.05, TOL_ABS_MS = 0.5}
 -- The Lua this runs on, as a number (5.1 .. 5.4): what the programs and
 -- cases do differently on each is chosen by it.
 M.lua = tonumber(_VERSION:match("%d+%.%d+"))
+-- LuaJIT (its _VERSION is 5.1's), and what it has of 5.2: yields across
+-- pcall, metamethods and iterators; xpcall's extra arguments
+M.jit = rawget(_G, "jit") ~= nil
+M.yields_across_c = M.lua >= 5.2 or M.jit
+M.xpcall_args = M.lua >= 5.2 or M.jit
 
 -- An object whose finalizer is fn: a table with __gc from Lua 5.2 on; on
 -- 5.1, which finalizes only userdata, a newproxy userdata.
