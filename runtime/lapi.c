@@ -76,10 +76,29 @@ static int module_table(lua_State *L);
 /* require "luainstr" after luainstr_open: the module, without installing
 ** anything again (open_step did; the program may have changed a loader
 ** since). */
-static int preload_module(lua_State *L) {
+static int make_module(lua_State *L) {
   if (li_prof_attach(L) == NULL)
     return luaL_error(L, "luainstr: cannot attach a profiler");
   return module_table(L);
+}
+
+/* (made under a protected call: Lua 5.1's and LuaJIT's require leave a
+** sentinel in package.loaded while a loader runs, and a loader that fails
+** (out of memory) would leave it there for good, every later require
+** saying "loop or previous error loading module": the sentinel goes
+** before the error does; setting a present key to nil allocates
+** nothing) */
+static int preload_module(lua_State *L) {
+  int pushed = li_pushcfunction_noerr(L, make_module);
+  if (pushed && lua_pcall(L, 0, 1, 0) == LUA_OK) return 1;
+  if (!pushed) lua_pushliteral(L, "not enough memory");  /* (Lua's, made) */
+  lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  if (lua_istable(L, -1)) {
+    lua_pushnil(L);
+    lua_setfield(L, -2, MODNAME);
+  }
+  lua_pop(L, 1);
+  return lua_error(L);
 }
 
 /* The module is offered in package.preload, not put in package.loaded: a
