@@ -1,7 +1,7 @@
 /*
-** bytecode.c -- reading and lifting Lua 5.1 to 5.4 binary chunks (see
-** bytecode.h).  The version byte of the header picks the layout; nothing
-** here depends on the Lua this file is built with.
+** bytecode.c -- reading and lifting Lua 5.1 to 5.4 and LuaJIT 2.1 binary
+** chunks (see bytecode.h).  The header picks the layout; nothing here
+** depends on the Lua this file is built with.  (LuaJIT's format: below.)
 **
 ** The layouts read here are ldump.c's: a header, then (5.3, 5.4) a byte
 ** counting the main function's upvalues, then the function, recursively:

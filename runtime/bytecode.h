@@ -1,12 +1,13 @@
 /*
 ** bytecode.h -- what the loader reads and writes of binary chunks (the
-** format of lua_dump, ldump.c) of Lua 5.1, 5.2, 5.3 and 5.4: the version
-** byte of the chunk's header says which; this code is the same whichever
-** Lua it is built with.  Two uses:
+** format of lua_dump, ldump.c) of Lua 5.1, 5.2, 5.3 and 5.4, and of
+** LuaJIT 2.1 ("\x1bLJ", lj_bcdump.h): the chunk's header says which; this
+** code is the same whichever Lua it is built with.  Two uses:
 **  - lifting: the loader compiles an instrumented chunk wrapped as
 **      5.4       local __LI <const> = ...;return function(...)do local _=_ENV end <chunk> end
 **      5.2, 5.3  local __LI = ...;return function(...)do local _=_ENV end <chunk> end
 **      5.1       local __LI = ...;return function() <chunk> end
+**      LuaJIT    local __LI = ...;return function(...) <chunk> end
 **    (rewrite.h says why each) so that the probe is an upvalue of the
 **    chunk's function, which the loader sets and no sandbox can take away.
 **    li_bc_lift_main() turns the dump of the wrapper into a binary chunk
@@ -14,14 +15,16 @@
 **    and lines 0 (what Lua calls a main chunk), so debug.getinfo and
 **    tracebacks see a main chunk.  On 5.1 the lift also makes it vararg as
 **    a 5.1 main chunk is (VARARG_ISVARARG alone), the form being
-**    `function()`.  What lua_load then does with its upvalues differs:
-**    5.1 makes them fresh (nil), 5.2 sets upvalue 1 to the globals only
-**    when there is exactly one (so not here: the loader sets _ENV itself),
-**    5.3 and 5.4 set upvalue 1 (here _ENV) when there is at least one.
+**    `function()`.  On LuaJIT the lift drops the wrapper's prototype and
+**    gives the inner one a main function's first line (0), line count and
+**    line info (bytecode.c says how).  What lua_load then does with its
+**    upvalues differs: 5.1 and LuaJIT make them fresh (nil), 5.2 sets
+**    upvalue 1 to the globals only when there is exactly one (so not here:
+**    the loader sets _ENV itself), 5.3 and 5.4 set upvalue 1 (here _ENV)
+**    when there is at least one.
 **  - dumps of instrumented functions: li_bc_entry_probe() finds the upvalue
 **    that the top function's entry probe calls, so a loader can give a
-**    string.dump()ed function its probe back; in LuaJIT 2.1's dumps
-**    ("\x1bLJ", lj_bcdump.h) too, which the lift does not read.
+**    string.dump()ed function its probe back; in LuaJIT's dumps too.
 ** Everything here reads bytes only and never trusts them: a chunk that is
 ** not what is expected gives 0, never a read past its end.
 */
