@@ -516,6 +516,33 @@ static int wrapped(lua_State *L) {
   return r;
 }
 
+/* A new coroutine may be made where a collected one was, whose stack the
+** FFI probe's map (stacks by thread address, stacks.c) holds until that
+** stack's finalizer runs a cycle later: a probe of the new coroutine then
+** went on with the dead one's frames.  The map forgets the address as the
+** thread is made (LuaJIT: the FFI probe's; coroutine.create and wrap). */
+static void forget_address(lua_State *L, lua_State *co) {
+#if LI_IS_LUAJIT
+  li_prof *P = prof_of(L);
+  if (P != NULL) li_tmap_forget(P, co);
+#else
+  (void)L; (void)co;
+#endif
+}
+
+#if LI_IS_LUAJIT
+/* coroutine.create as LuaJIT's (any function), forgetting the address. */
+static int li_create(lua_State *L) {
+  lua_State *co;
+  luaL_checktype(L, 1, LUA_TFUNCTION);
+  co = lua_newthread(L);
+  forget_address(L, co);
+  lua_pushvalue(L, 1);
+  lua_xmove(L, co, 1);
+  return 1;
+}
+#endif
+
 static int li_wrap(lua_State *L) {
   lua_State *co;
   if (LI_CO_LUA_FUNCTION)
@@ -524,6 +551,7 @@ static int li_wrap(lua_State *L) {
   else
     luaL_checktype(L, 1, LUA_TFUNCTION);
   co = lua_newthread(L);
+  forget_address(L, co);
   lua_pushvalue(L, 1);
   lua_xmove(L, co, 1);
   lua_pushcclosure(L, wrapped, 1);
@@ -741,6 +769,9 @@ static const struct {
   {"coroutine", "wrap", li_wrap},
   {"coroutine", "yield", li_yield},
   {"coroutine", "close", li_close},
+#if LI_IS_LUAJIT
+  {"coroutine", "create", li_create},
+#endif
 };
 
 #define NREPLACED (sizeof replaced / sizeof replaced[0])

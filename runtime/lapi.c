@@ -73,20 +73,39 @@ static int protected_step(lua_State *L, int (*fn)(lua_State *L)) {
 
 static int module_table(lua_State *L);
 
-/* require "luainstr" after luainstr_open: the module made by open_step
-** (upvalue 1), so that the loader allocates nothing: Lua 5.1's and
-** LuaJIT's require leave a sentinel in package.loaded when a loader
-** raises (out of memory), and every later require would fail. */
+/* require "luainstr" after luainstr_open: the module, without installing
+** anything again (open_step did; the program may have changed a loader
+** since). */
+static int make_module(lua_State *L) {
+  if (li_prof_attach(L) == NULL)
+    return luaL_error(L, "luainstr: cannot attach a profiler");
+  return module_table(L);
+}
+
+/* (made under a protected call: Lua 5.1's and LuaJIT's require leave a
+** sentinel in package.loaded while a loader runs, and a loader that fails
+** (out of memory) would leave it there for good, every later require
+** saying "loop or previous error loading module": the sentinel goes
+** before the error does; setting a present key to nil allocates
+** nothing) */
 static int preload_module(lua_State *L) {
-  lua_pushvalue(L, lua_upvalueindex(1));
-  return 1;
+  int pushed = li_pushcfunction_noerr(L, make_module);
+  if (pushed && lua_pcall(L, 0, 1, 0) == LUA_OK) return 1;
+  if (!pushed) lua_pushliteral(L, "not enough memory");  /* (Lua's, made) */
+  lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  if (lua_istable(L, -1)) {
+    lua_pushnil(L);
+    lua_setfield(L, -2, MODNAME);
+  }
+  lua_pop(L, 1);
+  return lua_error(L);
 }
 
 /* The module is offered in package.preload, not put in package.loaded: a
 ** program sees the stock package.loaded (LuaJIT's test suite lists it),
-** and require "luainstr" still gives the module.  Without the package
-** library (no preload: 5.1 keeps it in the package table only) it goes
-** to the registry's loaded table, where luaL_requiref looks. */
+** and require "luainstr" still gives the module, made then.  Without the
+** package library (no preload: 5.1 keeps it in the package table only)
+** it goes to the registry's loaded table, where luaL_requiref looks. */
 static int open_step(lua_State *L) {
   li_prof *P = li_prof_attach(L);
   int loaded;
@@ -97,8 +116,7 @@ static int open_step(lua_State *L) {
   if (lua_getfield(L, loaded, MODNAME) != LUA_TTABLE) {
     if (lua_getfield(L, loaded, LUA_LOADLIBNAME) == LUA_TTABLE &&
         lua_getfield(L, -1, "preload") == LUA_TTABLE) {
-      module_table(L);
-      lua_pushcclosure(L, preload_module, 1);
+      lua_pushcfunction(L, preload_module);
       lua_setfield(L, -2, MODNAME);
     } else {
       luaopen_luainstr(L);

@@ -299,6 +299,9 @@ lua_State *li_running_thread(li_prof *P);
 li_stack *li_stack_switch_c(li_prof *P, lua_State *T);
 /* Forget S in the map by thread (its thread is gone). */
 void li_tmap_del(li_prof *P, li_stack *S);
+/* T is a thread just made: a stack the map holds at its address is a
+** collected thread's, forgotten (boundary.c: coroutine.create, wrap). */
+void li_tmap_forget(li_prof *P, const lua_State *T);
 
 /* The running thread L's probe (or the end of its yield) finds the
 ** profiler's current thread is another one, and nobody told it of a

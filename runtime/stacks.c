@@ -119,6 +119,11 @@ void li_tmap_del(li_prof *P, li_stack *S) {
   P->tmap[k] = NULL;
 }
 
+void li_tmap_forget(li_prof *P, const lua_State *T) {
+  li_stack *S = tmap_get(P, T);
+  if (S != NULL) li_tmap_del(P, S);
+}
+
 /* Add S to the set (nothing when memory is short: S is then found the
 ** slow way), and to the map by thread. */
 void li_xs_add(li_prof *P, li_stack *S) {
