@@ -34,10 +34,9 @@ static int probe_name(const char *name) {
          strspn(name + 4, "0123456789") == strlen(name + 4);
 }
 
-/* LuaJIT's bytecode is not PUC Lua's (bytecode.c reads those): there the
-** probe's upvalue is found by its name, which a dump keeps unless it is
-** stripped (string.dump(f, true): its probe stays nil, and the function
-** fails at its first call).  0: none. */
+/* LuaJIT: the probe's upvalue by its name, where the entry probe was not
+** found in the dump (bytecode.c reads LuaJIT's dumps too, stripped ones
+** included: this is the fallback for a shape it does not know).  0: none. */
 static int luajit_probe_upvalue(lua_State *L) {
   const char *name;
   for (int i = 1; LI_IS_LUAJIT && (name = lua_getupvalue(L, -1, i)) != NULL; i++) {
