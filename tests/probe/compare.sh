@@ -113,13 +113,27 @@ for prog in "$dir"/*.lua; do
   fi
   for k in $kinds; do
     run "$k" "$prog" "$tmp/$k"
+    # A variant whose tree matches on a second run differs from itself
+    # between runs: not comparable, as above, and said.  (Seen on Lua 5.1's
+    # coro_depth51: one call of `w` now and then uncounted near the C-call
+    # limit, under any variant; not understood yet.)
+    if ! cmp -s "$tmp/fast1" "$tmp/$k"; then
+      run "$k" "$prog" "$tmp/$k.again"
+      if cmp -s "$tmp/fast1" "$tmp/$k.again"; then
+        echo "skip  $base: its tree under $k differs between two runs:"
+        diff "$tmp/$k" "$tmp/$k.again" | head -6
+        unstable=$((unstable + 1))
+        ok=2
+        break
+      fi
+    fi
     if ! cmp -s "$tmp/fast1" "$tmp/$k"; then
       echo "FAIL  $base: $k differs from $ref:"
       diff "$tmp/fast1" "$tmp/$k" | head -20
       ok=0
     fi
   done
-  if [ $ok = 1 ]; then same=$((same + 1)); else differ=$((differ + 1)); fi
+  if [ $ok = 1 ]; then same=$((same + 1)); elif [ $ok = 0 ]; then differ=$((differ + 1)); fi
 done
 echo "$same programs with the same tree under $ref${kinds:+ and }${kinds// / and }, $differ differing, $unstable not comparable; $probed nodes of functions other than main chunks"
 if [ $probed -eq 0 ]; then
