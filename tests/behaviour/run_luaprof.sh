@@ -224,11 +224,7 @@ for prog in "${programs[@]}"; do
           "$out/$side.$s.cmp"
       fi
       if [ "$side" = prof ] && [ "$jit_wrappers" = 1 ]; then
-        awk -v t="$(printf '\t')" '
-          held != "" { if (index($0, t "[C]: in function ") != 1) print held; held = "" }
-          $0 == t "[C]: in function '"'"'pcall'"'"'" || $0 == t "[C]: in function '"'"'xpcall'"'"'" { held = $0; next }
-          { print }
-          END { if (held != "") print held }' "$out/$side.$s.cmp" >"$out/$side.$s.cmp2" &&
+        awk -f "$here/../jit_wrappers.awk" "$out/$side.$s.cmp" >"$out/$side.$s.cmp2" &&
           mv -f -- "$out/$side.$s.cmp2" "$out/$side.$s.cmp"
       fi
     done

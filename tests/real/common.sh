@@ -109,11 +109,7 @@ run_side() {
     # wrapper's.  With LI_JIT_WRAPPERS=1 the first is left out of the
     # profiled side (as tests/behaviour/run_luaprof.sh does).
     if [ "$side" = prof ] && [ "${LI_JIT_WRAPPERS:-0}" = 1 ]; then
-      awk -v t="$(printf '\t')" '
-        held != "" { if (index($0, t "[C]: in function ") != 1) print held; held = "" }
-        $0 == t "[C]: in function '"'"'pcall'"'"'" || $0 == t "[C]: in function '"'"'xpcall'"'"'" { held = $0; next }
-        { print }
-        END { if (held != "") print held }' "$out/$side.$s" >"$out/$side.$s.tmp" &&
+      awk -f "$here/../jit_wrappers.awk" "$out/$side.$s" >"$out/$side.$s.tmp" &&
         mv -f -- "$out/$side.$s.tmp" "$out/$side.$s"
     fi
   done
