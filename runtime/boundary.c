@@ -518,7 +518,7 @@ static int wrapped(lua_State *L) {
 
 /* A new coroutine may be made where a collected one was, whose stack the
 ** FFI probe's map (stacks by thread address, stacks.c) holds until that
-** stack's finalizer runs a cycle later: a probe of the new coroutine then
+** stack is swept (stacks.c): a probe of the new coroutine then
 ** went on with the dead one's frames.  The map forgets the address as the
 ** thread is made (LuaJIT: the FFI probe's; coroutine.create and wrap). */
 static void forget_address(lua_State *L, lua_State *co) {

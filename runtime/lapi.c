@@ -335,7 +335,8 @@ static int empty_report(li_prof *P, const li_profile *prof, const char *format) 
 /* Snapshot P (of state L) and hand it to the writer: path (NULL: stderr)
 ** or string.  Before the snapshot, the chunks compiled outside the loader
 ** are counted and the inferred resumes that ended are closed (the
-** report's notes and figures). */
+** report's notes and figures), and the stacks of collected coroutines
+** are freed (their calls closed). */
 static int dump(lua_State *L, li_prof *P, const char *format,
                 const char *path, char **str, size_t *len) {
   li_profile prof;
@@ -352,6 +353,7 @@ static int dump(lua_State *L, li_prof *P, const char *format,
                 "dump: nothing to dump, the profiler was never started%s", "");
   li_loader_scan(L, P);
   li_infer_settle(P);
+  li_stacks_sweep(P, L);
   if (li_snapshot(P, &prof) != 0)
     return fail(P, LUAINSTR_EMEM, "not enough memory%s", "");
   if (str != NULL) {

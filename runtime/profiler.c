@@ -665,8 +665,8 @@ static int prof_gc(lua_State *L) {
   li_prof_set_fast(P);
   li_mem_free(P, L);            /* the allocator back before P goes */
   li_frames_free(P);
-  /* stacks still linked belong to threads that outlive us in lua_close */
-  for (li_stack *S = P->main.next; S != NULL; S = S->next) S->P = NULL;
+  li_set_cur(P, NULL, NULL);
+  li_stacks_free(P);            /* (threads may outlive P in lua_close) */
   li_prof_free_data(P);
   li_lsan_unroot(P, sizeof *P);
   return 0;
@@ -790,10 +790,6 @@ li_prof *li_prof_attach(lua_State *L) {
   lua_setfield(L, -2, "__gc");
   lua_setmetatable(L, -2);
   li_lsan_root(P, sizeof *P);           /* (prof_gc takes it back) */
-  luaL_newmetatable(L, LI_MT_STACK);
-  lua_pushcfunction(L, li_stack_gc);
-  lua_setfield(L, -2, "__gc");
-  lua_pop(L, 1);
   li_clock_init(&P->clock);
   P->direct_ok = direct_check(L, &P->direct_why);
   P->probe = P->direct_ok ? LI_PROBE_FAST : LI_PROBE_API;
@@ -817,9 +813,9 @@ li_prof *li_prof_attach(lua_State *L) {
   if (!li_tree_init(P)) { lua_settop(L, top); return NULL; }
   li_xs_add(P, &P->main);
   li_xs_put(P, P->mainL, &P->main);
-  lua_newtable(L);                      /* thread -> stack, weak keys */
+  lua_newtable(L);              /* thread <-> stack, weak keys and values */
   lua_newtable(L);
-  lua_pushliteral(L, "k");
+  lua_pushliteral(L, "kv");
   lua_setfield(L, -2, "__mode");
   lua_setmetatable(L, -2);
   lua_setiuservalue(L, -2, 1);

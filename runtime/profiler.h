@@ -247,6 +247,8 @@ struct li_prof {
                            or overwritten (the oldest) in a ring */
   uint64_t trace_t0;    /* ticks when the trace (re)started */
   uint32_t next_tid;    /* next thread id for traces */
+  uint32_t nstacks;     /* coroutine stacks linked (live or not swept) */
+  uint32_t sweep_at;    /* a stack made with this many linked sweeps first */
   uint64_t zone_serial; /* zones opened so far (their identities) */
   struct {              /* zone records by the address of the name last  */
     const char *name;   /* given for them (a Lua string, a C literal):   */
@@ -517,7 +519,6 @@ void li_snapshot_free(li_profile *p);
 ** calibrate.c the probe pair's cost */
 
 #define LI_MT_PROF "luainstr.profiler.mt"  /* its metatable */
-#define LI_MT_STACK "luainstr.stack.mt"    /* metatable of coroutine stacks */
 #define LI_MT_CHUNK "luainstr.chunk.mt"    /* metatable of chunk maps */
 
 /* What the probe of one chunk knows: its upvalue 1.  debug.setupvalue
@@ -581,8 +582,11 @@ void li_stack_init(li_stack *S, li_prof *P, lua_State *L);
 ** NULL or P's own pointers only). */
 void li_xs_add(li_prof *P, li_stack *S);
 void li_xs_put(li_prof *P, lua_State *T, li_stack *S);
-/* __gc of a coroutine's stack (metatable LI_MT_STACK). */
-int li_stack_gc(lua_State *L);
+/* Free the stacks of the coroutines collected since the last sweep (L
+** any thread of P's state).  Also done as stacks are made. */
+void li_stacks_sweep(li_prof *P, lua_State *L);
+/* Free every stack but the main thread's: the state is closing. */
+void li_stacks_free(li_prof *P);
 /* The zones among the top frames of S down to depth `to`. */
 uint32_t li_stack_zones(const li_stack *S, uint32_t to);
 

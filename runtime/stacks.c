@@ -62,8 +62,8 @@ static int xs_has(const li_prof *P, const li_stack *S) {
 ** trace), so it finds a thread's stack by the thread's address in a table
 ** of its own: open addressing, a stack in the slot of its thread.  A new
 ** thread made at a collected one's address, before that one's stack is
-** finalized, takes the slot (stack_lookup puts every stack it finds); the
-** old stack's finalizer leaves a slot that is not its own. */
+** swept, takes the slot (stack_lookup puts every stack it finds); the old
+** stack's sweep leaves a slot that is not its own. */
 
 static uint32_t tm_home(const li_prof *P, const lua_State *T) {
   return (uint32_t)(((uint64_t)(uintptr_t)T * 0x9E3779B97F4A7C15u) >> 32) &
@@ -194,74 +194,121 @@ static void forget_waker(li_prof *P, li_stack *S) {
     }
 }
 
-/* __gc of a coroutine's stack: the coroutine is gone.  Its open frames ran
-** until it was last suspended; they end there, not by an error. */
-int li_stack_gc(lua_State *L) {
-  li_stack *S = lua_touserdata(L, 1);
-  li_prof *P = S->P;
-  if (P != NULL && !P->closed) {
-    uint64_t t = S->suspended ? S->susp_since : li_clock_ticks(&P->clock);
-    li_stack_close(P, S, 0, t, 0);
-    forget_waker(P, S);
-    stack_unlink(S);
-    xs_del(P, S);
-    li_tmap_del(P, S);
-    if (P->cur == S) li_set_cur(P, NULL, NULL);
-  }
+/* ---- coroutines' stacks and their lifetime ------------------------------
+** A coroutine's stack is malloc'd and linked in P's list; the table in P's
+** first user value (weak keys and values) maps the thread to its stack (a
+** light userdata) and the stack to the thread.  When the collector frees
+** the thread both entries go, and a sweep frees the stacks whose entry is
+** gone.  No finalizer: a finalizer is a C call, and one run near the
+** C-call limit raises "C stack overflow" in the program (Lua 5.1), or in
+** the finalizer, which then never runs (5.2-5.4: the stack would be freed
+** with the userdata while still linked).  Sweeps run as stacks are made
+** (when their number has doubled since the last: amortized constant) and
+** before every report.  A stack freed late closes its frames as a
+** finalizer would have: a suspended coroutine's calls end when it was
+** suspended. */
+
+/* The coroutine of S is gone: close its calls, free it. */
+static void stack_free(li_prof *P, li_stack *S) {
+  uint64_t t = S->suspended ? S->susp_since : li_clock_ticks(&P->clock);
+  li_stack_close(P, S, 0, t, 0);
+  forget_waker(P, S);
+  stack_unlink(S);
+  xs_del(P, S);
+  li_tmap_del(P, S);
+  if (P->cur == S) li_set_cur(P, NULL, NULL);
+  P->nstacks--;
   free(S->f);
-  S->f = NULL;
-  S->n = S->cap = 0;
-  S->P = NULL;
-  li_lsan_unroot(S, sizeof *S);
-  return 0;
+  free(S);
+}
+
+/* Push P's table of threads and stacks (0, nothing pushed: none). */
+static int push_threads(li_prof *P, lua_State *L) {
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &li_prof_key);
+  if (lua_touserdata(L, -1) != P || lua_getiuservalue(L, -1, 1) != LUA_TTABLE) {
+    lua_pop(L, 2);
+    return 0;
+  }
+  lua_remove(L, -2);
+  return 1;
+}
+
+/* Free the stacks whose thread is gone from table t (an index of L). */
+static void sweep(li_prof *P, lua_State *L, int t) {
+  li_stack *S = P->main.next, *next;
+  for (; S != NULL; S = next) {
+    next = S->next;
+    lua_rawgetp(L, t, S);
+    if (lua_isnil(L, -1)) stack_free(P, S);
+    lua_pop(L, 1);
+  }
+  P->sweep_at = P->nstacks < 32 ? 64 : P->nstacks * 2;
+}
+
+void li_stacks_sweep(li_prof *P, lua_State *L) {
+  int top = lua_gettop(L);
+  if (P->closed || P->nstacks == 0 || !lua_checkstack(L, 3)) return;
+  if (push_threads(P, L)) sweep(P, L, lua_gettop(L));
+  lua_settop(L, top);
+}
+
+void li_stacks_free(li_prof *P) {
+  li_stack *S = P->main.next, *next;
+  for (; S != NULL; S = next) {
+    next = S->next;
+    free(S->f);
+    free(S);
+  }
+  P->main.next = NULL;
+  P->nstacks = 0;
 }
 
 /* The stack of thread T, whose thread object is at index `idx` of the
-** running thread L (idx 0: T is L).  All Lua work is done on L: T may be
-** suspended, and a GC step run on it could call finalizers there. */
+** running thread L (idx 0: T is L); made if T has none.  All Lua work is
+** done on L: T may be suspended. */
 static li_stack *stack_lookup(li_prof *P, lua_State *L, int idx, lua_State *T) {
   li_stack *S;
-  int top = lua_gettop(L);
+  int top = lua_gettop(L), t;
   if (T == P->mainL) return &P->main;
+  if (P->closed) return NULL;
   if (idx != 0) idx = lua_absindex(L, idx);
-  if (!lua_checkstack(L, 5)) return NULL;
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &li_prof_key);
-  if (lua_touserdata(L, -1) != P || lua_getiuservalue(L, -1, 1) != LUA_TTABLE) {
-    lua_settop(L, top);
-    return NULL;
-  }
+  if (!lua_checkstack(L, 5) || !push_threads(P, L)) return NULL;
+  t = lua_gettop(L);
   if (idx == 0) lua_pushthread(L); else lua_pushvalue(L, idx);
-  lua_rawget(L, -2);
+  lua_rawget(L, t);
   S = lua_touserdata(L, -1);
-  if (S == NULL || S->P != P) {
-    lua_pop(L, 1);
-    S = lua_newuserdatauv(L, sizeof *S, 0);
+  lua_pop(L, 1);
+  if (S == NULL) {
+    if (P->nstacks >= P->sweep_at) sweep(P, L, t);
+    if ((S = malloc(sizeof *S)) == NULL) {
+      lua_settop(L, top);
+      return NULL;
+    }
     li_stack_init(S, P, T);
-    li_lsan_root(S, sizeof *S);
     S->tid = ++P->next_tid;
-    luaL_setmetatable(L, LI_MT_STACK);
+    stack_link(P, S);            /* P's from here: freed by a sweep... */
+    P->nstacks++;
     if (idx == 0) lua_pushthread(L); else lua_pushvalue(L, idx);
-    lua_pushvalue(L, -2);
-    lua_rawset(L, -4);
-    stack_link(P, S);
+    lua_rawsetp(L, t, S);        /* ...once this is gone (or never set: an
+                                 ** error here, out of memory) */
+    if (idx == 0) lua_pushthread(L); else lua_pushvalue(L, idx);
+    lua_pushlightuserdata(L, S);
+    lua_rawset(L, t);
     li_xs_add(P, S);
   }
   lua_settop(L, top);
-  if (S != NULL) {
-    li_xs_put(P, T, S);
-    tmap_put(P, S);
-  }
+  li_xs_put(P, T, S);
+  tmap_put(P, S);
   return S;
 }
 
 /* The thread of the last probe (curL) is trusted by its address alone: the
 ** probe's fast path compares nothing else.  A coroutine collected while it
 ** is curL would leave its address there, and one made at that address
-** before the dead one's stack is finalized (li_stack_gc runs after the sweep
-** that freed the thread: a finalizer, or any allocation between, can make
-** it) would run on the dead one's stack, under its frames.  So a coroutine
-** becomes curL here only held by the profiler (key &pin_key of its thread
-** table), until another one takes its place: at most one thread is kept
+** before the dead one's stack is swept (any allocation after the
+** collector freed it can make it) would run on the dead one's stack, under
+** its frames.  So a coroutine becomes curL here only held by the profiler
+** (the registry's key &pin_key), until another one takes its place: at most one thread is kept
 ** alive longer.  A resume sets curL to the coroutine it holds, and back to
 ** the resumer when it returns; the main thread lives as long as P.  0 when
 ** it cannot be held (no stack space): then it does not become curL
@@ -269,17 +316,11 @@ static li_stack *stack_lookup(li_prof *P, lua_State *L, int idx, lua_State *T) {
 static const char pin_key;
 
 static int xs_pin(li_prof *P, lua_State *L) {
-  int top = lua_gettop(L), ok;
   if (L == P->mainL) return 1;
-  if (!lua_checkstack(L, 3)) return 0;
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &li_prof_key);
-  ok = lua_touserdata(L, -1) == P && lua_getiuservalue(L, -1, 1) == LUA_TTABLE;
-  if (ok) {
-    lua_pushthread(L);
-    lua_rawsetp(L, -2, &pin_key);   /* (a light key: weak keys keep it) */
-  }
-  lua_settop(L, top);
-  return ok;
+  if (P->closed || !lua_checkstack(L, 2)) return 0;
+  lua_pushthread(L);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &pin_key);
+  return 1;
 }
 
 li_stack *li_stack_switch(li_prof *P, lua_State *L) {
@@ -408,7 +449,7 @@ li_stack *li_stack_switch_c(li_prof *P, lua_State *T) {
 li_stack *li_stack_of_thread(li_prof *P, lua_State *L, int idx) {
   lua_State *T = lua_tothread(L, idx);
   li_stack *S;
-  if (T == NULL) return NULL;
+  if (T == NULL || P->closed) return NULL;
   if (T == P->curL && P->cur != NULL) return P->cur;
   if ((S = xs_get(P, T)) != NULL) return S;
   return stack_lookup(P, L, idx, T);

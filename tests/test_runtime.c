@@ -756,9 +756,8 @@ static const char reuse_src[] =
 
 static lua_State *reuse_T2;
 
-/* __gc of an object made after the first coroutine's stack: it runs in the
-** same collection, before that stack's finalizer, after the coroutine's
-** block was freed.  A host starts a new coroutine there. */
+/* __gc of an object made after the first coroutine: it runs after the
+** coroutine's block was freed, before its stack is swept.  A host starts a new coroutine there. */
 static int spawn_b(lua_State *L) {
   int nres;
   luainstr_start(L);            /* (stopped by As; else LUAINSTR_EORDER) */

@@ -1,0 +1,1 @@
+../lua51/gc_at_cstack_limit.lua
