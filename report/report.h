@@ -164,6 +164,10 @@ typedef struct li_profile {
   uint64_t mem_untracked_frees; /* frees of blocks made before memory mode */
   const char *probe;    /* how the probe read its calls (option "probe"):
                            "fast", "direct" or "api"; NULL unknown */
+  /* heap snapshots (docs/heap.md) */
+  const char *const *heap_files;  /* .heapsnapshot files the run wrote,
+                           oldest first (the html report's heap view) */
+  uint32_t nheap_files;
 } li_profile;
 
 /* Is format a known report format? */

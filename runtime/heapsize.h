@@ -1,0 +1,57 @@
+/*
+** heapsize.h -- what a heap snapshot (heap.c) learns of an object from
+** Lua's internals: its exact size, and a Lua function's prototype.  Each
+** Lua (5.1, 5.2, 5.3, 5.4, LuaJIT) lays its objects out its own way; with
+** the build's headers of the release linked (LI_LUA_INTERNALS, as
+** direct.h) sizes are exact once li_heap_exact has checked the layout on
+** the running library, and estimates otherwise (said in the snapshot).
+** Without internals there are no prototypes: a function's node has no
+** (prototype) edge and its size is the closure's.
+**
+** Everything here reads; nothing allocates in the Lua heap but the stack
+** slots li_heap_proto_push fills (the caller makes room first).
+*/
+#ifndef LI_HEAPSIZE_H
+#define LI_HEAPSIZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <lua.h>
+
+/* 1 when sizes and prototypes come from Lua's internals, checked on the
+** library this state runs with; else 0 and *why says why not (static). */
+int li_heap_exact(lua_State *L, const char **why);
+
+/* The self size in bytes of the collectable value at index idx (a table,
+** function, userdata, thread or string): what Lua allocated for it (see
+** docs/heap.md, "self_size"); exact when li_heap_exact, else an estimate
+** from the public API.  0 for values that are not objects. */
+size_t li_heap_size(lua_State *L, int idx, int exact);
+
+/* The prototype of the Lua function at idx (an identity, and the handle
+** for the calls below), or NULL: not a Lua function, or no internals. */
+const void *li_heap_proto(lua_State *L, int idx, int exact);
+
+typedef struct li_hproto {
+  size_t size;          /* its self size: code, constants, debug info */
+  const char *source;   /* chunkname as Lua keeps it ("@f.lua", "=stdin") */
+  int line, lastline;   /* where it is defined (0 for a main chunk) */
+  uint32_t nrefs;       /* objects it holds: li_heap_proto_push 0..nrefs-1 */
+  uint32_t nprotos;     /* inner prototypes: li_heap_proto_child 0..n-1 */
+} li_hproto;
+
+void li_heap_proto_info(const void *p, li_hproto *out);
+
+/* Push the i-th object prototype p holds (a string constant, its source,
+** a local's or upvalue's name; on LuaJIT also template tables and cdata
+** constants) on L's stack, and write the edge's name in name[namesz]
+** ("(constant 3)", "(source)", "(name)"): 1; or 0 and nothing pushed (a
+** slot that holds no object).  L must have a free stack slot. */
+int li_heap_proto_push(lua_State *L, const void *p, uint32_t i, char *name,
+                       size_t namesz);
+
+/* The i-th inner prototype of p. */
+const void *li_heap_proto_child(const void *p, uint32_t i);
+
+#endif
