@@ -30,6 +30,21 @@ size_t li_heap_size(lua_State *L, int idx, int exact) {
   }
 }
 
+const void *li_heap_upvalue_id(lua_State *L, int idx, int n, int exact) {
+  (void)exact;
+#if LUA_VERSION_NUM >= 502 || LI_IS_LUAJIT
+  return lua_upvalueid(L, idx, n);
+#else
+  (void)L; (void)idx; (void)n;
+  return NULL;
+#endif
+}
+
+size_t li_heap_upvalue_size(int exact) {
+  (void)exact;
+  return 40;
+}
+
 const void *li_heap_proto(lua_State *L, int idx, int exact) {
   (void)L; (void)idx; (void)exact;
   return NULL;

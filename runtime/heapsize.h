@@ -29,6 +29,14 @@ int li_heap_exact(lua_State *L, const char **why);
 ** from the public API.  0 for values that are not objects. */
 size_t li_heap_size(lua_State *L, int idx, int exact);
 
+/* Upvalue cells: a closure's self size leaves them out, as closures share
+** them; the walker adds a cell's size once, to the first closure found
+** holding it.  The identity of upvalue n (1-based) of the function at idx
+** (lua_upvalueid where the API has it, internals on 5.1; NULL: unknown,
+** then the cell is counted with each closure), and a cell's size. */
+const void *li_heap_upvalue_id(lua_State *L, int idx, int n, int exact);
+size_t li_heap_upvalue_size(int exact);
+
 /* The prototype of the Lua function at idx (an identity, and the handle
 ** for the calls below), or NULL: not a Lua function, or no internals. */
 const void *li_heap_proto(lua_State *L, int idx, int exact);
