@@ -59,7 +59,9 @@ typedef struct lh_heap {
   char *file;               /* the path read, for messages (malloc'd) */
   uint32_t nnodes, nedges;
   /* nodes */
-  uint8_t *kind;            /* LH_TABLE..., or LH_KIND_OTHER + node type */
+  uint8_t *ntype;           /* index in ntype_names */
+  uint8_t *kind;            /* LH_TABLE..., or LH_KIND_OTHER + node type
+                               (lh_analyse) */
   uint32_t *name;           /* string index */
   uint64_t *id;
   uint64_t *self;           /* self size, bytes */
@@ -85,9 +87,11 @@ typedef struct lh_heap {
   int has_gc_count;
   uint64_t gc_count_bytes;  /* collectgarbage("count") in bytes */
   uint64_t taken_ns;
-  uint32_t nsites;          /* memory mode: allocation sites */
-  uint32_t *site_node;      /* node number... */
-  uint32_t *site_name;      /* ...and its site, a string index */
+  char **sites;             /* memory mode: the allocating functions
+                               ("FUNCTION (SOURCE:LINE)"), each once */
+  uint32_t nsites;
+  uint32_t *site_of;        /* node -> index in sites, or LH_NONE (NULL
+                               without sites) */
   uint64_t total_self;      /* sum of every node's self size */
   /* analysis (lh_analyse) */
   uint32_t *idom;           /* immediate dominator; LH_NONE: node 0, or
@@ -98,8 +102,6 @@ typedef struct lh_heap {
   uint32_t *bfs_parent;     /* that edge's source */
   uint32_t *bfs_order;      /* reachable nodes, nearest first */
   uint32_t nreachable;      /* how many */
-  uint32_t *site_of;        /* node -> site string index, or LH_NONE
-                               (NULL without sites) */
 } lh_heap;
 
 /* ---- read.c ---------------------------------------------------------- */
