@@ -86,6 +86,10 @@ typedef struct rd {
   uint32_t *site_str;        /* index in h->sites */
   uint32_t nsite_pairs, site_cap;
   const unsigned char *sites_at;
+  /* the array element being read, for messages (item_kind NULL: none) */
+  const char *item_kind;     /* "node", "edge" */
+  uint64_t item;
+  const char *field;         /* its field's name in the meta */
   /* string arena */
   size_t scap, sused;
   uint32_t strcap;
@@ -349,6 +353,17 @@ static char *dup_string(rd *r)
   return s;
 }
 
+/* What integer() reads, for its messages: "node 12's self_size" while
+** the arrays are read (the fields are set as it goes: no formatting
+** unless something is wrong), else what. */
+static const char *number_name(const rd *r, const char *what, char *buf,
+                               size_t len)
+{
+  if (r->item_kind == NULL) return what;
+  snprintf(buf, len, "%s %" PRIu64 "'s %s", r->item_kind, r->item, r->field);
+  return buf;
+}
+
 /* A JSON number at the cursor.  Integers only (every number a snapshot
 ** holds is one); negative ones when neg is allowed.  In *u the value, or
 ** its magnitude when *negative. */
@@ -357,7 +372,8 @@ static int integer(rd *r, uint64_t *u, int *negative, int neg_ok,
 {
   const unsigned char *p, *at;
   uint64_t v = 0;
-  char b[16];
+  char b[16], nb[96];
+  const char *problem;
   ws(r);
   p = at = r->p;
   *negative = 0;
@@ -367,27 +383,41 @@ static int integer(rd *r, uint64_t *u, int *negative, int neg_ok,
   }
   if (p >= r->end || *p < '0' || *p > '9') {
     r->p = at;
-    return fail_at(r, at, "expected %s %s, found %s", what, r->ctx,
+    return fail_at(r, at, "expected %s %s, found %s",
+                   number_name(r, what, nb, sizeof nb), r->ctx,
                    seen(r, b, sizeof b));
   }
-  if (*p == '0' && p + 1 < r->end && p[1] >= '0' && p[1] <= '9')
-    return fail_at(r, at, "bad number (leading zero) %s", r->ctx);
+  if (*p == '0' && p + 1 < r->end && p[1] >= '0' && p[1] <= '9') {
+    problem = "is not a JSON number (leading zero)";
+    goto bad;
+  }
   while (p < r->end && *p >= '0' && *p <= '9') {
     unsigned d = (unsigned)(*p - '0');
-    if (v > (UINT64_MAX - d) / 10)
-      return fail_at(r, at, "number too large for %s %s", what, r->ctx);
+    if (v > (UINT64_MAX - d) / 10) {
+      problem = "is too large (more than 64 bits)";
+      goto bad;
+    }
     v = v * 10 + d;
     p++;
   }
-  if (p < r->end && (*p == '.' || *p == 'e' || *p == 'E'))
-    return fail_at(r, at, "%s %s is not an integer", what, r->ctx);
-  if (*negative && !neg_ok && v != 0)
-    return fail_at(r, at, "%s %s is negative", what, r->ctx);
-  if (*negative && v > (uint64_t)INT64_MAX + 1)
-    return fail_at(r, at, "number too small for %s %s", what, r->ctx);
+  if (p < r->end && (*p == '.' || *p == 'e' || *p == 'E')) {
+    problem = "is not an integer";
+    goto bad;
+  }
+  if (*negative && !neg_ok && v != 0) {
+    problem = "is negative";
+    goto bad;
+  }
+  if (*negative && v > (uint64_t)INT64_MAX + 1) {
+    problem = "is too small (less than -2^63)";
+    goto bad;
+  }
   r->p = p;
   *u = v;
   return 0;
+bad:
+  return fail_at(r, at, "%s %s %s", number_name(r, what, nb, sizeof nb),
+                 problem, r->ctx);
 }
 
 static int uinteger(rd *r, uint64_t *u, const char *what)
@@ -962,9 +992,12 @@ static int parse_nodes(rd *r)
         (r->p[1] < '0' || r->p[1] > '9')) {
       v = (uint64_t)(*r->p++ - '0');
       neg = 0;
-    } else if (integer(r, &v, &neg, r->nrole[f] == F_IGNORED, "a node field")
-               < 0) {
-      return -1;
+    } else {
+      r->item_kind = "node";
+      r->item = node;
+      r->field = r->node_fields.v[f];
+      if (integer(r, &v, &neg, r->nrole[f] == F_IGNORED, "a node field") < 0)
+        return -1;
     }
     switch (r->nrole[f]) {
     case F_TYPE:
@@ -982,8 +1015,8 @@ static int parse_nodes(rd *r)
     case F_ID: h->id[node] = v; break;
     case F_SELF:
       if (v >= SIZE_LIMIT)
-        return fail_at(r, at, "node %" PRIu32 ": self size %" PRIu64
-                       " is too large", node, v);
+        return fail_at(r, at, "node %" PRIu32 "'s self_size %" PRIu64
+                       " is too large (2^53 at most)", node, v);
       total += v;
       if (total >= TOTAL_LIMIT)
         return fail_at(r, at, "self sizes add up to more than 2^62 bytes");
@@ -1005,6 +1038,7 @@ static int parse_nodes(rd *r)
   } while (more(r, ']') > 0);
   if (r->failed) return -1;
 done:
+  r->item_kind = NULL;
   if (node != n || f != 0)
     return fail_at(r, r->p - 1, "nodes holds %" PRIu64 " numbers, but "
                    "node_count %" PRIu64 " nodes of %" PRIu32 " fields are %"
@@ -1050,9 +1084,13 @@ static int parse_edges(rd *r)
     if (r->end - r->p > 20 && *r->p >= '1' && *r->p <= '9' &&
         (r->p[1] < '0' || r->p[1] > '9')) {
       v = (uint64_t)(*r->p++ - '0');
-    } else if (integer(r, &v, &neg, r->erole[f] != F_TYPE &&
-                       r->erole[f] != F_TO, "an edge field") < 0) {
-      return -1;
+    } else {
+      r->item_kind = "edge";
+      r->item = edge;
+      r->field = r->edge_fields.v[f];
+      if (integer(r, &v, &neg, r->erole[f] != F_TYPE && r->erole[f] != F_TO,
+                  "an edge field") < 0)
+        return -1;
     }
     switch (r->erole[f]) {
     case F_TYPE:
@@ -1083,6 +1121,7 @@ static int parse_edges(rd *r)
   } while (more(r, ']') > 0);
   if (r->failed) return -1;
 done:
+  r->item_kind = NULL;
   if (edge != n || f != 0)
     return fail_at(r, r->p - 1, "edges holds %" PRIu64 " numbers, but "
                    "edge_count %" PRIu64 " edges of %" PRIu32 " fields are %"

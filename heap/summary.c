@@ -46,6 +46,7 @@ static size_t name_len(const char *s, size_t n, int *cut)
 static int telling_name(const lh_heap *h, uint32_t v)
 {
   const char *k = lh_kind_name(h, h->kind[v]);
+  if (h->slen[h->name[v]] == 0) return 0;
   return !(h->slen[h->name[v]] == strlen(k) && strcmp(str(h, h->name[v]), k) == 0);
 }
 
@@ -230,15 +231,17 @@ static int before(const uint64_t *val, uint32_t a, uint32_t b)
   return val[a] != val[b] ? val[a] > val[b] : a < b;
 }
 
-/* The top nodes (no root) by val, best first, in out[0..*n-1]: a bounded
-** heap whose root is the worst kept. */
+/* The top nodes (no root; reached: only those reached from node 0) by
+** val, best first, in out[0..*n-1]: a bounded heap whose root is the
+** worst kept. */
 static void top_nodes(const lh_heap *h, const uint64_t *val, unsigned top,
-                      uint32_t *out, uint32_t *n)
+                      int reached, uint32_t *out, uint32_t *n)
 {
   uint32_t k = 0;
   for (uint32_t v = 0; v < h->nnodes && top > 0; v++) {
     uint32_t i;
-    if (h->kind[v] == LH_ROOT) continue;
+    if (h->kind[v] == LH_ROOT || (reached && h->bfs_edge[v] == LH_NONE))
+      continue;
     if (k < top) {
       i = k++;
       while (i > 0 && before(val, out[(i - 1) / 2], v)) {
@@ -336,13 +339,13 @@ static int summary(FILE *f, const lh_heap *h, unsigned top, int json)
             lost.count, lost.bytes);
     json_types(f, h, by);
     fputs(",\"largest\":[", f);
-    top_nodes(h, h->self, top, list, &n);
+    top_nodes(h, h->self, top, 0, list, &n);
     for (uint32_t i = 0; i < n; i++) {
       if (i) fputc(',', f);
       if (json_object(f, h, list[i]) < 0) goto oom;
     }
     fputs("],\"retainers\":[", f);
-    top_nodes(h, h->retained, top, list, &n);
+    top_nodes(h, h->retained, top, 1, list, &n);
     for (uint32_t i = 0; i < n; i++) {
       if (i) fputc(',', f);
       if (json_object(f, h, list[i]) < 0) goto oom;
@@ -369,12 +372,12 @@ static int summary(FILE *f, const lh_heap *h, unsigned top, int json)
     text_types(f, h, by);
     fputs("\nLargest objects\n", f);
     fprintf(f, "  %12s %12s  %-14s %s\n", "bytes", "retained", "type", "path");
-    top_nodes(h, h->self, top, list, &n);
+    top_nodes(h, h->self, top, 0, list, &n);
     for (uint32_t i = 0; i < n; i++)
       if (text_object(f, h, list[i]) < 0) goto oom;
     fputs("\nBiggest retained sizes\n", f);
     fprintf(f, "  %12s %12s  %-14s %s\n", "bytes", "retained", "type", "path");
-    top_nodes(h, h->retained, top, list, &n);
+    top_nodes(h, h->retained, top, 1, list, &n);
     for (uint32_t i = 0; i < n; i++)
       if (text_object(f, h, list[i]) < 0) goto oom;
   }
