@@ -938,6 +938,38 @@ static int parse_snapshot(rd *r)
 ** Nodes, edges, strings
 ** ====================================================================== */
 
+/* The common case inline: up to 19 digits, no sign, no leading zero,
+** followed by what cannot continue a number, with 21 bytes left to read
+** (so no bound is checked per digit).  0: leave it to integer(), which
+** also says what is wrong. */
+static inline int fast_uint(rd *r, uint64_t *v)
+{
+  const unsigned char *p = r->p;
+  uint64_t x;
+  unsigned d, k = 1;
+  if (r->end - p < 21 || (d = (unsigned)(*p - '1')) > 8) return 0;
+  x = d + 1;
+  while ((d = (unsigned)(*++p - '0')) <= 9 && k < 19) {
+    x = x * 10 + d;
+    k++;
+  }
+  if (d <= 9 || *p == '.' || *p == 'e' || *p == 'E') return 0;
+  *v = x;
+  r->p = p;
+  return 1;
+}
+
+/* After an array element: ',' (1), ']' (0) or an error (-1), white
+** space before either; a comma right there without a call. */
+static inline int next_element(rd *r)
+{
+  if (r->p < r->end && *r->p == ',') {
+    r->p++;
+    return 1;
+  }
+  return more(r, ']');
+}
+
 /* Allocate the per-node (or per-edge) arrays once count numbers of
 ** nfields each are known to fit in what is left of the file (each takes
 ** two bytes at least: a digit and a comma). */
@@ -984,15 +1016,15 @@ static int parse_nodes(rd *r)
     uint64_t v;
     int neg;
     const unsigned char *at;
-    ws(r);
+    if (r->p < r->end && (*r->p == '\n' || *r->p == ' ')) ws(r);
     at = r->p;
     if (node == n) return BAD_ARRAY("nodes");
-    /* the common case inline: a small non-negative integer */
-    if (r->end - r->p > 20 && *r->p >= '1' && *r->p <= '9' &&
-        (r->p[1] < '0' || r->p[1] > '9')) {
-      v = (uint64_t)(*r->p++ - '0');
-      neg = 0;
-    } else {
+    neg = 0;
+    if (r->p < r->end && *r->p == '0' && r->end - r->p > 1 &&
+        (r->p[1] == ',' || r->p[1] == ']')) {
+      v = 0;   /* the commonest number of all */
+      r->p++;
+    } else if (!fast_uint(r, &v)) {
       r->item_kind = "node";
       r->item = node;
       r->field = r->node_fields.v[f];
@@ -1035,7 +1067,7 @@ static int parse_nodes(rd *r)
       f = 0;
       node++;
     }
-  } while (more(r, ']') > 0);
+  } while (next_element(r) > 0);
   if (r->failed) return -1;
 done:
   r->item_kind = NULL;
@@ -1078,13 +1110,14 @@ static int parse_edges(rd *r)
     uint64_t v;
     int neg = 0;
     const unsigned char *at;
-    ws(r);
+    if (r->p < r->end && (*r->p == '\n' || *r->p == ' ')) ws(r);
     at = r->p;
     if (edge == n) return BAD_ARRAY("edges");
-    if (r->end - r->p > 20 && *r->p >= '1' && *r->p <= '9' &&
-        (r->p[1] < '0' || r->p[1] > '9')) {
-      v = (uint64_t)(*r->p++ - '0');
-    } else {
+    if (r->p < r->end && *r->p == '0' && r->end - r->p > 1 &&
+        (r->p[1] == ',' || r->p[1] == ']')) {
+      v = 0;
+      r->p++;
+    } else if (!fast_uint(r, &v)) {
       r->item_kind = "edge";
       r->item = edge;
       r->field = r->edge_fields.v[f];
@@ -1118,7 +1151,7 @@ static int parse_edges(rd *r)
       f = 0;
       edge++;
     }
-  } while (more(r, ']') > 0);
+  } while (next_element(r) > 0);
   if (r->failed) return -1;
 done:
   r->item_kind = NULL;
@@ -1322,8 +1355,9 @@ void lh_free(lh_heap *h)
   free(h);
 }
 
-lh_heap *lh_load_mem(const char *name, const void *data, size_t size,
-                     char *err, size_t errsz)
+/* The file's bytes read into a heap, not yet analysed; NULL with err. */
+static lh_heap *parse(const char *name, const void *data, size_t size,
+                      char *err, size_t errsz)
 {
   rd r;
   int rc;
@@ -1349,12 +1383,27 @@ lh_heap *lh_load_mem(const char *name, const void *data, size_t size,
   }
   free(r.site_index);
   free(r.site_str);
-  if (rc == 0) rc = lh_analyse(r.h, err, errsz);
   if (rc < 0) {
     lh_free(r.h);
     return NULL;
   }
   return r.h;
+}
+
+/* Analysed, or freed. */
+static lh_heap *analysed(lh_heap *h, char *err, size_t errsz)
+{
+  if (h != NULL && lh_analyse(h, err, errsz) < 0) {
+    lh_free(h);
+    return NULL;
+  }
+  return h;
+}
+
+lh_heap *lh_load_mem(const char *name, const void *data, size_t size,
+                     char *err, size_t errsz)
+{
+  return analysed(parse(name, data, size, err, errsz), err, errsz);
 }
 
 /* Read the whole of fd into *data (for what cannot be mapped: a pipe). */
@@ -1426,10 +1475,11 @@ lh_heap *lh_load(const char *path, char *err, size_t errsz)
     return NULL;
   }
   close(fd);
-  h = lh_load_mem(path, data, size, err, errsz);
+  h = parse(path, data, size, err, errsz);
+  /* the file's bytes are no longer needed: gone before the analysis */
 #ifdef LH_MMAP
   if (mapped) munmap(data, size);
 #endif
   if (!mapped) free(data);
-  return h;
+  return analysed(h, err, errsz);
 }
