@@ -19,7 +19,7 @@
 
 #include "heap.h"
 
-#define PATH_HEAD 24   /* a path longer than PATH_HEAD + PATH_TAIL steps */
+#define PATH_HEAD 24   /* a path longer than PATH_HEAD + PATH_TAIL edges */
 #define PATH_TAIL 24   /* is written with the middle left out */
 #define KEY_MAX 120    /* bytes of a key written in a path */
 
@@ -294,6 +294,8 @@ static void shortest(lh_heap *h)
     h->bfs_edge[v] = h->bfs_parent[v] = LH_NONE;
   h->bfs_order[tail++] = 0;
   h->bfs_parent[0] = 0;   /* (visited; set back below) */
+  h->bfs_depth[0] = 0;
+  h->bfs_anchor[0] = 0;
   while (head < tail) {
     uint32_t v = h->bfs_order[head++];
     for (uint32_t e = h->first_edge[v]; e < h->first_edge[v + 1]; e++) {
@@ -301,6 +303,8 @@ static void shortest(lh_heap *h)
       if (h->bfs_parent[w] != LH_NONE || !lh_edge_strong(h, v, e)) continue;
       h->bfs_parent[w] = v;
       h->bfs_edge[w] = e;
+      h->bfs_depth[w] = h->bfs_depth[v] + 1;
+      h->bfs_anchor[w] = h->bfs_depth[w] <= PATH_HEAD ? w : h->bfs_anchor[v];
       h->bfs_order[tail++] = w;
     }
   }
@@ -317,8 +321,10 @@ int lh_analyse(lh_heap *h, char *err, size_t errsz)
   h->bfs_edge = malloc(n * sizeof *h->bfs_edge);
   h->bfs_parent = malloc(n * sizeof *h->bfs_parent);
   h->bfs_order = malloc(n * sizeof *h->bfs_order);
+  h->bfs_depth = malloc(n * sizeof *h->bfs_depth);
+  h->bfs_anchor = malloc(n * sizeof *h->bfs_anchor);
   if (!h->idom || !h->retained || !h->bfs_edge || !h->bfs_parent ||
-      !h->bfs_order || dominate(h) < 0) {
+      !h->bfs_order || !h->bfs_depth || !h->bfs_anchor || dominate(h) < 0) {
     snprintf(err, errsz, "%s: out of memory", h->file);
     return -1;
   }
@@ -500,44 +506,65 @@ int lh_segment(const lh_heap *h, lh_buf *b, uint32_t src, uint32_t e,
   }
 }
 
-/* Append the path of the edges in[0..k-1] (in[i] leading out of src[i]),
-** root side first. */
+/* Append the path of the edges edges[0..k-1] (edges[i] leading out of
+** srcs[i]), root side first; gap > 0: that many steps left out before
+** edges[PATH_HEAD]. */
 static int render(const lh_heap *h, lh_buf *b, const uint32_t *edges,
-                  const uint32_t *srcs, uint32_t k, int generalise)
+                  const uint32_t *srcs, uint32_t k, uint32_t gap,
+                  int generalise)
 {
   int started = 0;
-  uint32_t steps = 0, skip_from = LH_NONE, skip_to = 0;
-  for (uint32_t i = 0; i < k; i++)
-    if (h->kind[h->to[edges[i]]] != LH_ROOT) steps++;
-  if (steps > PATH_HEAD + PATH_TAIL) {
-    skip_from = PATH_HEAD;
-    skip_to = steps - PATH_TAIL;
-  }
-  steps = 0;
   for (uint32_t i = 0; i < k; i++) {
     uint32_t e = edges[i], src = srcs[i];
-    if (h->kind[h->to[e]] == LH_ROOT) continue;   /* into a root: nothing */
-    if (steps == skip_from) {
+    if (gap > 0 && i == PATH_HEAD) {
       char note[64];
-      snprintf(note, sizeof note, " ...(%" PRIu32 " steps)...",
-               skip_to - skip_from);
+      snprintf(note, sizeof note, " ...(%" PRIu32 " steps)...", gap);
       if (add(b, note) < 0) return -1;
     }
-    if (steps < skip_from || steps >= skip_to) {
-      if (lh_segment(h, b, src, e, !started && h->kind[src] == LH_ROOT,
-                     generalise) < 0)
-        return -1;
-    }
+    if (h->kind[h->to[e]] == LH_ROOT) continue;   /* into a root: nothing */
+    if (lh_segment(h, b, src, e, !started && h->kind[src] == LH_ROOT,
+                   generalise) < 0)
+      return -1;
     started = 1;
-    steps++;
   }
   return 0;
+}
+
+/* The edges of the path to v, root side first, into edges/srcs: all of
+** them, or when there are more than PATH_HEAD + PATH_TAIL, the first and
+** the last of them, found from both ends (the anchor at depth PATH_HEAD
+** leads to the first), so a path 10^6 deep costs as little as any. */
+static uint32_t path_edges(const lh_heap *h, uint32_t v, uint32_t *edges,
+                           uint32_t *srcs, uint32_t *gap)
+{
+  uint32_t depth = h->bfs_depth[v], k = 0, x;
+  *gap = 0;
+  if (depth <= PATH_HEAD + PATH_TAIL) {
+    k = depth;
+    for (uint32_t i = k, y = v; y != 0; y = h->bfs_parent[y]) {
+      edges[--i] = h->bfs_edge[y];
+      srcs[i] = h->bfs_parent[y];
+    }
+    return k;
+  }
+  *gap = depth - PATH_HEAD - PATH_TAIL;
+  x = v;
+  for (uint32_t i = PATH_HEAD + PATH_TAIL; i > PATH_HEAD; x = h->bfs_parent[x]) {
+    edges[--i] = h->bfs_edge[x];
+    srcs[i] = h->bfs_parent[x];
+  }
+  x = h->bfs_anchor[v];
+  for (uint32_t i = PATH_HEAD; i > 0; x = h->bfs_parent[x]) {
+    edges[--i] = h->bfs_edge[x];
+    srcs[i] = h->bfs_parent[x];
+  }
+  return PATH_HEAD + PATH_TAIL;
 }
 
 char *lh_path(const lh_heap *h, uint32_t v, int generalise)
 {
   lh_buf b = {NULL, 0, 0};
-  uint32_t k = 0, *edges, *srcs;
+  uint32_t edges[PATH_HEAD + PATH_TAIL], srcs[PATH_HEAD + PATH_TAIL], k, gap;
   if (v == 0 || h->kind[v] == LH_ROOT) {   /* a root: its name */
     if (v != 0 && h->bfs_edge[v] == LH_NONE) {
       errno = 0;
@@ -552,25 +579,9 @@ char *lh_path(const lh_heap *h, uint32_t v, int generalise)
     errno = 0;
     return NULL;
   }
-  for (uint32_t x = v; x != 0; x = h->bfs_parent[x]) k++;
-  edges = malloc(((size_t)k + 1) * sizeof *edges);
-  srcs = malloc(((size_t)k + 1) * sizeof *srcs);
-  if (edges == NULL || srcs == NULL) {
-    free(edges);
-    free(srcs);
+  k = path_edges(h, v, edges, srcs, &gap);
+  if (render(h, &b, edges, srcs, k, gap, generalise) < 0 || add(&b, "") < 0)
     goto oom;
-  }
-  for (uint32_t x = v, i = k; x != 0; x = h->bfs_parent[x]) {
-    edges[--i] = h->bfs_edge[x];
-    srcs[i] = h->bfs_parent[x];
-  }
-  if (render(h, &b, edges, srcs, k, generalise) < 0 || add(&b, "") < 0) {
-    free(edges);
-    free(srcs);
-    goto oom;
-  }
-  free(edges);
-  free(srcs);
   return b.p;
 oom:
   free(b.p);

@@ -101,6 +101,9 @@ typedef struct lh_heap {
                                from node 0 (LH_NONE: node 0, unreachable) */
   uint32_t *bfs_parent;     /* that edge's source */
   uint32_t *bfs_order;      /* reachable nodes, nearest first */
+  uint32_t *bfs_depth;      /* edges from node 0 on that path */
+  uint32_t *bfs_anchor;     /* the node at depth 24 on it (when deeper),
+                               where a long path's written start ends */
   uint32_t nreachable;      /* how many */
 } lh_heap;
 
@@ -161,6 +164,14 @@ int lh_diff(FILE *f, const char *a, const char *b, const char *c,
             unsigned top, int json, char *err, size_t errsz);
 int lh_pathcmd(FILE *f, const char *path, uint64_t id, int json,
                char *err, size_t errsz);
+
+/* The same over heaps already loaded (the file names are theirs; c may be
+** NULL; v a node number).  0, or -1 when memory ran out; what f says of
+** its writes is the caller's to check. */
+int lh_write_summary(FILE *f, const lh_heap *h, unsigned top, int json);
+int lh_write_diff(FILE *f, const lh_heap *a, const lh_heap *b,
+                  const lh_heap *c, unsigned top, int json);
+int lh_write_path(FILE *f, const lh_heap *h, uint32_t v, int json);
 
 /* The html report's heap view: summary and diff as JSON (c may be NULL:
 ** two snapshots), the lists LH_JSON_TOP long.  0 on success. */

@@ -1352,6 +1352,8 @@ void lh_free(lh_heap *h)
   free(h->bfs_edge);
   free(h->bfs_parent);
   free(h->bfs_order);
+  free(h->bfs_depth);
+  free(h->bfs_anchor);
   free(h);
 }
 

@@ -21,6 +21,13 @@
 #define MERGE_KEYS 16      /* string keys of one holder that make a group */
 #define GROUP_SITES 5      /* allocating functions listed per group */
 
+/* qsort, which must not be given NULL even for no elements */
+static void sort(void *base, size_t n, size_t size,
+                 int (*cmp)(const void *, const void *))
+{
+  if (n > 1) qsort(base, n, size, cmp);
+}
+
 static const char *const etype_names[] = {   /* ORDER lh_etype */
   "context", "element", "property", "internal", "hidden", "shortcut", "weak",
   "other"
@@ -197,7 +204,7 @@ static uint32_t type_rows(const lh_heap *h, const tally *by, type_row *rows)
       rows[n++].t = by[k];
     }
   sort_heap = h;
-  qsort(rows, n, sizeof *rows, cmp_type_row);
+  sort(rows, n, sizeof *rows, cmp_type_row);
   return n;
 }
 
@@ -302,7 +309,7 @@ static void text_lua(FILE *f, const lh_heap *h)
   fputc('\n', f);
 }
 
-static int summary(FILE *f, const lh_heap *h, unsigned top, int json)
+int lh_write_summary(FILE *f, const lh_heap *h, unsigned top, int json)
 {
   tally by[256], lost = {0, 0};
   uint32_t *list = malloc(((size_t)top + 1) * sizeof *list), n;
@@ -394,7 +401,7 @@ int lh_summary(FILE *f, const char *path, unsigned top, int json, char *err,
   lh_heap *h = lh_load(path, err, errsz);
   int rc;
   if (h == NULL) return -1;
-  rc = summary(f, h, top, json);
+  rc = lh_write_summary(f, h, top, json);
   lh_free(h);
   if (rc < 0) {
     snprintf(err, errsz, "%s: out of memory", path);
@@ -656,7 +663,7 @@ static int make_groups(diffed *d, topobj *tops, uint32_t ntops)
   nh = 0;
   for (uint32_t i = 0; i < ntops; i++)
     if (tops[i].holder != NULL) sorted[nh++] = tops[i];
-  qsort(sorted, nh, sizeof *sorted, cmp_top_holder);
+  sort(sorted, nh, sizeof *sorted, cmp_top_holder);
   for (uint32_t i = 0; i < nh;) {
     uint32_t j = i, keys = 0;
     while (j < nh && strcmp(sorted[j].holder, sorted[i].holder) == 0) {
@@ -780,7 +787,7 @@ done:
 static void json_subs_sites(FILE *f, const lh_heap *s, subs *x, unsigned top)
 {
   sort_names = (const char *const *)s->sites;
-  qsort(x->v, x->n, sizeof *x->v, cmp_sub);
+  sort(x->v, x->n, sizeof *x->v, cmp_sub);
   fputc('[', f);
   for (uint32_t i = 0; i < x->n && i < top; i++) {
     fputs(i ? ",{\"site\":" : "{\"site\":", f);
@@ -794,7 +801,7 @@ static void json_subs_sites(FILE *f, const lh_heap *s, subs *x, unsigned top)
 static void sort_kinds(const lh_heap *s, subs *x)
 {
   sort_heap = s;
-  qsort(x->v, x->n, sizeof *x->v, cmp_sub_kind);
+  sort(x->v, x->n, sizeof *x->v, cmp_sub_kind);
 }
 
 static const char *const diff_note =
@@ -849,7 +856,7 @@ static void text_sites(FILE *f, const lh_heap *s, subs *x, unsigned top,
                        const char *indent)
 {
   sort_names = (const char *const *)s->sites;
-  qsort(x->v, x->n, sizeof *x->v, cmp_sub);
+  sort(x->v, x->n, sizeof *x->v, cmp_sub);
   for (uint32_t i = 0; i < x->n && i < top; i++) {
     fprintf(f, "%s%12" PRIu64 " %12" PRIu64 "  ", indent, x->v[i].t.count,
             x->v[i].t.bytes);
@@ -919,10 +926,10 @@ static int diff_text(FILE *f, diffed *d, const char *a, const char *b,
   return 0;
 }
 
-static int diff(FILE *f, const lh_heap *ha, const lh_heap *hb,
-                const lh_heap *hc, const char *a, const char *b,
-                const char *c, unsigned top, int json)
+int lh_write_diff(FILE *f, const lh_heap *ha, const lh_heap *hb,
+                  const lh_heap *hc, unsigned top, int json)
 {
+  const char *a = ha->file, *b = hb->file, *c = hc ? hc->file : NULL;
   idset sa, sb;
   diffed d;
   const lh_heap *s = hc ? hc : hb;
@@ -957,7 +964,7 @@ static int diff(FILE *f, const lh_heap *ha, const lh_heap *hb,
       d.freed.bytes += ha->self[v];
     }
   if (group_new(&d) < 0) goto done;
-  qsort(d.g.v, d.g.n, sizeof *d.g.v, cmp_group);
+  sort(d.g.v, d.g.n, sizeof *d.g.v, cmp_group);
   rc = json ? diff_json(f, &d, a, b, c, top) : diff_text(f, &d, a, b, c, top);
 done:
   idset_free(&sa);
@@ -980,7 +987,7 @@ int lh_diff(FILE *f, const char *a, const char *b, const char *c,
       (hb = lh_load(b, err, errsz)) == NULL ||
       (c != NULL && (hc = lh_load(c, err, errsz)) == NULL))
     goto done;
-  if (diff(f, ha, hb, hc, a, b, c, top, json) < 0) {
+  if (lh_write_diff(f, ha, hb, hc, top, json) < 0) {
     snprintf(err, errsz, "out of memory");
     goto done;
   }
@@ -1003,7 +1010,7 @@ int lh_write_diff_json(FILE *f, const char *a, const char *b, const char *c,
 ** path
 ** ====================================================================== */
 
-static int pathcmd(FILE *f, const lh_heap *h, uint32_t v, int json)
+int lh_write_path(FILE *f, const lh_heap *h, uint32_t v, int json)
 {
   uint32_t k = 0, *chain;
   char *p = lh_path(h, v, 0);
@@ -1099,7 +1106,7 @@ int lh_pathcmd(FILE *f, const char *path, uint64_t id, int json, char *err,
     lh_free(h);
     return -1;
   }
-  rc = pathcmd(f, h, v, json);
+  rc = lh_write_path(f, h, v, json);
   lh_free(h);
   if (rc < 0) {
     snprintf(err, errsz, "%s: out of memory", path);
