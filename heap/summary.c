@@ -20,6 +20,7 @@
 #define NAME_MAX_OUT 100   /* bytes of a name written */
 #define MERGE_KEYS 16      /* string keys of one holder that make a group */
 #define GROUP_SITES 5      /* allocating functions listed per group */
+#define INDENT "                             "   /* under a list's path */
 
 /* qsort, which must not be given NULL even for no elements */
 static void sort(void *base, size_t n, size_t size,
@@ -896,7 +897,7 @@ static int diff_text(FILE *f, diffed *d, const char *a, const char *b,
     fprintf(f, "  %12" PRIu64 " %12" PRIu64 "  ", g->t.count, g->t.bytes);
     if (g->path) li_put_line_text(f, g->path, NULL);
     else fputs("(no path: held weakly or not at all)", f);
-    fputs("\n                              ", f);
+    fputs("\n" INDENT, f);
     sort_kinds(s, &g->kinds);
     for (uint32_t k = 0; k < g->kinds.n; k++)
       fprintf(f, "%s%s %" PRIu64 " (%" PRIu64 " bytes)", k ? ", " : "",
@@ -906,14 +907,18 @@ static int diff_text(FILE *f, diffed *d, const char *a, const char *b,
     p = lh_path(s, g->example, 0);
     if (p == NULL && errno == ENOMEM) return -1;
     if (p != NULL) {
-      fputs("                              e.g. ", f);
+      fputs(INDENT "e.g. ", f);
       li_put_line_text(f, p, NULL);
       fprintf(f, "  @%" PRIu64 "\n", s->id[g->example]);
       free(p);
     }
-    if (g->sites.n > 0) {
-      fputs("                              allocated by:\n", f);
-      text_sites(f, s, &g->sites, GROUP_SITES, "                              ");
+    sort_names = (const char *const *)s->sites;
+    sort(g->sites.v, g->sites.n, sizeof *g->sites.v, cmp_sub);
+    for (uint32_t k = 0; k < g->sites.n && k < GROUP_SITES; k++) {
+      fputs(INDENT "allocated by ", f);
+      li_put_line_text(f, s->sites[g->sites.v[k].key], NULL);
+      fprintf(f, ": %" PRIu64 " (%" PRIu64 " bytes)\n",
+              g->sites.v[k].t.count, g->sites.v[k].t.bytes);
     }
   }
   if (d->g.n > top)
