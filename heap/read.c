@@ -979,6 +979,8 @@ static int fits(rd *r, uint64_t count, uint32_t nfields, const char *what)
   if (count >= UINT32_MAX || (count > 0 && (left + 1) / 2 / nfields < count))
     return fail_at(r, r->p, "%s %" PRIu64 " does not fit in the file",
                    what, count);
+  if (count >= SIZE_MAX / sizeof(uint64_t))   /* (32-bit: the arrays) */
+    return fail_at(r, r->p, "%s %" PRIu64 " is too large", what, count);
   return 0;
 }
 
@@ -991,6 +993,7 @@ static int parse_nodes(rd *r)
   lh_heap *h = r->h;
   uint32_t nf = r->node_fields.n, f = 0, node = 0;
   uint64_t n = r->node_count, edges = 0, total = 0;
+  size_t cells;
   r->ctx = "in nodes";
   ws(r);
   if (!r->have_snapshot || !r->have_meta)
@@ -1001,12 +1004,13 @@ static int parse_nodes(rd *r)
   r->nodes_at = r->p;
   if (fits(r, n, nf, "node_count") < 0) return -1;
   h->nnodes = (uint32_t)n;
-  h->ntype = malloc(n + 1);
-  h->kind = malloc(n + 1);
-  h->name = malloc((n + 1) * sizeof *h->name);
-  h->id = malloc((n + 1) * sizeof *h->id);
-  h->self = malloc((n + 1) * sizeof *h->self);
-  h->first_edge = malloc((n + 1) * sizeof *h->first_edge);
+  cells = (size_t)n + 1;
+  h->ntype = malloc(cells);
+  h->kind = malloc(cells);
+  h->name = malloc(cells * sizeof *h->name);
+  h->id = malloc(cells * sizeof *h->id);
+  h->self = malloc(cells * sizeof *h->self);
+  h->first_edge = malloc(cells * sizeof *h->first_edge);
   if (!h->ntype || !h->kind || !h->name || !h->id || !h->self ||
       !h->first_edge)
     return oom(r);
@@ -1089,6 +1093,7 @@ static int parse_edges(rd *r)
   uint32_t nf = r->edge_fields.n, f = 0, edge = 0;
   uint32_t nnf = r->node_fields.n;
   uint64_t n = r->edge_count, limit;
+  size_t cells;
   r->ctx = "in edges";
   ws(r);
   if (!r->have_snapshot || !r->have_meta)
@@ -1100,9 +1105,10 @@ static int parse_edges(rd *r)
   if (fits(r, n, nf, "edge_count") < 0) return -1;
   limit = r->node_count * nnf;
   h->nedges = (uint32_t)n;
-  h->etype = malloc(n + 1);
-  h->ename = malloc((n + 1) * sizeof *h->ename);
-  h->to = malloc((n + 1) * sizeof *h->to);
+  cells = (size_t)n + 1;
+  h->etype = malloc(cells);
+  h->ename = malloc(cells * sizeof *h->ename);
+  h->to = malloc(cells * sizeof *h->to);
   if (!h->etype || !h->ename || !h->to) return oom(r);
   if (expect(r, '[') < 0) return -1;
   if (accept(r, ']')) goto done;
