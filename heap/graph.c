@@ -397,15 +397,17 @@ static int is_name(const char *s, size_t n, int dots)
   return 1;
 }
 
-/* s written as a Lua string literal, cut after KEY_MAX bytes. */
-static int add_quoted(lh_buf *b, const char *s, size_t n)
+/* s written as a Lua string literal, cut after KEY_MAX bytes.  escaped:
+** s is a name our writer made, its backslashes already escapes (a key is
+** named as its string is: "\\", "\ddd"), so they pass as they are. */
+static int add_quoted(lh_buf *b, const char *s, size_t n, int escaped)
 {
   size_t m = n > KEY_MAX ? KEY_MAX : n;
   if (add(b, "\"") < 0) return -1;
   for (size_t i = 0; i < m; i++) {
     unsigned char c = (unsigned char)s[i];
     char esc[8];
-    if (c == '"' || c == '\\') snprintf(esc, sizeof esc, "\\%c", c);
+    if (c == '"' || (c == '\\' && !escaped)) snprintf(esc, sizeof esc, "\\%c", c);
     else if (c == '\n') snprintf(esc, sizeof esc, "\\n");
     else if (c == '\t') snprintf(esc, sizeof esc, "\\t");
     else if (c == '\r') snprintf(esc, sizeof esc, "\\r");
@@ -427,13 +429,14 @@ static int add_text(lh_buf *b, const char *s, size_t n)
 }
 
 /* A string key: .key or ["key"]. */
-static int add_key(lh_buf *b, const char *s, size_t n, int bare)
+static int add_key(lh_buf *b, const char *s, size_t n, int bare, int escaped)
 {
   if (is_name(s, n, 0) && n <= KEY_MAX) {
     if (!bare && add(b, ".") < 0) return -1;
     return lh_buf_add(b, s, n);
   }
-  return add(b, "[") < 0 || add_quoted(b, s, n) < 0 ? -1 : add(b, "]");
+  return add(b, "[") < 0 || add_quoted(b, s, n, escaped) < 0 ? -1
+                                                              : add(b, "]");
 }
 
 /* " <WHAT NAME>" */
@@ -447,7 +450,7 @@ static int add_angle(lh_buf *b, const char *what, const char *s, size_t n)
 /* An internal edge's name (or a weak edge's, the same names as a string):
 ** "[KEY]" as it is, "(X)" as " <X>", digits as [N], else a key. */
 static int add_named(lh_buf *b, const char *s, size_t n, int generalise,
-                     int weak)
+                     int weak, int escaped)
 {
   if (n > 0 && s[0] == '[')
     return generalise ? add(b, "[*]") : add_text(b, s, n);
@@ -459,7 +462,7 @@ static int add_named(lh_buf *b, const char *s, size_t n, int generalise,
     if (i == n && n > (size_t)(s[0] == '-'))
       return generalise ? add(b, "[*]")
              : add(b, "[") < 0 || lh_buf_add(b, s, n) < 0 ? -1 : add(b, "]");
-    return add_key(b, s, n, 0);
+    return add_key(b, s, n, 0, escaped);
   }
   return add_angle(b, "", s, n);
 }
@@ -477,7 +480,14 @@ int lh_segment(const lh_heap *h, lh_buf *b, uint32_t src, uint32_t e,
     n = h->slen[h->ename[e]];
   }
   if (first) {
-    /* out of a synthetic node: a name bare, else the node's name first */
+    /* out of a synthetic node: a thread as the main thread or the root
+    ** that holds it (not "(registry)[1]": the registry's reference to the
+    ** main thread is how Lua finds it, not who holds it); a name bare;
+    ** else the node's name first */
+    if (h->kind[h->to[e]] == LH_THREAD)
+      return is(h, h->name[h->to[e]], "thread (main)")
+                 ? add(b, "(main thread)")
+                 : add_text(b, str(h, h->name[src]), h->slen[h->name[src]]);
     if ((t == LH_E_PROPERTY || t == LH_E_SHORTCUT) && is_name(s, n, 1) &&
         n <= KEY_MAX)
       return lh_buf_add(b, s, n);
@@ -487,7 +497,7 @@ int lh_segment(const lh_heap *h, lh_buf *b, uint32_t src, uint32_t e,
   switch (t) {
   case LH_E_PROPERTY:
   case LH_E_SHORTCUT:
-    return add_key(b, s, n, 0);
+    return add_key(b, s, n, 0, h->has_lua);
   case LH_E_ELEMENT:
     if (generalise) return add(b, "[*]");
     snprintf(num, sizeof num, "[%" PRId64 "]", h->ename[e]);
@@ -498,9 +508,9 @@ int lh_segment(const lh_heap *h, lh_buf *b, uint32_t src, uint32_t e,
   case LH_E_CONTEXT:
     return add_angle(b, thread ? "local" : "upvalue", s, n);
   case LH_E_INTERNAL:
-    return add_named(b, s, n, generalise, 0);
+    return add_named(b, s, n, generalise, 0, h->has_lua);
   case LH_E_WEAK:
-    return add_named(b, s, n, generalise, 1);
+    return add_named(b, s, n, generalise, 1, h->has_lua);
   default:
     return add_angle(b, "", s, n);
   }

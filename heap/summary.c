@@ -299,7 +299,9 @@ static void text_lua(FILE *f, const lh_heap *h)
     fputs("no snapshot.lua (not written by luainstr): node types shown\n", f);
     return;
   }
-  fprintf(f, "Lua %s, %s sizes, %s", h->lua_version,
+  fprintf(f, "%s%s, %s sizes, %s",
+          strcmp(h->lua_version, "jit") == 0 ? "LuaJIT" : "Lua ",
+          strcmp(h->lua_version, "jit") == 0 ? "" : h->lua_version,
           h->exact ? "exact" : "estimated",
           h->collected ? "after a full collection" : "no collection first");
   if (h->taken_ns > 0) {
@@ -647,6 +649,8 @@ typedef struct diffed {
   groups g;
   uint32_t *group_of_top;   /* per node (top objects only): its group */
   subs sites;          /* all new objects by site */
+  const char *warn[3]; /* what makes the diff doubtful */
+  uint32_t nwarn;
 } diffed;
 
 /* The groups' keys: each top object's generalised path, or its holder's
@@ -827,7 +831,12 @@ static int diff_json(FILE *f, diffed *d, const char *a, const char *b,
           "},\"types\":", s->site_of ? "true" : "false", d->total.count,
           d->total.bytes, d->freed.count, d->freed.bytes);
   json_types(f, s, d->by);
-  fputs(",\"groups\":[", f);
+  fputs(",\"warnings\":[", f);
+  for (uint32_t i = 0; i < d->nwarn; i++) {
+    if (i) fputc(',', f);
+    li_json_string(f, d->warn[i]);
+  }
+  fputs("],\"groups\":[", f);
   for (uint32_t i = 0; i < d->g.n && i < top; i++) {
     group *g = &d->g.v[i];
     fputs(i ? ",{\"path\":" : "{\"path\":", f);
@@ -886,6 +895,7 @@ static int diff_text(FILE *f, diffed *d, const char *a, const char *b,
   fprintf(f, "freed: %" PRIu64 " objects, %" PRIu64 " bytes (in A, not in B)\n",
           d->freed.count, d->freed.bytes);
   fprintf(f, "(%s)\n", diff_note);
+  for (uint32_t i = 0; i < d->nwarn; i++) fprintf(f, "warning: %s\n", d->warn[i]);
   if (d->total.count == 0) return 0;
   fputs("\nBy type\n", f);
   text_types(f, s, d->by);
@@ -963,11 +973,27 @@ int lh_write_diff(FILE *f, const lh_heap *ha, const lh_heap *hb,
   idset_free(&sb);
   memset(&sb, 0, sizeof sb);
   if (idset_make(&sb, hb) < 0) goto done;
-  for (uint32_t v = 0; v < ha->nnodes; v++)
-    if (comparable(ha, v) && !idset_has(&sb, ha->id[v], ha->kind[v])) {
-      d.freed.count++;
-      d.freed.bytes += ha->self[v];
+  {
+    uint64_t kept = 0, inb = 0;
+    for (uint32_t v = 0; v < ha->nnodes; v++) {
+      if (!comparable(ha, v)) continue;
+      if (idset_has(&sb, ha->id[v], ha->kind[v])) {
+        kept++;
+      } else {
+        d.freed.count++;
+        d.freed.bytes += ha->self[v];
+      }
     }
+    for (uint32_t v = 0; v < hb->nnodes; v++) inb += comparable(hb, v);
+    /* ids are addresses: files of two runs (or two states) share none */
+    if (kept == 0 && d.freed.count > 0 && inb > 0)
+      d.warn[d.nwarn++] = "A and B have no object in common: snapshots of "
+                          "two runs or two states? (ids are addresses)";
+    if (ha->taken_ns > hb->taken_ns && hb->taken_ns > 0)
+      d.warn[d.nwarn++] = "B was taken before A (snapshot.lua.taken_ns)";
+    if (hc && hb->taken_ns > hc->taken_ns && hc->taken_ns > 0)
+      d.warn[d.nwarn++] = "C was taken before B (snapshot.lua.taken_ns)";
+  }
   if (group_new(&d) < 0) goto done;
   sort(d.g.v, d.g.n, sizeof *d.g.v, cmp_group);
   rc = json ? diff_json(f, &d, a, b, c, top) : diff_text(f, &d, a, b, c, top);

@@ -69,6 +69,9 @@ check leak_c_summary.json 0 summary --json --top 3 leak_c.heapsnapshot
 check leak_c_path.txt 0 path leak_c.heapsnapshot 3108
 check names_ab.txt 0 diff names_a.heapsnapshot names_b.heapsnapshot
 check top_zero.txt 0 summary --top 0 game.heapsnapshot
+check keys.txt 0 summary --top 20 keys.heapsnapshot
+check out_of_order.txt 0 diff leak_b.heapsnapshot leak_a.heapsnapshot
+check two_runs.json 0 diff --json game.heapsnapshot leak_a.heapsnapshot
 
 # --- malformed files: a clear message each, exit 1, nothing on stdout -------
 : >"$tmp/bad"
