@@ -114,7 +114,8 @@ static void fail_kind(const char *kind) {
 ** sizes add up to `size`, made while the allocator gained `delta`.
 ** Estimates are not compared where the API cannot know the size (`opaque`:
 ** a prototype, a hash part emptied, a cdata's C type, a string buffer's
-** memory; 5.1's upvalue cells, which have no identity there). */
+** memory, LuaJIT's traces; 5.1's upvalue cells, which have no identity
+** there). */
 static void check_opaque(const char *kind, const char *what, size_t size, long delta,
                          int opaque) {
   int ok;
@@ -184,8 +185,11 @@ static long footprint(lua_State *L) {
   return (long)mem.total - (EXACT ? (long)thread_size(L) : 0);
 }
 
-/* A full cycle, the collector stopped again. */
+/* Full cycles, the collector stopped again.  (Two: an object with a
+** finalizer, a LuaJIT string buffer, is freed by the cycle after the one
+** that finalized it.) */
 static void collect(lua_State *L) {
+  lua_gc(L, LUA_GCCOLLECT, 0);
   lua_gc(L, LUA_GCCOLLECT, 0);
   lua_gc(L, LUA_GCSTOP, 0);
 }
@@ -691,6 +695,33 @@ static void threads(lua_State *L, int rec) {
 ** LuaJIT: cdata and string buffers
 ** ====================================================================== */
 
+/* The trace compiler's memory (traces, IR and snapshot buffers) is the
+** main thread's: a hot loop that makes no object leaves the footprint as
+** it was, traces made and flushed. */
+static void jit_traces(lua_State *L) {
+  static const char text[] =
+    "local s = 0\n"
+    "for i = 1, 2000 do s = s + i % 7 end\n"
+    "for i = 1, 2000 do s = s + (i % 3 == 0 and 1 or i) end\n"
+    "return s\n";
+  long before;
+  if (luaL_loadbuffer(L, text, sizeof text - 1, "=jit traces") != LUA_OK) {
+    fprintf(stderr, "heap sizes: %s\n", lua_tostring(L, -1));
+    exit(2);
+  }
+  collect(L);
+  before = footprint(L);
+  luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_ON);
+  lua_pushvalue(L, -1);
+  lua_call(L, 0, 0);
+  luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_OFF);
+  check_opaque("main", "the JIT's traces of two hot loops", 0, footprint(L) - before, 1);
+  luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_FLUSH);
+  collect(L);                    /* (the traces flushed are collected) */
+  check_opaque("main", "the traces flushed", 0, footprint(L) - before, 1);
+  lua_pop(L, 1);
+}
+
 static void jit_objects(lua_State *L) {
   static const char text[] =
     "local ffi = require('ffi')\n"
@@ -746,6 +777,7 @@ static void jit_objects(lua_State *L) {
     }
   }
   lua_settop(L, s - 1);
+  jit_traces(L);
 }
 #endif
 
