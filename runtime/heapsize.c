@@ -1232,7 +1232,7 @@ static size_t hs_estimate(lua_State *L, int idx) {
   idx = idx > LUA_REGISTRYINDEX && idx < 0 ? lua_gettop(L) + idx + 1 : idx;
   switch (lua_type(L, idx)) {
     case LUA_TSTRING: {
-      size_t len = lua_rawlen(L, idx);
+      size_t len = (size_t)lua_rawlen(L, idx);
 #if LI_IS_LUAJIT
       return HS_STR_HDR + ((len + 4) & ~(size_t)3);
 #else
@@ -1240,7 +1240,7 @@ static size_t hs_estimate(lua_State *L, int idx) {
 #endif
     }
     case LUA_TTABLE: {
-      size_t border = lua_rawlen(L, idx), all = 0;
+      size_t border = (size_t)lua_rawlen(L, idx), all = 0;
       if (room) {
         lua_pushnil(L);
         while (lua_next(L, idx)) {
@@ -1260,7 +1260,7 @@ static size_t hs_estimate(lua_State *L, int idx) {
       return HS_CCL_HDR + (size_t)nups * HS_UPVAL_CCL;
     }
     case LUA_TUSERDATA: {
-      size_t size = HS_UDATA_HDR + lua_rawlen(L, idx);
+      size_t size = HS_UDATA_HDR + (size_t)lua_rawlen(L, idx);
 #if LUA_VERSION_NUM >= 504
       int n;
       for (n = 1; room && lua_getiuservalue(L, idx, n) != LUA_TNONE; n++) {

@@ -255,6 +255,17 @@ static void table_made(lua_State *L, int na, int nh) {
   lua_pop(L, 1);
 }
 
+/* A hash part of one slot, never used: 5.1 and 5.2 tell it from the dummy
+** node every table without a hash part shares only by the dummy's address
+** (found by li_heap_exact). */
+static void table_unused(lua_State *L) {
+  long before = footprint(L);
+  lua_createtable(L, 0, 1);
+  check("table", "createtable(0, 1), left empty", li_heap_size(L, -1, exact),
+        footprint(L) - before);
+  lua_pop(L, 1);
+}
+
 static void table_grown(lua_State *L, int na, int nh) {
   char what[64];
   long before = footprint(L);
@@ -328,6 +339,7 @@ static void tables(lua_State *L) {
     table_grown(L, grown[i][0], grown[i][1]);
   table_length(L);
   table_strings(L);
+  table_unused(L);
   {                              /* (LuaJIT: a colocated array moved out) */
     long before = footprint(L);
     int k;
@@ -833,6 +845,17 @@ int main(void) {
   expect(exact == EXACT, "li_heap_exact says %d (%s), the build expects %d", exact,
          why ? why : "", EXACT);
   expect(exact || (why != NULL && why[0] != '\0'), "li_heap_exact: no reason given");
+
+  /* a bare state (no library: few objects, a registry of no string key)
+  ** checks as well */
+  {
+    lua_State *B = lua_newstate(count_alloc, NULL);
+    const char *bwhy = NULL;
+    int bexact = li_heap_exact(B, &bwhy);
+    expect(bexact == EXACT, "li_heap_exact on a bare state: %d (%s)", bexact,
+           bwhy ? bwhy : "");
+    lua_close(B);
+  }
 
   /* values that are not objects */
   lua_pushnil(L);
