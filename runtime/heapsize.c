@@ -14,7 +14,8 @@
 ** LuaJIT's temporary buffer, JIT buffers and traces and C type table.  So
 ** the sizes of every object of a state, its upvalue cells and prototypes
 ** add up to what its allocator holds (tests/heap/sizes checks each kind
-** against a counting allocator, and the whole heap).
+** against a counting allocator, and the main thread against the blocks
+** lua_close frees last).
 **
 ** Nothing read is trusted before li_heap_exact has compared it with the C
 ** API's answers on objects the state already has: its allocator and memory
