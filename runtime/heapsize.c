@@ -82,9 +82,10 @@ static void slot_name(char *name, size_t namesz, const char *what, long n) {
 **   hs_thread(L1)          a thread's state, stack and CallInfos
 **   hs_proto_*             a Proto's size, slots and children
 ** and for li_heap_exact: hs_total(g) (what lua_gc counts), hs_string
-** (bytes, length), hs_gettop(L1), hs_stack_ok(L1), hs_table_walk (the
-** non-empty slots and a short string key), the object list (hs_first,
-** hs_next, hs_kind), hs_push (an object onto L's stack, as the API pushes).
+** (bytes, length), hs_gettop(L1), hs_stack_ok(L1), a table's slots
+** (hs_asize, hs_isdummy, hs_arrayempty, hs_nodeempty, hs_nodeshrkey), the
+** object list (hs_first, hs_next, hs_isdead, hs_kind, hs_gco2*, hs_ud*),
+** hs_push and hs_pushstr (an object onto L's stack, as the API pushes).
 ** ====================================================================== */
 
 /* Kinds of objects the check samples. */
@@ -200,7 +201,6 @@ static lu_mem hs_total(global_State *g) { return gettotalbytes(g); }
   ((L1)->stack <= (L1)->top && (L1)->top <= (L1)->stack_last + EXTRA_STACK)
 #define hs_first(g) ((g)->allgc)
 #define hs_next(o) ((o)->next)
-#define hs_objtt(o) ((o)->tt)
 #define hs_isdead(g, o) isdead(g, o)
 #define hs_push(L, o) do { setgcovalue(L, s2v((L)->top), o); (L)->top++; } while (0)
 #define hs_pushstr(L, ts) do { setsvalue2s(L, (L)->top, ts); (L)->top++; } while (0)
@@ -593,7 +593,8 @@ static int hs_kind(GCObject *o) {
 ** the same for every state of the library).  Until it is found, a one-slot
 ** hash part whose slot was never used (nil key and value, no next) is
 ** taken for it, which misses only a table made with room for one hash
-** entry that never got one. */
+** entry that never got one.  (States of one library in several threads
+** may each write it: the same address.) */
 static const Node *hs_dummynode;
 
 static int hs_neverused(const Node *n) {
