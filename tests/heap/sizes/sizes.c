@@ -702,6 +702,38 @@ static void threads(lua_State *L, int rec) {
 }
 
 
+/* li_heap_exact at any moment: in the middle of a collection (its steps
+** one by one) and from a suspended coroutine, sizes then still exact. */
+static void check_anytime(lua_State *L, int rec) {
+  const char *why = NULL;
+  lua_State *co;
+  int step, nres;
+  long before;
+  collect(L);
+  lua_gc(L, LUA_GCRESTART, 0);
+  for (step = 0; step < 12; step++) {
+    lua_gc(L, LUA_GCSTEP, 1);
+    expect(li_heap_exact(L, &why) == EXACT, "li_heap_exact after %d collection steps: %s",
+           step + 1, why ? why : "");
+  }
+  lua_gc(L, LUA_GCSTOP, 0);
+  before = footprint(L);
+  co = lua_newthread(L);
+  lua_pushvalue(L, rec);
+  lua_xmove(L, co, 1);
+  lua_pushinteger(co, 50);
+  expect(lua_resume(co, L, 1, &nres) == LUA_YIELD, "coroutine suspended");
+  expect(li_heap_exact(co, &why) == EXACT, "li_heap_exact from a coroutine: %s",
+         why ? why : "");
+  check("thread", "suspended 50 calls deep, exact mid-cycle", li_heap_size(L, -1, exact),
+        footprint(L) - before);
+  lua_pushthread(co);            /* (asked on the coroutine, of itself) */
+  expect(li_heap_size(co, -1, exact) == li_heap_size(L, -1, exact),
+         "a thread's size asked from itself");
+  lua_pop(co, 1);
+  lua_pop(L, 1);
+}
+
 #if LI_IS_LUAJIT
 /* ======================================================================
 ** LuaJIT: cdata and string buffers
@@ -798,13 +830,24 @@ static void jit_objects(lua_State *L) {
 ** The main thread at lua_close
 ** ====================================================================== */
 
+static int nested_call(lua_State *L) {
+  lua_pushcfunction(L, a_c_function);
+  lua_call(L, 0, 0);
+  return 0;
+}
+
 /* Its size must be the last blocks lua_close frees (after the objects,
-** which it frees first): some run of them, up to the state's block. */
+** which it frees first): some run of them, up to the state's block.
+** (lua_close runs finalizers, which need call records: a call two deep
+** first leaves the records they use, on Luas that keep a list of them.) */
 static void main_thread_at_close(lua_State *L) {
-  size_t size = thread_size(L), sum = 0;
+  size_t size, sum = 0;
   unsigned long k, last;
   int found = 0;
   char what[64];
+  lua_pushcfunction(L, nested_call);
+  lua_call(L, 0, 0);
+  size = thread_size(L);
   lua_close(L);
   if (!EXACT) return;
   last = mem.nfrees;
@@ -874,6 +917,7 @@ int main(void) {
   userdata(L);
   chunks(L, &maker, &rec);
   threads(L, rec);
+  check_anytime(L, rec);
 #if LI_IS_LUAJIT
   jit_objects(L);
 #endif
