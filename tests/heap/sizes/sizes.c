@@ -22,9 +22,14 @@
 **   - Lua closures made by running code, with 0 to 8 upvalues, and the
 **     cells the call made (shared cells told apart by li_heap_upvalue_id);
 **   - threads: new ones, and coroutines suspended at a depth of 1 to 2000
-**     calls (their stacks and call records grown);
+**     calls (their stacks and call records grown), one made while a
+**     collection is half done (li_heap_exact checked after each of its
+**     steps, and from the coroutine);
 **   - LuaJIT: cdata (fixed size, boxed 64-bit integers, variable-length
-**     arrays) and string buffers with their memory.
+**     arrays) and string buffers with their memory; the JIT's traces and
+**     buffers (the main thread's) made by hot loops and flushed;
+**   - tables with a hash slot never used (5.1 and 5.2 tell them from the
+**     dummy node by its address alone), and li_heap_exact on a bare state.
 ** What Lua allocates for itself meanwhile (its string table growing, the
 ** running thread's stack and call records) is the main thread's size
 ** (heapsize.c), so every step compares
@@ -44,7 +49,9 @@
 ** LI_SIZES_ESTIMATE instead, against a heapsize.c compiled without Lua's
 ** headers (heap_sizes_estimate...), it checks that li_heap_exact says why
 ** not, that prototypes are then unknown, and that each estimate is within
-** a factor of 2 of the bytes allocated.
+** a factor of 2 of the bytes allocated (where the API can know: see
+** check_opaque).  tests/wasm builds the exact one for 32-bit WebAssembly
+** (wasm_heap_sizes).
 */
 #include <stdarg.h>
 #include <stdio.h>
