@@ -209,19 +209,27 @@ enum { E_CONTEXT, E_ELEMENT, E_PROPERTY, E_INTERNAL, E_HIDDEN, E_SHORTCUT,
 enum { T_HIDDEN = 0, T_STRING = 2, T_OBJECT = 3, T_CODE = 4, T_CLOSURE = 5,
        T_NATIVE = 8, T_SYNTHETIC = 9 };
 
+/* A node: 24 bytes.  Nodes live in chunks that never move (no copy, no
+** spare half of an array doubled). */
 typedef struct hnode {
-  uint64_t addr;        /* identity: lua_topointer, a string's bytes, a
-                           prototype's address, a light userdata's value */
-  uint64_t size;        /* self size */
+  uint64_t addr;        /* identity: the object's address (with internals
+                           the GCObject's, which lua_topointer gives but
+                           for a userdata), a string's bytes, a prototype,
+                           a light userdata's value; a root's role */
+  uint32_t size;        /* self size (UINT32_MAX: in walk.big) */
   uint32_t name;        /* index in the strings table */
   uint32_t nedges;      /* edges, once expanded */
+  uint8_t kind;         /* K_* */
 } hnode;
 
-typedef struct qentry {
-  void *ref;            /* the object (internals), a prototype, a root's
-                           role; unused for an object on the stack */
+#define CHUNK_BITS 15
+#define CHUNK_NODES (1u << CHUNK_BITS)
+#define NODE(W, n) (&(W)->chunk[(n) >> CHUNK_BITS][(n) & (CHUNK_NODES - 1)])
+
+typedef struct bigsize {
   uint32_t node;
-} qentry;
+  uint64_t size;
+} bigsize;
 
 typedef struct mtinfo {
   uint64_t addr;        /* the metatable (0: free slot) */
@@ -246,16 +254,18 @@ typedef struct walk {
   char *err;            /* its message */
   size_t errlen;
   /* nodes */
-  hnode *node;
-  uint8_t *kind;
+  hnode **chunk;        /* CHUNK_NODES nodes each */
+  size_t nchunk, capchunk;
+  uint32_t nnode;
+  bigsize *big;         /* sizes of 4 GB or more */
+  size_t nbig, capbig;
   uint32_t *site;       /* memory mode: li_fn index + 1 of each node's
                            maker, 0 unknown (NULL: no sites) */
-  uint32_t nnode;
-  size_t capnode;
+  size_t capsite;
   uint32_t *seen;       /* open addressing: node + 1 by (addr, space) */
-  uint32_t seencap;     /* power of two */
-  /* the queue */
-  qentry *q;
+  size_t seencap;       /* at least 4/3 of the nodes */
+  /* the queue: nodes to expand, in their order */
+  uint32_t *q;
   size_t qhead, qn, qcap;
   int qstart;           /* without refs: the queue's stretch of the stack
                            starts here, */
@@ -263,7 +273,7 @@ typedef struct walk {
   /* strings */
   char *sb;             /* the names, one after another */
   size_t sblen, sbcap;
-  size_t *soff;         /* string i is sb[soff[i] .. soff[i + 1]) */
+  uint32_t *soff;       /* string i is sb[soff[i] .. soff[i + 1]) */
   uint32_t *shash;      /* its hash */
   uint32_t nstr;
   size_t capstr;
@@ -402,6 +412,10 @@ static uint32_t intern(walk *W, const char *s, size_t n) {
     if (W->shash[i] == h && str_len(W, i) == n && memcmp(str_at(W, i), s, n) == 0)
       return i;
   }
+  if (W->sblen + n > UINT32_MAX) {
+    fail(W, LUAINSTR_EMEM, "heap snapshot: names of more than 4 GB%s", "");
+    return 0;
+  }
   if (!grow(W, (void **)&W->sb, &W->sbcap, W->sblen + n, 1) ||
       !grow(W, (void **)&W->shash, &c1, (size_t)W->nstr + 2, sizeof *W->shash) ||
       !grow(W, (void **)&W->soff, &c2, (size_t)W->nstr + 2, sizeof *W->soff))
@@ -409,9 +423,9 @@ static uint32_t intern(walk *W, const char *s, size_t n) {
   W->capstr = c1;
   i = W->nstr++;
   memcpy(W->sb + W->sblen, s, n);
-  W->soff[i] = W->sblen;
+  W->soff[i] = (uint32_t)W->sblen;
   W->sblen += n;
-  W->soff[i + 1] = W->sblen;
+  W->soff[i + 1] = (uint32_t)W->sblen;
   W->shash[i] = h;
   W->sslot[k] = i + 1;
   return i;
@@ -487,60 +501,94 @@ static uint32_t seen_hash(uint64_t addr, int space) {
   return hash_ptr(addr ^ ((uint64_t)space << 62));
 }
 
+/* (a slot from the hash by multiplication, so the table need not be a
+** power of two: it grows by half, 4 to 5.3 bytes an object) */
+static size_t seen_slot(const walk *W, uint64_t addr, int space) {
+  return (size_t)(((uint64_t)seen_hash(addr, space) * W->seencap) >> 32);
+}
+
 static uint32_t seen_find(const walk *W, uint64_t addr, int space) {
-  size_t mask = (size_t)W->seencap - 1;
-  for (size_t k = seen_hash(addr, space) & mask; W->seen[k] != 0; k = (k + 1) & mask) {
-    uint32_t n = W->seen[k] - 1;
-    if (W->node[n].addr == addr && space_of(W->kind[n]) == space &&
-        (W->kind[n] & K_MASK) != K_SYNTH)
-      return n;
+  for (size_t k = seen_slot(W, addr, space); W->seen[k] != 0;
+       k = k + 1 < W->seencap ? k + 1 : 0) {
+    const hnode *nd = NODE(W, W->seen[k] - 1);
+    if (nd->addr == addr && space_of(nd->kind) == space &&
+        (nd->kind & K_MASK) != K_SYNTH)
+      return W->seen[k] - 1;
   }
   return NONE;
 }
 
 static void seen_put(walk *W, uint32_t n) {
-  size_t mask = (size_t)W->seencap - 1;
-  size_t k = seen_hash(W->node[n].addr, space_of(W->kind[n])) & mask;
-  while (W->seen[k] != 0) k = (k + 1) & mask;
+  const hnode *nd = NODE(W, n);
+  size_t k = seen_slot(W, nd->addr, space_of(nd->kind));
+  while (W->seen[k] != 0) k = k + 1 < W->seencap ? k + 1 : 0;
   W->seen[k] = n + 1;
 }
 
 static int seen_grow(walk *W) {
-  size_t cap = W->seencap ? (size_t)W->seencap * 2 : 4096;
-  uint32_t *s = zalloc(W, cap, sizeof *s);
-  if (s == NULL) return 0;
+  size_t cap = W->seencap ? W->seencap + W->seencap / 2 : 4096;
+  uint32_t *s;
+  if (cap > UINT32_MAX) cap = UINT32_MAX;
+  if ((s = zalloc(W, cap, sizeof *s)) == NULL) return 0;
   zfree(W, W->seen, W->seencap, sizeof *s);
   W->seen = s;
-  W->seencap = (uint32_t)cap;
+  W->seencap = cap;
   for (uint32_t n = 0; n < W->nnode; n++)
-    if ((W->kind[n] & K_MASK) != K_SYNTH) seen_put(W, n);
+    if ((NODE(W, n)->kind & K_MASK) != K_SYNTH) seen_put(W, n);
   return 1;
+}
+
+static uint64_t node_size(const walk *W, uint32_t n) {
+  if (NODE(W, n)->size != UINT32_MAX) return NODE(W, n)->size;
+  for (size_t i = W->nbig; i-- > 0;)
+    if (W->big[i].node == n) return W->big[i].size;
+  return UINT32_MAX;
+}
+
+static void node_set_size(walk *W, uint32_t n, uint64_t size) {
+  size_t i;
+  if (size < UINT32_MAX) {
+    NODE(W, n)->size = (uint32_t)size;
+    return;
+  }
+  for (i = 0; i < W->nbig && W->big[i].node != n; i++) {}
+  if (i == W->nbig) {
+    if (!grow(W, (void **)&W->big, &W->capbig, W->nbig + 1, sizeof *W->big))
+      return;
+    W->big[W->nbig++].node = n;
+  }
+  W->big[i].size = size;
+  NODE(W, n)->size = UINT32_MAX;
 }
 
 /* A new node (NONE on failure). */
 static uint32_t node_new(walk *W, int kind, uint64_t addr, uint64_t size,
                          uint32_t name) {
-  size_t cap = W->capnode, kcap = W->capnode, scap = W->capnode;
   uint32_t n = W->nnode;
+  hnode *nd;
   if (W->status != LUAINSTR_OK) return NONE;
   if (n + 1 >= MAX_NODES) {
     fail(W, LUAINSTR_EMEM, "heap snapshot: more than %s objects", "536870911");
     return NONE;
   }
-  if (!grow(W, (void **)&W->node, &cap, (size_t)n + 1, sizeof *W->node) ||
-      !grow(W, (void **)&W->kind, &kcap, (size_t)n + 1, 1) ||
-      (W->site != NULL &&
-       !grow(W, (void **)&W->site, &scap, (size_t)n + 1, sizeof *W->site)))
+  if ((n & (CHUNK_NODES - 1)) == 0) {
+    if (!grow(W, (void **)&W->chunk, &W->capchunk, W->nchunk + 1, sizeof *W->chunk) ||
+        (W->chunk[W->nchunk] = zalloc(W, CHUNK_NODES, sizeof(hnode))) == NULL)
+      return NONE;
+    W->nchunk++;
+  }
+  if (W->site != NULL &&
+      !grow(W, (void **)&W->site, &W->capsite, (size_t)n + 1, sizeof *W->site))
     return NONE;
-  W->capnode = cap;
-  if (((size_t)n + 1) * 2 > W->seencap && !seen_grow(W)) return NONE;
-  W->node[n].addr = addr;
-  W->node[n].size = size;
-  W->node[n].name = name;
-  W->node[n].nedges = 0;
-  W->kind[n] = (uint8_t)kind;
-  if (W->site != NULL) W->site[n] = 0;
+  if (((size_t)n + 1) * 4 > W->seencap * 3 && !seen_grow(W)) return NONE;
+  nd = NODE(W, n);
+  nd->addr = addr;
+  nd->name = name;
+  nd->nedges = 0;
+  nd->kind = (uint8_t)kind;
   W->nnode = n + 1;
+  node_set_size(W, n, size);
+  if (W->site != NULL) W->site[n] = 0;
   if ((kind & K_MASK) != K_SYNTH) seen_put(W, n);
   return n;
 }
@@ -550,10 +598,10 @@ static uint32_t node_new(walk *W, int kind, uint64_t addr, uint64_t size,
 ** The queue
 ** ====================================================================== */
 
-/* Queue node n: ref is the object (internals), a prototype or a root's
-** role; an object without internals is the value on top, copied into the
-** queue's stretch of the stack below the expansion's slots. */
-static void enqueue(walk *W, uint32_t n, void *ref, int on_stack) {
+/* Queue node n (its address is the object with internals, a prototype,
+** a root's role); an object without internals is the value on top, copied
+** into the queue's stretch of the stack below the expansion's slots. */
+static void enqueue(walk *W, uint32_t n, int on_stack) {
   lua_State *L = W->L;
   if (W->qhead > 4096 && W->qhead * 2 > W->qn) {    /* drop the consumed */
     memmove(W->q, W->q + W->qhead, (W->qn - W->qhead) * sizeof *W->q);
@@ -573,9 +621,7 @@ static void enqueue(walk *W, uint32_t n, void *ref, int on_stack) {
     lua_insert(L, W->qend + 1);
     W->qend++;
   }
-  W->q[W->qn].ref = ref;
-  W->q[W->qn].node = n;
-  W->qn++;
+  W->q[W->qn++] = n;
 }
 
 
@@ -847,7 +893,7 @@ static uint32_t meet(walk *W, int kind, const void *id, size_t len,
       name = lfunc_name(W);
       break;
     case K_CFUNC: case K_LCF:
-      name = hint != NONE ? intern_pre(W, "C function ", W->node[hint].name)
+      name = hint != NONE ? intern_pre(W, "C function ", NODE(W, hint)->name)
                           : intern_z(W, "C function");
       break;
     case K_USERDATA:
@@ -876,7 +922,7 @@ static uint32_t meet(walk *W, int kind, const void *id, size_t len,
   note_site(W, n, id, kind);
   switch (kind) {            /* what holds references is visited later */
     case K_TABLE: case K_LFUNC: case K_CFUNC: case K_USERDATA: case K_THREAD:
-      enqueue(W, n, W->refs ? ref_top(L) : NULL, !W->refs);
+      enqueue(W, n, !W->refs);
       break;
     default:
       break;
@@ -904,6 +950,10 @@ static uint32_t discover(walk *W, uint32_t hint) {
     case LI_TCDATA: id = lua_topointer(L, -1); kind = K_CDATA; break;
     default: return NONE;
   }
+  /* (with internals an object is named by its GCObject, which is what
+  ** lua_topointer gives but for a userdata, whose memory follows it) */
+  if (W->refs && kind != K_STRING && kind != K_LIGHT && kind != K_LCF)
+    id = ref_top(L);
   n = seen_find(W, (uintptr_t)id, space_of(kind));
   return n != NONE ? n : meet(W, kind, id, len, hint);
 }
@@ -925,7 +975,7 @@ static uint32_t meet_proto(walk *W, const void *p) {
     uint32_t s = li_mem_site(W->P, p);
     W->site[n] = s == LI_NONE ? 0 : s + 1;
   }
-  enqueue(W, n, (void *)(uintptr_t)p, 0);
+  enqueue(W, n, 0);
   return n;
 }
 
@@ -981,7 +1031,7 @@ static uint32_t key_name(walk *W, int idx, uint32_t kn) {
       };
       if (kn == NONE) return intern_z(W, "[?]");
       snprintf(buf, sizeof buf, "[%s 0x%" PRIx64 "]",
-               kinds[W->kind[kn] & K_MASK], W->node[kn].addr);
+               kinds[NODE(W, kn)->kind & K_MASK], NODE(W, kn)->addr);
       return intern_z(W, buf);
     }
   }
@@ -996,7 +1046,7 @@ static void value_edge(walk *W, int weak, int is_registry, uint32_t kn,
   if (type == LUA_TSTRING) {
     uint32_t name;
     if (kn == NONE) return;
-    name = W->node[kn].name;
+    name = NODE(W, kn)->name;
     if (is_registry) {
       size_t kl;
       const char *k = lua_tolstring(L, -2, &kl);
@@ -1024,7 +1074,7 @@ static void value_edge(walk *W, int weak, int is_registry, uint32_t kn,
 
 static void expand_table(walk *W, uint32_t n) {
   lua_State *L = W->L;
-  int weak = 0, is_registry = (W->kind[n] & K_ROOT) != 0;
+  int weak = 0, is_registry = (NODE(W, n)->kind & K_ROOT) != 0;
   if (lua_getmetatable(L, -1)) {
     const mtinfo *m = mt_info(W);
     weak = m != NULL && m->weak;
@@ -1075,7 +1125,7 @@ static uint32_t upvalue_name(walk *W, const char *name) {
 
 static void expand_function(walk *W, uint32_t n) {
   lua_State *L = W->L;
-  int lua_fn = (W->kind[n] & K_MASK) == K_LFUNC;
+  int lua_fn = (NODE(W, n)->kind & K_MASK) == K_LFUNC;
   const char *name;
   if (lua_fn) {
     const void *p = li_heap_proto(L, -1, W->exact);
@@ -1114,7 +1164,8 @@ static void expand_function(walk *W, uint32_t n) {
           W->ncells++;
         }
       }
-      if (first) W->node[n].size += li_heap_upvalue_size(W->exact);
+      if (first)
+        node_set_size(W, n, node_size(W, n) + li_heap_upvalue_size(W->exact));
     }
     vn = discover(W, NONE);
     if (vn != NONE) edge(W, E_CONTEXT, upvalue_name(W, name), vn);
@@ -1268,8 +1319,8 @@ static void expand_thread(walk *W) {
 ** ====================================================================== */
 
 static uint32_t synthetic(walk *W, const char *name, int role) {
-  uint32_t n = node_new(W, K_SYNTH, 0, 0, intern_z(W, name));
-  if (n != NONE && role != 0) enqueue(W, n, (void *)(uintptr_t)role, 0);
+  uint32_t n = node_new(W, K_SYNTH, (uint64_t)role, 0, intern_z(W, name));
+  if (n != NONE && role != 0) enqueue(W, n, 0);
   return n;
 }
 
@@ -1285,14 +1336,14 @@ static void roots(walk *W) {
   r[0] = discover(W, NONE);
   lua_pop(L, 1);
   if (r[0] == NONE) return;
-  W->kind[r[0]] |= K_ROOT;
-  W->node[r[0]].name = intern_z(W, "(registry)");
+  NODE(W, r[0])->kind |= K_ROOT;
+  NODE(W, r[0])->name = intern_z(W, "(registry)");
   r[1] = synthetic(W, "(main thread)", R_MAIN);
   r[2] = synthetic(W, "(type metatables)", R_TYPEMT);
   r[3] = synthetic(W, "(threads)", R_THREADS);
   W->cur = 0;
   for (uint32_t i = 0; i < 4; i++) edge(W, E_ELEMENT, i, r[i]);
-  W->node[0].nedges = W->cur;
+  NODE(W, 0)->nedges = W->cur;
 }
 
 /* A root's edges. */
@@ -1378,36 +1429,37 @@ static void walk_all(walk *W) {
   lua_State *L = W->L;
   roots(W);
   while (W->status == LUAINSTR_OK && W->qhead < W->qn) {
-    qentry e = W->q[W->qhead++];
-    int kind = W->kind[e.node] & K_MASK;
+    uint32_t n = W->q[W->qhead++];
+    uint64_t addr = NODE(W, n)->addr;
+    int kind = NODE(W, n)->kind & K_MASK;
     W->cur = 0;
     if (kind == K_SYNTH) {
-      expand_root(W, (int)(uintptr_t)e.ref);
+      expand_root(W, (int)addr);
     } else if (kind == K_PROTO) {
-      expand_proto(W, e.ref);
+      expand_proto(W, (const void *)(uintptr_t)addr);
     } else {
-      if (W->refs) ref_push(L, e.ref);
+      if (W->refs) ref_push(L, (void *)(uintptr_t)addr);
       else lua_pushvalue(L, W->qbase++);   /* (qbase: the queue's head) */
       switch (kind) {
-        case K_TABLE: expand_table(W, e.node); break;
+        case K_TABLE: expand_table(W, n); break;
         case K_USERDATA: expand_userdata(W); break;
         case K_THREAD: expand_thread(W); break;
-        default: expand_function(W, e.node); break;
+        default: expand_function(W, n); break;
       }
       lua_pop(L, 1);
     }
-    W->node[e.node].nedges = W->cur;
+    NODE(W, n)->nedges = W->cur;
     /* without references: the values visited leave the stack's queue, by
     ** moving the waiting ones down now and then */
     if (!W->refs && W->qbase - W->qstart > 1024 &&
         W->qbase - W->qstart > W->qend - W->qbase) {
-      int n = W->qend - W->qbase + 1;
-      for (int i = 0; i < n; i++) {
+      int waiting = W->qend - W->qbase + 1;
+      for (int i = 0; i < waiting; i++) {
         lua_pushvalue(L, W->qbase + i);
         lua_replace(L, W->qstart + i);
       }
       W->qbase = W->qstart;
-      W->qend = W->qstart + n - 1;
+      W->qend = W->qstart + waiting - 1;
       lua_settop(L, W->qend);
     }
   }
@@ -1614,9 +1666,9 @@ static int write_snapshot(walk *W, int fd, uint64_t taken_ns) {
   }
   out_z(o, "}},\n\"nodes\":[");
   for (i = 0; i < W->nnode; i++) {
-    const hnode *nd = &W->node[i];
-    int kind = W->kind[i];
-    uint64_t id = nd->addr;
+    const hnode *nd = NODE(W, (uint32_t)i);
+    int kind = nd->kind;
+    uint64_t id = nd->addr, size = node_size(W, (uint32_t)i);
     if ((kind & K_MASK) == K_SYNTH || (kind & K_ROOT) || (kind & K_MASK) == K_LIGHT) {
       id = odd;                 /* (odd, below 2^20 while there are fewer) */
       odd += 2;
@@ -1628,11 +1680,11 @@ static int write_snapshot(walk *W, int fd, uint64_t taken_ns) {
     out(o, ",", 1);
     out_u64(o, id);
     out(o, ",", 1);
-    out_u64(o, nd->size);
+    out_u64(o, size);
     out(o, ",", 1);
     out_u64(o, nd->nedges);
     out(o, ",0,0", 4);
-    total += nd->size;
+    total += size;
   }
   out_z(o, "],\n\"edges\":[");
   if (lseek(W->efd, 0, SEEK_SET) != 0) o->failed = errno;
@@ -1710,9 +1762,11 @@ static int create_temp(const char *path, char **tmpname) {
 }
 
 static void walk_free(walk *W) {
-  zfree(W, W->node, W->capnode, sizeof *W->node);
-  zfree(W, W->kind, W->capnode, 1);
-  zfree(W, W->site, W->capnode, sizeof *W->site);
+  for (size_t i = 0; i < W->nchunk; i++)
+    zfree(W, W->chunk[i], CHUNK_NODES, sizeof(hnode));
+  zfree(W, W->chunk, W->capchunk, sizeof *W->chunk);
+  zfree(W, W->big, W->capbig, sizeof *W->big);
+  zfree(W, W->site, W->capsite, sizeof *W->site);
   zfree(W, W->seen, W->seencap, sizeof *W->seen);
   zfree(W, W->q, W->qcap, sizeof *W->q);
   zfree(W, W->sb, W->sbcap, 1);
