@@ -1240,7 +1240,9 @@ static void slot_edge(walk *W, uint32_t *slot, const char *name,
     edge(W, E_HIDDEN, *slot, vn);
   } else {
     char buf[700];
-    int m = snprintf(buf, sizeof buf, "%s in %.*s", name,
+    /* (a function with no name: "x in function (f.lua:3)") */
+    int m = snprintf(buf, sizeof buf, "%s in %s%.*s", name,
+                     str_at(W, label)[0] == '(' ? "function " : "",
                      (int)str_len(W, label), str_at(W, label));
     edge(W, E_CONTEXT, intern(W, buf, m < 0 ? 0 : (size_t)m < sizeof buf
                                                ? (size_t)m : sizeof buf - 1), vn);
@@ -1375,7 +1377,9 @@ static void expand_root(walk *W, int role) {
               lua_pushnil(L);
             break;
           case 5: lua_pushthread(L); break;
-          default: lua_pushlightuserdata(L, NULL); break;
+          /* (the walk's argument: LuaJIT may allocate to push a new
+          ** light userdata, its address space being interned) */
+          default: lua_pushvalue(L, 1); break;
         }
         if (lua_getmetatable(L, -1)) {
           edge(W, E_PROPERTY, intern_z(W, names[t]), discover(W, NONE));
@@ -1469,8 +1473,6 @@ static void walk_all(walk *W) {
 static int walk_step(lua_State *L) {
   walk *W = lua_touserdata(L, 1);
   if (W->collect) lua_gc(L, LUA_GCCOLLECT, 0);
-  W->gc_bytes = (uint64_t)lua_gc(L, LUA_GCCOUNT, 0) * 1024 +
-                (uint64_t)lua_gc(L, LUA_GCCOUNTB, 0);
   W->refs = refs_check(L);
   if (W->refs) {
     W->gc = gc_pause(L);
@@ -1482,6 +1484,9 @@ static int walk_step(lua_State *L) {
     fail(W, LUAINSTR_EMEM, "heap snapshot: no room on the Lua stack%s", "");
     return 0;
   }
+  /* (after the stack's room is made: the walk allocates nothing more) */
+  W->gc_bytes = (uint64_t)lua_gc(L, LUA_GCCOUNT, 0) * 1024 +
+                (uint64_t)lua_gc(L, LUA_GCCOUNTB, 0);
   W->qstart = W->qbase = lua_gettop(L) + 1;
   W->qend = W->qbase - 1;
   walk_all(W);
