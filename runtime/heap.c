@@ -248,7 +248,8 @@ typedef struct fname {
 typedef struct walk {
   lua_State *L;
   li_prof *P;           /* or NULL */
-  int exact;            /* heapsize.h: sizes from the internals */
+  int exact;            /* heapsize.h: sizes from the internals... */
+  const char *why;      /* ...or why not */
   int refs;             /* the queue holds references (internals) */
   int status;           /* LUAINSTR_OK, or the first failure */
   char *err;            /* its message */
@@ -1419,8 +1420,12 @@ static int ref_same(lua_State *L) {
 ** the release they come from, reading and writing values as the API does
 ** (a table, a string, a thread)? */
 static int refs_check(lua_State *L) {
+  const char *env = getenv("LUAINSTR_HEAP_REFS");
   int ok;
-  if (!HAVE_REFS || !release_ok()) return 0;
+  /* (LUAINSTR_HEAP_REFS=off: the walk a build without the headers has,
+  ** for the tests, as LUAINSTR_PROBE chooses the probe) */
+  if (!HAVE_REFS || !release_ok() || (env != NULL && strcmp(env, "off") == 0))
+    return 0;
   lua_pushvalue(L, LUA_REGISTRYINDEX);
   ok = ref_same(L);
   lua_pushliteral(L, "__mode");
@@ -1484,6 +1489,9 @@ static int walk_step(lua_State *L) {
     fail(W, LUAINSTR_EMEM, "heap snapshot: no room on the Lua stack%s", "");
     return 0;
   }
+  /* (its check reads the state's objects: once, with the room made and
+  ** the collector paused) */
+  W->exact = li_heap_exact(L, &W->why);
   /* (after the stack's room is made: the walk allocates nothing more) */
   W->gc_bytes = (uint64_t)lua_gc(L, LUA_GCCOUNT, 0) * 1024 +
                 (uint64_t)lua_gc(L, LUA_GCCOUNTB, 0);
@@ -1627,7 +1635,6 @@ static void out_site(obuf *o, const li_fn *f) {
 static int write_snapshot(walk *W, int fd, uint64_t taken_ns) {
   obuf *o = malloc(sizeof *o);
   uint64_t odd = 1, i, total = 0;
-  const char *why;
   int e;
   if (o == NULL) return ENOMEM;
   count_bytes(W, sizeof *o, 0);
@@ -1651,9 +1658,9 @@ static int write_snapshot(walk *W, int fd, uint64_t taken_ns) {
   out_u64(o, taken_ns);
   out_z(o, ",\"c_bytes\":");
   out_u64(o, W->cpeak);
-  if (!W->exact && li_heap_exact(W->L, &why) == 0 && why != NULL) {
+  if (!W->exact && W->why != NULL) {
     out_z(o, ",\"estimates\":");
-    out_json(o, why, strlen(why));
+    out_json(o, W->why, strlen(W->why));
   }
   if (W->site != NULL) {
     int first = 1;
@@ -1829,8 +1836,6 @@ static void take_walk(walk *W) {
   lua_State *L = W->L;
   lua_Debug ar;
   int top = lua_gettop(L);
-  const char *why;
-  W->exact = li_heap_exact(L, &why);
   W->mainL = li_push_mainthread(L);
   if (W->mainL != NULL) lua_pop(L, 1);
   /* A host calling from no function at all: its stack slots are no
