@@ -1835,9 +1835,20 @@ void li_heap_files_free(li_prof *P) {
 static void take_walk(walk *W) {
   lua_State *L = W->L;
   lua_Debug ar;
-  int top = lua_gettop(L);
+  int top;
   W->mainL = li_push_mainthread(L);
   if (W->mainL != NULL) lua_pop(L, 1);
+  /* A suspended thread (or one an error ended) can run nothing: the main
+  ** thread runs the walk, which finds that one where it is held. */
+  if (lua_status(L) != LUA_OK) {
+    if (W->mainL == NULL || lua_status(W->mainL) != LUA_OK) {
+      fail(W, LUAINSTR_EORDER, "heap snapshot: the thread given is suspended "
+           "and the main thread cannot be reached from it%s", "");
+      return;
+    }
+    W->L = L = W->mainL;
+  }
+  top = lua_gettop(L);
   /* A host calling from no function at all: its stack slots are no
   ** frame's, passed to the walk as arguments to be seen. */
   W->nbase = lua_getstack(L, 0, &ar) ? 0 : top;

@@ -799,6 +799,7 @@ Test(heap, from_a_running_coroutine) {
   size_t th, co, mainth;
   char src[600];
   cr_assert_eq(luainstr_open(L), LUAINSTR_OK);
+  cr_assert_eq(luainstr_set_option(L, "frames", "on"), LUAINSTR_OK);
   snprintf(src, sizeof src,
            "local p = require 'luainstr'\n"
            "local outer = {name = 'outer'}\n"
@@ -826,6 +827,30 @@ Test(heap, from_a_running_coroutine) {
   lua_close(L);
 }
 
+
+/* Given a suspended coroutine: the main thread walks, the coroutine is
+** found where it is held, its stack as it was. */
+Test(heap, given_a_suspended_thread) {
+  lua_State *L = state(), *co;
+  heap *h;
+  int nres, top;
+  co = lua_newthread(L);
+  lua_setglobal(L, "CO");
+  cr_assert_eq(luaL_loadbuffer(co, "local mine = {'mine'} coroutine.yield(7)", 40, "=co"), 0);
+  cr_assert_eq(lua_resume(co, L, 0, &nres), LUA_YIELD);
+  top = lua_gettop(co);
+  cr_assert_eq(luainstr_snapshot(co, file("y.heapsnapshot"), 0), LUAINSTR_OK, "%s",
+               luainstr_errmsg(co));
+  cr_assert_eq(lua_gettop(co), top);
+  cr_assert_eq(lua_status(co), LUA_YIELD);
+  h = hload(file("y.heapsnapshot"));
+  cr_assert_eq(nedges(h, 4), 0, "(threads): the main thread walked");
+  cr_assert_str_eq(nname(h, follow(h, follow(h, global(h, "CO"), "context",
+                                            "mine in main chunk (co:main)"),
+                                   "element", "1")), "mine");
+  hfree(h);
+  lua_close(L);
+}
 
 /* ---- what a snapshot must not change ------------------------------------ */
 
