@@ -241,9 +241,12 @@ typedef struct fname {
   const void *src;      /* ar.source (0: free slot) */
   int line, lastline;
   uint32_t label;       /* "NAME (SOURCE:LINE)" or "(SOURCE:LINE)" */
+  uint32_t lkept;       /* where its text is kept (intern_k) */
   uint32_t func;        /* "function LABEL" (NONE: not made yet) */
   uint32_t proto;       /* "prototype LABEL" (NONE: not made yet) */
 } fname;
+
+typedef struct obuf obuf;      /* a file written through a buffer */
 
 typedef struct walk {
   lua_State *L;
@@ -271,15 +274,19 @@ typedef struct walk {
   int qstart;           /* without refs: the queue's stretch of the stack
                            starts here, */
   int qbase, qend;      /* its next value waits at qbase, its last at qend */
-  /* strings */
-  char *sb;             /* the names, one after another */
-  size_t sblen, sbcap;
-  uint32_t *soff;       /* string i is sb[soff[i] .. soff[i + 1]) */
-  uint32_t *shash;      /* its hash */
-  uint32_t nstr;
-  size_t capstr;
-  uint32_t *sslot;      /* open addressing: string + 1 */
-  uint32_t sslotcap;
+  /* strings: written to a scratch file as JSON as they come; the names
+  ** that repeat (all but a string's own) are also kept here, to be found
+  ** again */
+  obuf *sout;           /* the strings table's text (its scratch file) */
+  uint32_t nstr;        /* strings in it */
+  char *hb;             /* the names kept, one after another */
+  size_t hblen, hbcap;
+  uint32_t *hoff;       /* name j is hb[hoff[j] .. hoff[j + 1]) */
+  uint32_t *hidx;       /* its index in the strings table */
+  uint32_t nh;
+  size_t caph;
+  uint32_t *hslot;      /* open addressing: name + 1 */
+  size_t hslotcap;      /* a power of two */
   /* caches */
   uintptr_t *cells;     /* upvalue cells counted (0: free slot) */
   size_t ncells, cellcap;
@@ -375,74 +382,190 @@ static uint32_t hash_ptr(uint64_t a) {
 
 
 /* ======================================================================
+** Output, buffered
+** ====================================================================== */
+
+static int write_all(int fd, const void *p, size_t n) {
+  const char *c = p;
+  while (n > 0) {
+    ssize_t w = write(fd, c, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return -1;
+    }
+    c += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
+struct obuf {
+  int fd;
+  size_t n;
+  int failed;           /* errno of a failed write, or 0 */
+  char b[1 << 16];
+};
+
+static void out_flush(obuf *o) {
+  if (o->n > 0 && o->failed == 0 && write_all(o->fd, o->b, o->n) != 0)
+    o->failed = errno ? errno : EIO;
+  o->n = 0;
+}
+
+static void out(obuf *o, const char *s, size_t n) {
+  if (o->n + n > sizeof o->b) {
+    out_flush(o);
+    if (n > sizeof o->b) {
+      if (o->failed == 0 && write_all(o->fd, s, n) != 0) o->failed = errno;
+      return;
+    }
+  }
+  memcpy(o->b + o->n, s, n);
+  o->n += n;
+}
+
+static void out_z(obuf *o, const char *s) {
+  out(o, s, strlen(s));
+}
+
+static void out_u64(obuf *o, uint64_t v) {
+  char d[24];
+  int i = (int)sizeof d;
+  do {
+    d[--i] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v > 0);
+  out(o, d + i, sizeof d - (size_t)i);
+}
+
+/* A JSON string literal, as li_json_lstring writes one (valid UTF-8 as it
+** is, other bytes as \u00XX, and safe inside an HTML <script>). */
+static void out_json(obuf *o, const char *s, size_t len) {
+  const unsigned char *p = (const unsigned char *)s, *end = p + len;
+  const unsigned char *run = p;
+  static const char hex[] = "0123456789abcdef";
+  out(o, "\"", 1);
+  while (p < end) {
+    unsigned c = *p;
+    size_t n;
+    char esc[8];
+    if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\' && c != '<' &&
+        c != '>' && c != '&') {
+      p++;
+      continue;
+    }
+    n = c >= 0x80 ? li_utf8_len(p, (size_t)(end - p)) : 1;
+    if (n > 1 && !(n == 3 && c == 0xe2 && p[1] == 0x80 &&
+                   (p[2] == 0xa8 || p[2] == 0xa9))) {
+      p += n;
+      continue;
+    }
+    out(o, (const char *)run, (size_t)(p - run));
+    if (n == 3) c = p[2] == 0xa8 ? 0x2028u : 0x2029u;
+    if (c == '"' || c == '\\') {
+      esc[0] = '\\';
+      esc[1] = (char)c;
+      out(o, esc, 2);
+    } else {
+      memcpy(esc, "\\u", 2);
+      esc[2] = hex[c >> 12 & 15];
+      esc[3] = hex[c >> 8 & 15];
+      esc[4] = hex[c >> 4 & 15];
+      esc[5] = hex[c & 15];
+      out(o, esc, 6);
+    }
+    p += n == 0 ? 1 : n;
+    run = p;
+  }
+  out(o, (const char *)run, (size_t)(p - run));
+  out(o, "\"", 1);
+}
+
+
+/* ======================================================================
 ** The strings table: every name, once
 ** ====================================================================== */
 
-static size_t str_len(const walk *W, uint32_t i) {
-  return W->soff[i + 1] - W->soff[i];
+static size_t hname_len(const walk *W, uint32_t j) {
+  return W->hoff[j + 1] - W->hoff[j];
 }
 
-static const char *str_at(const walk *W, uint32_t i) {
-  return W->sb + W->soff[i];
+static const char *hname(const walk *W, uint32_t j) {
+  return W->hb + W->hoff[j];
+}
+
+/* Add s[0..n) to the strings table: its index. */
+static uint32_t str_add(walk *W, const char *s, size_t n) {
+  if (W->status != LUAINSTR_OK) return 0;
+  if (W->nstr > 0) out(W->sout, ",\n", 2);
+  out_json(W->sout, s, n);
+  return W->nstr++;
 }
 
 static int str_rehash(walk *W) {
-  size_t cap = W->sslotcap ? (size_t)W->sslotcap * 2 : 1024;
-  uint32_t *s = zalloc(W, cap, sizeof *s);
-  if (s == NULL) return 0;
-  for (uint32_t i = 0; i < W->nstr; i++) {
-    size_t k = W->shash[i] & (cap - 1);
-    while (s[k] != 0) k = (k + 1) & (cap - 1);
-    s[k] = i + 1;
+  size_t cap = W->hslotcap ? W->hslotcap * 2 : 1024;
+  uint32_t *t = zalloc(W, cap, sizeof *t);
+  if (t == NULL) return 0;
+  for (uint32_t j = 0; j < W->nh; j++) {
+    size_t k = hash_bytes(hname(W, j), hname_len(W, j)) & (cap - 1);
+    while (t[k] != 0) k = (k + 1) & (cap - 1);
+    t[k] = j + 1;
   }
-  zfree(W, W->sslot, W->sslotcap, sizeof *s);
-  W->sslot = s;
-  W->sslotcap = (uint32_t)cap;
+  zfree(W, W->hslot, W->hslotcap, sizeof *t);
+  W->hslot = t;
+  W->hslotcap = cap;
   return 1;
 }
 
 /* The index of s[0..n) in the strings table, added if new (0 on failure:
-** W->status says so). */
-static uint32_t intern(walk *W, const char *s, size_t n) {
-  uint32_t h = hash_bytes(s, n), i;
-  size_t k, c1 = W->capstr, c2 = W->capstr;
+** W->status says so); *kept (unless NULL): where its text is kept. */
+static uint32_t intern_k(walk *W, const char *s, size_t n, uint32_t *kept) {
+  uint32_t h = hash_bytes(s, n), j;
+  size_t k, c1 = W->caph, c2 = W->caph;
   if (W->status != LUAINSTR_OK) return 0;
-  if (((size_t)W->nstr + 1) * 2 > W->sslotcap && !str_rehash(W)) return 0;
-  for (k = h & (W->sslotcap - 1); W->sslot[k] != 0; k = (k + 1) & (W->sslotcap - 1)) {
-    i = W->sslot[k] - 1;
-    if (W->shash[i] == h && str_len(W, i) == n && memcmp(str_at(W, i), s, n) == 0)
-      return i;
+  if (((size_t)W->nh + 1) * 2 > W->hslotcap && !str_rehash(W)) return 0;
+  for (k = h & (W->hslotcap - 1); W->hslot[k] != 0; k = (k + 1) & (W->hslotcap - 1)) {
+    j = W->hslot[k] - 1;
+    if (hname_len(W, j) == n && memcmp(hname(W, j), s, n) == 0) {
+      if (kept != NULL) *kept = j;
+      return W->hidx[j];
+    }
   }
-  if (W->sblen + n > UINT32_MAX) {
+  if (W->hblen + n > UINT32_MAX) {
     fail(W, LUAINSTR_EMEM, "heap snapshot: names of more than 4 GB%s", "");
     return 0;
   }
-  if (!grow(W, (void **)&W->sb, &W->sbcap, W->sblen + n, 1) ||
-      !grow(W, (void **)&W->shash, &c1, (size_t)W->nstr + 2, sizeof *W->shash) ||
-      !grow(W, (void **)&W->soff, &c2, (size_t)W->nstr + 2, sizeof *W->soff))
+  if (!grow(W, (void **)&W->hb, &W->hbcap, W->hblen + n, 1) ||
+      !grow(W, (void **)&W->hidx, &c1, (size_t)W->nh + 2, sizeof *W->hidx) ||
+      !grow(W, (void **)&W->hoff, &c2, (size_t)W->nh + 2, sizeof *W->hoff))
     return 0;
-  W->capstr = c1;
-  i = W->nstr++;
-  memcpy(W->sb + W->sblen, s, n);
-  W->soff[i] = (uint32_t)W->sblen;
-  W->sblen += n;
-  W->soff[i + 1] = (uint32_t)W->sblen;
-  W->shash[i] = h;
-  W->sslot[k] = i + 1;
-  return i;
+  W->caph = c1;
+  j = W->nh++;
+  memcpy(W->hb + W->hblen, s, n);
+  W->hoff[j] = (uint32_t)W->hblen;
+  W->hblen += n;
+  W->hoff[j + 1] = (uint32_t)W->hblen;
+  W->hidx[j] = str_add(W, s, n);
+  W->hslot[k] = j + 1;
+  if (kept != NULL) *kept = j;
+  return W->hidx[j];
+}
+
+static uint32_t intern(walk *W, const char *s, size_t n) {
+  return intern_k(W, s, n, NULL);
 }
 
 static uint32_t intern_z(walk *W, const char *s) {
   return intern(W, s, strlen(s));
 }
 
-/* prefix + the name of string i, interned */
-static uint32_t intern_pre(walk *W, const char *prefix, uint32_t i) {
-  char buf[NAME_MAX_ESC + 64];
-  size_t p = strlen(prefix), n = str_len(W, i);
+/* prefix + the kept name j, interned */
+static uint32_t intern_pre(walk *W, const char *prefix, uint32_t j) {
+  char buf[NAME_MAX_ESC + 600];
+  size_t p = strlen(prefix), n = hname_len(W, j);
   if (p + n > sizeof buf) n = sizeof buf - p;
   memcpy(buf, prefix, p);
-  memcpy(buf + p, str_at(W, i), n);
+  memcpy(buf + p, hname(W, j), n);
   return intern(W, buf, p + n);
 }
 
@@ -630,20 +753,6 @@ static void enqueue(walk *W, uint32_t n, int on_stack) {
 ** Edges: streamed to the scratch file, 2 words each
 ** ====================================================================== */
 
-static int write_all(int fd, const void *p, size_t n) {
-  const char *c = p;
-  while (n > 0) {
-    ssize_t w = write(fd, c, n);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      return -1;
-    }
-    c += w;
-    n -= (size_t)w;
-  }
-  return 0;
-}
-
 static void edges_flush(walk *W) {
   if (W->en > 0 && write_all(W->efd, W->ebuf, W->en * sizeof W->ebuf[0]) != 0)
     fail(W, LUAINSTR_EIO, "heap snapshot: cannot write its scratch file: %s",
@@ -768,7 +877,7 @@ static fname *fname_of(walk *W, const char *chunk, int line, int lastline,
       return &W->fn[k];
   }
   n = make_label(W, label, sizeof label, chunk, line, lastline, is_main);
-  W->fn[k].label = intern(W, label, n);
+  W->fn[k].label = intern_k(W, label, n, &W->fn[k].lkept);
   W->fn[k].src = chunk;
   W->fn[k].line = line;
   W->fn[k].lastline = lastline;
@@ -787,7 +896,7 @@ static uint32_t lfunc_name(walk *W) {
   f = fname_of(W, ar.source, ar.linedefined, ar.lastlinedefined,
                strcmp(ar.what, "main") == 0);
   if (f == NULL) return 0;
-  if (f->func == NONE) f->func = intern_pre(W, "function ", f->label);
+  if (f->func == NONE) f->func = intern_pre(W, "function ", f->lkept);
   return f->func;
 }
 
@@ -878,14 +987,16 @@ static void note_site(walk *W, uint32_t n, const void *id, int kind) {
 /* A node for the value on top of L, met for the first time (kind, id and
 ** a string's length as discover found them). */
 static uint32_t meet(walk *W, int kind, const void *id, size_t len,
-                     uint32_t hint) {
+                     int hint) {
   lua_State *L = W->L;
   char buf[NAME_MAX_ESC + 32];
   uint64_t size = kind == K_LIGHT ? 0 : li_heap_size(L, -1, W->exact);
   uint32_t name = 0, n;
   switch (kind) {
     case K_STRING:
-      name = intern(W, buf, escape_name(buf, id, len));
+      /* (a string's own name is written, not kept: it seldom repeats,
+      ** and a key's edges name it by its node's name) */
+      name = str_add(W, buf, escape_name(buf, id, len));
       break;
     case K_TABLE:
       name = intern_z(W, "table");
@@ -894,8 +1005,14 @@ static uint32_t meet(walk *W, int kind, const void *id, size_t len,
       name = lfunc_name(W);
       break;
     case K_CFUNC: case K_LCF:
-      name = hint != NONE ? intern_pre(W, "C function ", NODE(W, hint)->name)
-                          : intern_z(W, "C function");
+      if (hint) {
+        size_t kl;
+        const char *k = lua_tolstring(L, -2, &kl);
+        memcpy(buf, "C function ", 11);
+        name = intern(W, buf, 11 + escape_name(buf + 11, k, kl));
+      } else {
+        name = intern_z(W, "C function");
+      }
       break;
     case K_USERDATA:
       name = NONE;
@@ -932,9 +1049,10 @@ static uint32_t meet(walk *W, int kind, const void *id, size_t len,
 }
 
 /* The node of the value on top of L (left there), met now if new; NONE
-** for a value that is no object (nil, a boolean, a number).  hint: a
-** string node whose name names a C function first found under it. */
-static uint32_t discover(walk *W, uint32_t hint) {
+** for a value that is no object (nil, a boolean, a number).  hint: the
+** value's key, a string, is at -2 (it names a C function first found
+** under it). */
+static uint32_t discover(walk *W, int hint) {
   lua_State *L = W->L;
   const void *id;
   size_t len = 0;
@@ -968,7 +1086,7 @@ static uint32_t meet_proto(walk *W, const void *p) {
   li_heap_proto_info(p, &info);
   f = fname_of(W, info.source, info.line, info.lastline, info.line == 0);
   if (f == NULL) return NONE;
-  if (f->proto == NONE) f->proto = intern_pre(W, "prototype ", f->label);
+  if (f->proto == NONE) f->proto = intern_pre(W, "prototype ", f->lkept);
   name = f->proto;
   n = node_new(W, K_PROTO, (uintptr_t)p, info.size, name);
   if (n == NONE) return NONE;
@@ -1079,24 +1197,24 @@ static void expand_table(walk *W, uint32_t n) {
   if (lua_getmetatable(L, -1)) {
     const mtinfo *m = mt_info(W);
     weak = m != NULL && m->weak;
-    edge(W, E_INTERNAL, W->s_mt, discover(W, NONE));
+    edge(W, E_INTERNAL, W->s_mt, discover(W, 0));
     lua_pop(L, 1);
   }
   lua_pushnil(L);
   while (W->status == LUAINSTR_OK && lua_next(L, -2)) {
     uint32_t kn, vn;
     lua_pushvalue(L, -2);
-    kn = discover(W, NONE);
+    kn = discover(W, 0);
     lua_pop(L, 1);
     edge(W, weak ? E_WEAK : E_INTERNAL, W->s_key, kn);
-    vn = discover(W, lua_type(L, -2) == LUA_TSTRING ? kn : NONE);
+    vn = discover(W, lua_type(L, -2) == LUA_TSTRING);
     if (vn != NONE) value_edge(W, weak, is_registry, kn, vn);
     lua_pop(L, 1);
   }
 #if LUA_VERSION_NUM < 502
   if (is_registry && W->status == LUAINSTR_OK) {
     lua_pushvalue(L, LUA_GLOBALSINDEX);
-    edge(W, E_PROPERTY, intern_z(W, "_G"), discover(W, NONE));
+    edge(W, E_PROPERTY, intern_z(W, "_G"), discover(W, 0));
     lua_pop(L, 1);
   }
 #else
@@ -1109,7 +1227,7 @@ static void expand_table(walk *W, uint32_t n) {
 ** top. */
 static void env_edge(walk *W) {
   lua_getfenv(W->L, -1);
-  edge(W, E_INTERNAL, W->s_env, discover(W, NONE));
+  edge(W, E_INTERNAL, W->s_env, discover(W, 0));
   lua_pop(W->L, 1);
 }
 #else
@@ -1168,7 +1286,7 @@ static void expand_function(walk *W, uint32_t n) {
       if (first)
         node_set_size(W, n, node_size(W, n) + li_heap_upvalue_size(W->exact));
     }
-    vn = discover(W, NONE);
+    vn = discover(W, 0);
     if (vn != NONE) edge(W, E_CONTEXT, upvalue_name(W, name), vn);
     lua_pop(L, 1);
   }
@@ -1178,7 +1296,7 @@ static void expand_function(walk *W, uint32_t n) {
 static void expand_userdata(walk *W) {
   lua_State *L = W->L;
   if (lua_getmetatable(L, -1)) {
-    edge(W, E_INTERNAL, W->s_mt, discover(W, NONE));
+    edge(W, E_INTERNAL, W->s_mt, discover(W, 0));
     lua_pop(L, 1);
   }
 #if LUA_VERSION_NUM >= 504
@@ -1190,12 +1308,12 @@ static void expand_userdata(walk *W) {
     }
     snprintf(name, sizeof name, "(uservalue %d)", i);
     if (lua_type(L, -1) != LUA_TNIL)
-      edge(W, E_INTERNAL, intern_z(W, name), discover(W, NONE));
+      edge(W, E_INTERNAL, intern_z(W, name), discover(W, 0));
     lua_pop(L, 1);
   }
 #elif LUA_VERSION_NUM >= 502
   lua_getuservalue(L, -1);
-  edge(W, E_INTERNAL, W->s_uv, discover(W, NONE));
+  edge(W, E_INTERNAL, W->s_uv, discover(W, 0));
   lua_pop(L, 1);
 #else
   env_edge(W);
@@ -1209,7 +1327,7 @@ static void expand_proto(walk *W, const void *p) {
   li_heap_proto_info(p, &info);
   for (uint32_t i = 0; i < info.nrefs && W->status == LUAINSTR_OK; i++) {
     if (!li_heap_proto_push(L, p, i, name, sizeof name)) continue;
-    edge(W, E_INTERNAL, intern_z(W, name), discover(W, NONE));
+    edge(W, E_INTERNAL, intern_z(W, name), discover(W, 0));
     lua_pop(L, 1);
   }
   for (uint32_t i = 0; i < info.nprotos && W->status == LUAINSTR_OK; i++) {
@@ -1231,10 +1349,11 @@ static void take(lua_State *T, lua_State *L) {
 }
 
 /* One stack value on top of L: slot number *slot, a local's name (NULL or
-** "(...)": a temporary, a hidden edge) in the frame labelled `label`. */
+** "(...)": a temporary, a hidden edge) in the frame labelled by the kept
+** name `label`. */
 static void slot_edge(walk *W, uint32_t *slot, const char *name,
                       uint32_t label) {
-  uint32_t vn = discover(W, NONE);
+  uint32_t vn = discover(W, 0);
   ++*slot;
   if (vn == NONE) return;
   if (name == NULL || name[0] == '(' || label == NONE) {
@@ -1243,8 +1362,8 @@ static void slot_edge(walk *W, uint32_t *slot, const char *name,
     char buf[700];
     /* (a function with no name: "x in function (f.lua:3)") */
     int m = snprintf(buf, sizeof buf, "%s in %s%.*s", name,
-                     str_at(W, label)[0] == '(' ? "function " : "",
-                     (int)str_len(W, label), str_at(W, label));
+                     hname(W, label)[0] == '(' ? "function " : "",
+                     (int)hname_len(W, label), hname(W, label));
     edge(W, E_CONTEXT, intern(W, buf, m < 0 ? 0 : (size_t)m < sizeof buf
                                                ? (size_t)m : sizeof buf - 1), vn);
   }
@@ -1291,7 +1410,7 @@ static void walk_stack(walk *W, lua_State *T) {
     if (strcmp(ar.what, "C") != 0) {
       fname *f = fname_of(W, ar.source, ar.linedefined, ar.lastlinedefined,
                           strcmp(ar.what, "main") == 0);
-      if (f != NULL) label = f->label;
+      if (f != NULL) label = f->lkept;
     }
     for (int i = 1; W->status == LUAINSTR_OK &&
                     (name = lua_getlocal(T, &ar, i)) != NULL; i++) {
@@ -1336,7 +1455,7 @@ static void roots(walk *W) {
   uint32_t r[4];
   synthetic(W, "(GC roots)", 0);
   lua_pushvalue(L, LUA_REGISTRYINDEX);
-  r[0] = discover(W, NONE);
+  r[0] = discover(W, 0);
   lua_pop(L, 1);
   if (r[0] == NONE) return;
   NODE(W, r[0])->kind |= K_ROOT;
@@ -1358,7 +1477,7 @@ static void expand_root(walk *W, int role) {
       if (W->mainL != NULL) {
         lua_pushthread(W->mainL);
         take(W->mainL, L);
-        edge(W, E_ELEMENT, 0, discover(W, NONE));
+        edge(W, E_ELEMENT, 0, discover(W, 0));
         lua_pop(L, 1);
       }
       break;
@@ -1383,7 +1502,7 @@ static void expand_root(walk *W, int role) {
           default: lua_pushvalue(L, 1); break;
         }
         if (lua_getmetatable(L, -1)) {
-          edge(W, E_PROPERTY, intern_z(W, names[t]), discover(W, NONE));
+          edge(W, E_PROPERTY, intern_z(W, names[t]), discover(W, 0));
           lua_pop(L, 1);
         }
         lua_pop(L, 1);
@@ -1393,7 +1512,7 @@ static void expand_root(walk *W, int role) {
     default:
       if (L != W->mainL) {
         lua_pushthread(L);
-        edge(W, E_ELEMENT, 0, discover(W, NONE));
+        edge(W, E_ELEMENT, 0, discover(W, 0));
         lua_pop(L, 1);
       }
       break;
@@ -1505,88 +1624,6 @@ static int walk_step(lua_State *L) {
 /* ======================================================================
 ** The file
 ** ====================================================================== */
-
-typedef struct obuf {
-  int fd;
-  size_t n;
-  int failed;           /* errno of a failed write, or 0 */
-  char b[1 << 16];
-} obuf;
-
-static void out_flush(obuf *o) {
-  if (o->n > 0 && o->failed == 0 && write_all(o->fd, o->b, o->n) != 0)
-    o->failed = errno ? errno : EIO;
-  o->n = 0;
-}
-
-static void out(obuf *o, const char *s, size_t n) {
-  if (o->n + n > sizeof o->b) {
-    out_flush(o);
-    if (n > sizeof o->b) {
-      if (o->failed == 0 && write_all(o->fd, s, n) != 0) o->failed = errno;
-      return;
-    }
-  }
-  memcpy(o->b + o->n, s, n);
-  o->n += n;
-}
-
-static void out_z(obuf *o, const char *s) {
-  out(o, s, strlen(s));
-}
-
-static void out_u64(obuf *o, uint64_t v) {
-  char d[24];
-  int i = (int)sizeof d;
-  do {
-    d[--i] = (char)('0' + v % 10);
-    v /= 10;
-  } while (v > 0);
-  out(o, d + i, sizeof d - (size_t)i);
-}
-
-/* A JSON string literal, as li_json_lstring writes one (valid UTF-8 as it
-** is, other bytes as \u00XX, and safe inside an HTML <script>). */
-static void out_json(obuf *o, const char *s, size_t len) {
-  const unsigned char *p = (const unsigned char *)s, *end = p + len;
-  const unsigned char *run = p;
-  static const char hex[] = "0123456789abcdef";
-  out(o, "\"", 1);
-  while (p < end) {
-    unsigned c = *p;
-    size_t n;
-    char esc[8];
-    if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\' && c != '<' &&
-        c != '>' && c != '&') {
-      p++;
-      continue;
-    }
-    n = c >= 0x80 ? li_utf8_len(p, (size_t)(end - p)) : 1;
-    if (n > 1 && !(n == 3 && c == 0xe2 && p[1] == 0x80 &&
-                   (p[2] == 0xa8 || p[2] == 0xa9))) {
-      p += n;
-      continue;
-    }
-    out(o, (const char *)run, (size_t)(p - run));
-    if (n == 3) c = p[2] == 0xa8 ? 0x2028u : 0x2029u;
-    if (c == '"' || c == '\\') {
-      esc[0] = '\\';
-      esc[1] = (char)c;
-      out(o, esc, 2);
-    } else {
-      memcpy(esc, "\\u", 2);
-      esc[2] = hex[c >> 12 & 15];
-      esc[3] = hex[c >> 8 & 15];
-      esc[4] = hex[c >> 4 & 15];
-      esc[5] = hex[c & 15];
-      out(o, esc, 6);
-    }
-    p += n == 0 ? 1 : n;
-    run = p;
-  }
-  out(o, (const char *)run, (size_t)(p - run));
-  out(o, "\"", 1);
-}
 
 static const char meta[] =
   "{\"node_fields\":[\"type\",\"name\",\"id\",\"self_size\",\"edge_count\","
@@ -1720,9 +1757,15 @@ static int write_snapshot(walk *W, int fd, uint64_t taken_ns) {
   }
   out_z(o, "],\n\"trace_function_infos\":[],\"trace_tree\":[],\"samples\":[],"
         "\"locations\":[],\n\"strings\":[");
-  for (uint32_t s = 0; s < W->nstr; s++) {
-    if (s > 0) out(o, ",\n", 2);
-    out_json(o, str_at(W, s), str_len(W, s));
+  out_flush(W->sout);
+  if (W->sout->failed != 0 && o->failed == 0) o->failed = W->sout->failed;
+  if (o->failed == 0 && lseek(W->sout->fd, 0, SEEK_SET) != 0) o->failed = errno;
+  while (o->failed == 0) {                  /* (the strings, as they are) */
+    ssize_t r = read(W->sout->fd, W->sout->b, sizeof W->sout->b);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) o->failed = errno;
+    if (r <= 0) break;
+    out(o, W->sout->b, (size_t)r);
   }
   out_z(o, "]}\n");
   out_flush(o);
@@ -1781,10 +1824,12 @@ static void walk_free(walk *W) {
   zfree(W, W->site, W->capsite, sizeof *W->site);
   zfree(W, W->seen, W->seencap, sizeof *W->seen);
   zfree(W, W->q, W->qcap, sizeof *W->q);
-  zfree(W, W->sb, W->sbcap, 1);
-  zfree(W, W->soff, W->capstr, sizeof *W->soff);
-  zfree(W, W->shash, W->capstr, sizeof *W->shash);
-  zfree(W, W->sslot, W->sslotcap, sizeof *W->sslot);
+  zfree(W, W->hb, W->hbcap, 1);
+  zfree(W, W->hoff, W->caph, sizeof *W->hoff);
+  zfree(W, W->hidx, W->caph, sizeof *W->hidx);
+  zfree(W, W->hslot, W->hslotcap, sizeof *W->hslot);
+  if (W->sout != NULL) close(W->sout->fd);
+  zfree(W, W->sout, 1, sizeof *W->sout);
   zfree(W, W->cells, W->cellcap, sizeof *W->cells);
   zfree(W, W->mt, W->mtcap, sizeof *W->mt);
   zfree(W, W->fn, W->fncap, sizeof *W->fn);
@@ -1871,8 +1916,8 @@ static void take_walk(walk *W) {
 int li_heap_snapshot(lua_State *L, li_prof *P, const char *path, int flags,
                      li_heap_stats *stats, char *err, size_t errlen) {
   walk *W;
-  char *tmp = NULL, *scratch = NULL;
-  int fd, e, r;
+  char *tmp = NULL, *scratch = NULL, *scratch2 = NULL;
+  int fd, sfd = -1, e, r;
   if (path == NULL || path[0] == '\0') {
     snprintf(err, errlen, "heap snapshot: no path given");
     return LUAINSTR_EARG;
@@ -1894,21 +1939,28 @@ int li_heap_snapshot(lua_State *L, li_prof *P, const char *path, int flags,
   W->efd = -1;
   count_bytes(W, sizeof *W, 0);
   /* the file first: a path that cannot be written fails before the walk */
-  if ((fd = create_temp(path, &tmp)) < 0 ||
-      (W->efd = create_temp(path, &scratch)) < 0) {
+  fd = create_temp(path, &tmp);
+  if (fd >= 0 && (W->efd = create_temp(path, &scratch)) >= 0)
+    sfd = create_temp(path, &scratch2);
+  if (sfd < 0) {
     e = errno;
     snprintf(err, errlen, "cannot write the heap snapshot to '%s': %s", path,
              strerror(e));
-    if (fd >= 0) {
-      close(fd);
-      unlink(tmp);
-    }
+    if (fd >= 0) close(fd);
+    if (W->efd >= 0) close(W->efd);
+    if (tmp != NULL) unlink(tmp);
+    if (scratch != NULL) unlink(scratch);
     free(tmp);
+    free(scratch);
     free(W);
     return LUAINSTR_EIO;
   }
   unlink(scratch);              /* gone when closed, whatever happens */
+  unlink(scratch2);
   free(scratch);
+  free(scratch2);
+  if ((W->sout = zalloc(W, 1, sizeof *W->sout)) != NULL) W->sout->fd = sfd;
+  else close(sfd);
   /* memory mode: who made each object (grown with the nodes) */
   if (P != NULL && li_mem_active(P)) W->site = zalloc(W, 1, sizeof *W->site);
   W->s_key = intern_z(W, "(key)");
