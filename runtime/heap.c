@@ -88,9 +88,11 @@ static void gc_resume(lua_State *L, gc_saved s) { G(L)->gc.threshold = s; }
 static int release_ok(void) { return 1; }  /* (no lua_ident: the check) */
 
 #elif defined(LI_LUA_INTERNALS)
-#include "lstate.h"
+#include "direct.h"     /* lstate.h; li_d_release_ok */
 #include "lgc.h"
 #define HAVE_REFS 1
+/* The library is the release whose headers were compiled. */
+#define release_ok li_d_release_ok
 #if LUA_VERSION_NUM == 504
 static void *ref_top(lua_State *L) { return gcvalue(s2v(L->top - 1)); }
 static void ref_push(lua_State *L, void *o) {
@@ -135,15 +137,6 @@ static gc_saved gc_pause(lua_State *L) {
 }
 static void gc_resume(lua_State *L, gc_saved s) { G(L)->GCthreshold = s; }
 #endif
-/* The library is the release whose headers were compiled (as direct.h). */
-static int release_ok(void) {
-#if LUA_VERSION_NUM == 501
-  static const char release[] = "$Lua: " LUA_RELEASE " ";
-#else
-  static const char release[] = "$LuaVersion: " LUA_RELEASE "  ";
-#endif
-  return strncmp(lua_ident, release, sizeof release - 1) == 0;
-}
 
 #else
 #define HAVE_REFS 0
