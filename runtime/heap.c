@@ -11,10 +11,10 @@
 ** own references are followed when its turn in the queue comes.  Nodes
 ** are therefore expanded in the order of their numbers, and their edges
 ** come out in the order the file wants them: they are streamed to a
-** scratch file as they are found (8 bytes an edge) and read back when the
-** file is written.  What stays in memory is a node (24 bytes + 1), the
-** set of objects seen (4 to 8 bytes an object), the queue and the strings
-** table.
+** scratch file as they are found (8 bytes an edge), as the names are (as
+** JSON), and copied into the file at the end.  What stays in memory is a
+** node (24 bytes an object), the set of objects seen (4 to 5.3 bytes),
+** the queue (4 bytes an object waiting) and the names that repeat.
 **
 ** A queued object must be pushed back on the Lua stack when its turn
 ** comes.  With Lua's headers (LI_LUA_INTERNALS, checked on the library at
@@ -165,9 +165,8 @@ static int gc_pause_api(lua_State *L) {
 ** identity (lua_topointer, a string's bytes) and its reference (NULL
 ** without internals): where memory.c's block map knows its maker; NULL
 ** when it cannot be told. */
-static const void *block_of(lua_State *L, int kind_is_thread, const void *id,
+static const void *block_of(int kind_is_thread, const void *id,
                             const void *ref, int has_header) {
-  (void)L;
 #if LUA_VERSION_NUM >= 503 && !LI_IS_LUAJIT
   /* a thread is allocated with its extra space before it (lstate.c LX) */
   if (kind_is_thread) return (const char *)id - LUA_EXTRASPACE;
@@ -183,7 +182,7 @@ static const void *block_of(lua_State *L, int kind_is_thread, const void *id,
 ** The walk's state
 ** ====================================================================== */
 
-/* Node kinds (the low bits of walk.kind[n]) */
+/* Node kinds (the low bits of hnode.kind) */
 enum {
   K_SYNTH, K_TABLE, K_LFUNC, K_CFUNC, K_LCF, K_USERDATA, K_LIGHT,
   K_THREAD, K_STRING, K_PROTO, K_CDATA
@@ -968,11 +967,10 @@ static int func_kind(lua_State *L) {
 static void note_site(walk *W, uint32_t n, const void *id, int kind) {
   const void *block;
   uint32_t f;
-  if (W->site == NULL) return;
-  block = block_of(W->L, kind == K_THREAD, id, W->refs && kind != K_LCF &&
-                   kind != K_LIGHT ? ref_top(W->L) : NULL,
+  if (W->site == NULL || kind == K_LIGHT || kind == K_LCF) return;  /* (no block) */
+  block = block_of(kind == K_THREAD, id, W->refs ? ref_top(W->L) : NULL,
                    kind == K_STRING || kind == K_USERDATA || kind == K_CDATA);
-  if (block == NULL || kind == K_LIGHT || kind == K_LCF) return;
+  if (block == NULL) return;
   f = li_mem_site(W->P, block);
   W->site[n] = f == LI_NONE ? 0 : f + 1;
 }
@@ -1096,18 +1094,18 @@ static uint32_t meet_proto(walk *W, const void *p) {
 ** Following an object's references (the object on top of L)
 ** ====================================================================== */
 
-/* The integer a table key is, if it is one. */
-static int key_integer(lua_State *L, int idx, lua_Integer *out) {
+/* The integer a table key is, if it is one (before 5.3: a number with
+** no fraction, within 2^53). */
+static int key_integer(lua_State *L, int idx, int64_t *out) {
 #if LUA_VERSION_NUM >= 503
   if (!lua_isinteger(L, idx)) return 0;
-  *out = lua_tointeger(L, idx);
+  *out = (int64_t)lua_tointeger(L, idx);
   return 1;
 #else
-  lua_Number d = lua_tonumber(L, idx);
-  /* (2^53: exact in a double, and a lua_Integer on every build) */
+  double d = (double)lua_tonumber(L, idx);
   if (!(d >= -9007199254740992.0 && d <= 9007199254740992.0)) return 0;
-  *out = (lua_Integer)d;
-  return (lua_Number)*out == d;
+  *out = (int64_t)d;
+  return (double)*out == d;
 #endif
 }
 
@@ -1116,7 +1114,7 @@ static int key_integer(lua_State *L, int idx, lua_Integer *out) {
 static uint32_t key_name(walk *W, int idx, uint32_t kn) {
   lua_State *L = W->L;
   char buf[96];
-  lua_Integer i;
+  int64_t i;
   switch (lua_type(L, idx)) {
     case LUA_TBOOLEAN:
       return intern_z(W, lua_toboolean(L, idx) ? "[true]" : "[false]");
@@ -1153,7 +1151,7 @@ static uint32_t key_name(walk *W, int idx, uint32_t kn) {
 static void value_edge(walk *W, int weak, int is_registry, uint32_t kn,
                        uint32_t vn) {
   lua_State *L = W->L;
-  lua_Integer i;
+  int64_t i;
   int type = lua_type(L, -2);
   if (type == LUA_TSTRING) {
     uint32_t name;
