@@ -420,13 +420,30 @@ static void out_z(obuf *o, const char *s) {
   out(o, s, strlen(s));
 }
 
+/* (two digits a step: the file is mostly numbers, 10 a node and 3 an edge) */
 static void out_u64(obuf *o, uint64_t v) {
+  static const char pairs[] =
+    "0001020304050607080910111213141516171819202122232425262728293031323334"
+    "3536373839404142434445464748495051525354555657585960616263646566676869"
+    "707172737475767778798081828384858687888990919293949596979899";
   char d[24];
   int i = (int)sizeof d;
-  do {
-    d[--i] = (char)('0' + v % 10);
-    v /= 10;
-  } while (v > 0);
+  if (v < 10 && o->n < sizeof o->b) {
+    o->b[o->n++] = (char)('0' + v);
+    return;
+  }
+  while (v >= 100) {
+    unsigned k = (unsigned)(v % 100) * 2;
+    v /= 100;
+    d[--i] = pairs[k + 1];
+    d[--i] = pairs[k];
+  }
+  if (v >= 10) {
+    d[--i] = pairs[v * 2 + 1];
+    d[--i] = pairs[v * 2];
+  } else {
+    d[--i] = (char)('0' + v);
+  }
   out(o, d + i, sizeof d - (size_t)i);
 }
 
