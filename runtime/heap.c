@@ -35,7 +35,7 @@
 ** room made on the stack before the walk and, when a suspended thread has
 ** no free slot, the one its stack takes to hand over a local.
 */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700     /* realpath; POSIX 2008 */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -61,7 +61,10 @@
 #define NAME_BYTES 80           /* bytes of a string shown in its name */
 #define NAME_MAX_ESC (NAME_BYTES * 4 + 8)   /* an escaped name, at most */
 #define MAX_NODES (1u << 29)    /* an edge keeps its type in 3 bits of 32 */
-#define SCRATCH 40              /* stack slots an expansion uses at most */
+#define SCRATCH 16              /* stack slots an expansion uses at most
+                                   (10, heapsize.h's 2 included): less
+                                   than LUA_MINSTACK, which a C function
+                                   has without growing the stack */
 
 
 /* ======================================================================
@@ -1604,7 +1607,11 @@ static void walk_all(walk *W) {
 
 static int walk_step(lua_State *L) {
   walk *W = lua_touserdata(L, 1);
-  if (W->collect) lua_gc(L, LUA_GCCOLLECT, 0);
+  if (W->collect) {
+    lua_gc(L, LUA_GCCOLLECT, 0);
+    W->gc_bytes = (uint64_t)lua_gc(L, LUA_GCCOUNT, 0) * 1024 +
+                  (uint64_t)lua_gc(L, LUA_GCCOUNTB, 0);
+  }
   W->refs = refs_check(L);
   if (W->refs) {
     W->gc = gc_pause(L);
@@ -1612,16 +1619,13 @@ static int walk_step(lua_State *L) {
   } else {
     W->gc_paused = gc_pause_api(L) ? 2 : 0;
   }
-  if (!lua_checkstack(L, SCRATCH + 8)) {
+  if (!lua_checkstack(L, SCRATCH)) {
     fail(W, LUAINSTR_EMEM, "heap snapshot: no room on the Lua stack%s", "");
     return 0;
   }
   /* (its check reads the state's objects: once, with the room made and
   ** the collector paused) */
   W->exact = li_heap_exact(L, &W->why);
-  /* (after the stack's room is made: the walk allocates nothing more) */
-  W->gc_bytes = (uint64_t)lua_gc(L, LUA_GCCOUNT, 0) * 1024 +
-                (uint64_t)lua_gc(L, LUA_GCCOUNTB, 0);
   W->qstart = W->qbase = lua_gettop(L) + 1;
   W->qend = W->qbase - 1;
   walk_all(W);
@@ -1877,6 +1881,12 @@ static void remember(li_prof *P, const char *path) {
   P->heap_files = v;
 }
 
+void li_heap_prepare(lua_State *L) {
+  /* (5.1 and LuaJIT: the walk's C function is made once, kept in the
+  ** registry; a snapshot then makes none) */
+  if (li_pushcfunction_noerr(L, walk_step)) lua_pop(L, 1);
+}
+
 void li_heap_files_free(li_prof *P) {
   for (uint32_t i = 0; i < P->nheap_files; i++) free(P->heap_files[i]);
   free(P->heap_files);
@@ -1889,6 +1899,10 @@ static void take_walk(walk *W) {
   lua_State *L = W->L;
   lua_Debug ar;
   int top;
+  /* (what the program has: the walk's own call may make a few stack
+  ** slots, when the stack has no room for them) */
+  W->gc_bytes = (uint64_t)lua_gc(L, LUA_GCCOUNT, 0) * 1024 +
+                (uint64_t)lua_gc(L, LUA_GCCOUNTB, 0);
   W->mainL = li_push_mainthread(L);
   if (W->mainL != NULL) lua_pop(L, 1);
   /* A suspended thread (or one an error ended) can run nothing: the main
@@ -1921,10 +1935,68 @@ static void take_walk(walk *W) {
   lua_settop(L, top);
 }
 
+/* Where the file goes, as the report writers decide (report.c): a
+** regular file, or none yet, is written to a temporary name beside it and
+** renamed into place (through a symbolic link: the file it names, the
+** link kept); anything else (/dev/stdout, a pipe, /dev/full) is written to
+** directly.  The fd, or -1 with errno; *tmp (malloc'd) and *target: the
+** temporary name and the name it takes, NULL when written directly. */
+static int open_target(const char *path, char **tmp, char **target) {
+  struct stat st;
+  int fd;
+  *tmp = *target = NULL;
+  if (strncmp(path, "/dev/", 5) != 0 && strncmp(path, "/proc/", 6) != 0) {
+    char *real = NULL;
+    int replace;
+    if (lstat(path, &st) != 0) {
+      if (errno != ENOENT) return -1;
+      replace = 1;
+    } else if (S_ISLNK(st.st_mode)) {
+      real = realpath(path, NULL);
+      if (real == NULL && errno != ENOENT) return -1;
+      replace = real == NULL || (stat(real, &st) == 0 && S_ISREG(st.st_mode));
+    } else if (S_ISDIR(st.st_mode)) {
+      errno = EISDIR;
+      return -1;
+    } else {
+      replace = S_ISREG(st.st_mode);
+    }
+    if (replace) {
+      *target = real != NULL ? real : li_dup_bytes(path, strlen(path));
+      if (*target == NULL) return -1;
+      if ((fd = create_temp(*target, tmp)) >= 0) return fd;
+      free(*target);
+      *target = NULL;
+      return -1;
+    }
+    free(real);
+  }
+  return open(path, O_WRONLY | O_APPEND | O_NOCTTY);
+}
+
+/* A scratch file, unlinked at once (gone when closed, whatever happens):
+** beside the snapshot, or in the temporary directory when that is not a
+** place for files (/dev). */
+static int scratch_file(const char *near) {
+  const char *tmpdir = getenv("TMPDIR");
+  char *name = NULL, alt[512];
+  int fd = create_temp(near, &name);
+  if (fd < 0) {
+    snprintf(alt, sizeof alt, "%s/luainstr-heap",
+             tmpdir != NULL && tmpdir[0] != '\0' ? tmpdir : "/tmp");
+    fd = create_temp(alt, &name);
+  }
+  if (fd >= 0) {
+    unlink(name);
+    free(name);
+  }
+  return fd;
+}
+
 int li_heap_snapshot(lua_State *L, li_prof *P, const char *path, int flags,
                      li_heap_stats *stats, char *err, size_t errlen) {
   walk *W;
-  char *tmp = NULL, *scratch = NULL, *scratch2 = NULL;
+  char *tmp = NULL, *target = NULL;
   int fd, sfd = -1, e, r;
   if (path == NULL || path[0] == '\0') {
     snprintf(err, errlen, "heap snapshot: no path given");
@@ -1947,9 +2019,9 @@ int li_heap_snapshot(lua_State *L, li_prof *P, const char *path, int flags,
   W->efd = -1;
   count_bytes(W, sizeof *W, 0);
   /* the file first: a path that cannot be written fails before the walk */
-  fd = create_temp(path, &tmp);
-  if (fd >= 0 && (W->efd = create_temp(path, &scratch)) >= 0)
-    sfd = create_temp(path, &scratch2);
+  fd = open_target(path, &tmp, &target);
+  if (fd >= 0 && (W->efd = scratch_file(target != NULL ? target : path)) >= 0)
+    sfd = scratch_file(target != NULL ? target : path);
   if (sfd < 0) {
     e = errno;
     snprintf(err, errlen, "cannot write the heap snapshot to '%s': %s", path,
@@ -1957,16 +2029,11 @@ int li_heap_snapshot(lua_State *L, li_prof *P, const char *path, int flags,
     if (fd >= 0) close(fd);
     if (W->efd >= 0) close(W->efd);
     if (tmp != NULL) unlink(tmp);
-    if (scratch != NULL) unlink(scratch);
     free(tmp);
-    free(scratch);
+    free(target);
     free(W);
     return LUAINSTR_EIO;
   }
-  unlink(scratch);              /* gone when closed, whatever happens */
-  unlink(scratch2);
-  free(scratch);
-  free(scratch2);
   if ((W->sout = zalloc(W, 1, sizeof *W->sout)) != NULL) W->sout->fd = sfd;
   else close(sfd);
   /* memory mode: who made each object (grown with the nodes) */
@@ -1981,9 +2048,11 @@ int li_heap_snapshot(lua_State *L, li_prof *P, const char *path, int flags,
   r = W->status;
   if (r == LUAINSTR_OK) {
     e = write_snapshot(W, fd, taken_ns(P));
-    if (e == 0 && fsync(fd) != 0) e = errno;
+    /* (fsync: after the rename the name never points at a file whose
+    ** blocks are not on disk yet) */
+    if (e == 0 && tmp != NULL && fsync(fd) != 0) e = errno;
     if (close(fd) != 0 && e == 0) e = errno;
-    if (e == 0 && rename(tmp, path) != 0) e = errno;
+    if (e == 0 && tmp != NULL && rename(tmp, target) != 0) e = errno;
     if (e != 0) {
       snprintf(err, errlen, "cannot write the heap snapshot to '%s': %s",
                path, strerror(e));
@@ -1992,8 +2061,8 @@ int li_heap_snapshot(lua_State *L, li_prof *P, const char *path, int flags,
   } else {
     close(fd);
   }
-  if (r != LUAINSTR_OK) unlink(tmp);
-  else if (P != NULL) remember(P, path);
+  if (r != LUAINSTR_OK && tmp != NULL) unlink(tmp);
+  else if (r == LUAINSTR_OK && P != NULL && tmp != NULL) remember(P, path);
   if (stats != NULL) {
     stats->nodes = W->nnode;
     stats->edges = W->nedges;
@@ -2004,6 +2073,7 @@ int li_heap_snapshot(lua_State *L, li_prof *P, const char *path, int flags,
   }
   close(W->efd);
   free(tmp);
+  free(target);
   walk_free(W);
   free(W);
   return r;

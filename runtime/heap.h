@@ -33,6 +33,10 @@ typedef struct li_heap_stats {
 int li_heap_snapshot(lua_State *L, li_prof *P, const char *path, int flags,
                      li_heap_stats *stats, char *err, size_t errlen);
 
+/* Make now what the first snapshot of L would allocate in the Lua heap
+** (luainstr_open: a snapshot then allocates nothing).  May raise. */
+void li_heap_prepare(lua_State *L);
+
 /* Forget the files P wrote (the profiler goes). */
 void li_heap_files_free(li_prof *P);
 

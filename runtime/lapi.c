@@ -112,6 +112,7 @@ static int open_step(lua_State *L) {
   int loaded;
   if (P == NULL) return LUAINSTR_EMEM;
   install(L);
+  li_heap_prepare(L);
   luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
   loaded = lua_gettop(L);
   if (lua_getfield(L, loaded, MODNAME) != LUA_TTABLE) {
