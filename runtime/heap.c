@@ -1536,6 +1536,18 @@ static void expand_root(walk *W, int role) {
 ** runs out, and a collection asked for runs finalizers)
 ** ====================================================================== */
 
+/* collectgarbage("count") in bytes.  From a finalizer 5.4's lua_gc does
+** nothing and says -1: the count is then read from the state (with its
+** headers), or 0. */
+static uint64_t gc_count(lua_State *L) {
+  int kb = lua_gc(L, LUA_GCCOUNT, 0), b = lua_gc(L, LUA_GCCOUNTB, 0);
+  if (kb >= 0 && b >= 0) return (uint64_t)kb * 1024 + (uint64_t)b;
+#if LUA_VERSION_NUM == 504 && HAVE_REFS
+  if (release_ok()) return (uint64_t)gettotalbytes(G(L));
+#endif
+  return 0;
+}
+
 /* Does a value survive the trip through ref_top and ref_push? */
 static int ref_same(lua_State *L) {
   int same;
@@ -1608,9 +1620,9 @@ static void walk_all(walk *W) {
 static int walk_step(lua_State *L) {
   walk *W = lua_touserdata(L, 1);
   if (W->collect) {
-    lua_gc(L, LUA_GCCOLLECT, 0);
-    W->gc_bytes = (uint64_t)lua_gc(L, LUA_GCCOUNT, 0) * 1024 +
-                  (uint64_t)lua_gc(L, LUA_GCCOUNTB, 0);
+    /* (5.4 collects nothing from a finalizer: lua_gc says -1) */
+    W->collect = lua_gc(L, LUA_GCCOLLECT, 0) >= 0;
+    W->gc_bytes = gc_count(L);
   }
   W->refs = refs_check(L);
   if (W->refs) {
@@ -1901,8 +1913,7 @@ static void take_walk(walk *W) {
   int top;
   /* (what the program has: the walk's own call may make a few stack
   ** slots, when the stack has no room for them) */
-  W->gc_bytes = (uint64_t)lua_gc(L, LUA_GCCOUNT, 0) * 1024 +
-                (uint64_t)lua_gc(L, LUA_GCCOUNTB, 0);
+  W->gc_bytes = gc_count(L);
   W->mainL = li_push_mainthread(L);
   if (W->mainL != NULL) lua_pop(L, 1);
   /* A suspended thread (or one an error ended) can run nothing: the main

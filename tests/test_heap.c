@@ -843,6 +843,30 @@ Test(heap, given_a_suspended_thread) {
   lua_close(L);
 }
 
+/* From a finalizer, while a collection runs finalizers. */
+Test(heap, from_a_finalizer) {
+  lua_State *L = state();
+  heap *h;
+  char src[700];
+  double count;
+  cr_assert_eq(luainstr_open(L), LUAINSTR_OK);
+  snprintf(src, sizeof src,
+           "local p = require 'luainstr'\n"
+           "local function fin() OK, ERR = p.snapshot('%s') end\n"
+           "if newproxy then getmetatable(newproxy(true)).__gc = fin\n"
+           "else setmetatable({}, {__gc = fin}) end\n"
+           "collectgarbage() collectgarbage()\n"
+           "assert(OK, ERR)\n", file("g.heapsnapshot"));
+  run(L, src);
+  h = hload(file("g.heapsnapshot"));
+  count = member(h->lua, "gc_count_bytes")->num;
+  cr_assert(count >= 0 && count < (double)lua_gc(L, LUA_GCCOUNT, 0) * 1024 * 4,
+            "collectgarbage count %.0f", count);
+  all_reachable(h);
+  hfree(h);
+  lua_close(L);
+}
+
 /* ---- what a snapshot must not change ------------------------------------ */
 
 /* Every metamethod raises, and counts that it ran. */
