@@ -1917,8 +1917,9 @@ static void take_walk(walk *W) {
   W->mainL = li_push_mainthread(L);
   if (W->mainL != NULL) lua_pop(L, 1);
   /* A suspended thread (or one an error ended) can run nothing: the main
-  ** thread runs the walk, which finds that one where it is held. */
-  if (lua_status(L) != LUA_OK) {
+  ** thread runs the walk, which finds that one where it is held.  (LuaJIT
+  ** runs an error handler with its thread's status LUA_ERRERR.) */
+  if (lua_status(L) != LUA_OK && !(LI_IS_LUAJIT && lua_status(L) == LUA_ERRERR)) {
     if (W->mainL == NULL || lua_status(W->mainL) != LUA_OK) {
       fail(W, LUAINSTR_EORDER, "heap snapshot: the thread given is suspended "
            "and the main thread cannot be reached from it%s", "");

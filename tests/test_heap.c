@@ -867,6 +867,22 @@ Test(heap, from_a_finalizer) {
   lua_close(L);
 }
 
+/* From an error handler (LuaJIT runs it with the thread's status
+** LUA_ERRERR). */
+Test(heap, from_an_error_handler) {
+  lua_State *L = state();
+  char src[700];
+  cr_assert_eq(luainstr_open(L), LUAINSTR_OK);
+  snprintf(src, sizeof src,
+           "local p = require 'luainstr'\n"
+           "xpcall(function() error({code = 7}) end,\n"
+           "       function(e) OK, ERR = p.snapshot('%s'); return e end)\n"
+           "assert(OK, ERR)\n", file("e.heapsnapshot"));
+  run(L, src);
+  hfree(hload(file("e.heapsnapshot")));
+  lua_close(L);
+}
+
 /* ---- what a snapshot must not change ------------------------------------ */
 
 /* Every metamethod raises, and counts that it ran. */
