@@ -1916,6 +1916,9 @@ static void take_walk(walk *W) {
   W->gc_bytes = gc_count(L);
   W->mainL = li_push_mainthread(L);
   if (W->mainL != NULL) lua_pop(L, 1);
+  /* (5.1 without Lua's headers cannot tell it from a coroutine: the
+  ** profiler can) */
+  else if (W->P != NULL) W->mainL = W->P->mainL;
   /* A suspended thread (or one an error ended) can run nothing: the main
   ** thread runs the walk, which finds that one where it is held.  (LuaJIT
   ** runs an error handler with its thread's status LUA_ERRERR.) */

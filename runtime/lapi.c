@@ -482,7 +482,9 @@ int (luainstr_snapshot)(lua_State *L, const char *path, int flags) {
   P = li_prof_get(L);
   r = li_heap_snapshot(L, P, path, flags, NULL, err, sizeof err);
   if (r != LUAINSTR_OK) {
-    if (P == NULL && protected_step(L, attach_step) == LUAINSTR_OK)
+    /* (a suspended thread runs no call: no profiler made from it) */
+    if (P == NULL && lua_status(L) == LUA_OK &&
+        protected_step(L, attach_step) == LUAINSTR_OK)
       P = li_prof_get(L);
     if (P != NULL) fail(P, r, "%s", err);
   }
@@ -860,6 +862,7 @@ int (luaopen_luainstr)(lua_State *L) {
   li_keep_module_loaded();          /* (Lua 5.1: luaver.h says why) */
   if (lprof(L) == NULL) return luaL_error(L, "luainstr: cannot attach a profiler");
   install(L);
+  li_heap_prepare(L);
   return module_table(L);
 }
 

@@ -830,6 +830,16 @@ Test(heap, given_a_suspended_thread) {
   cr_assert_eq(luaL_loadbuffer(co, "local mine = {'mine'} coroutine.yield(7)", 40, "=co"), 0);
   cr_assert_eq(lua_resume(co, L, 0, &nres), LUA_YIELD);
   top = lua_gettop(co);
+  if (li_push_mainthread(co) == NULL) {
+    /* (5.1 built without Lua's headers, no profiler: the main thread
+    ** cannot be found from a coroutine) */
+    cr_assert_eq(luainstr_snapshot(co, file("y.heapsnapshot"), 0), LUAINSTR_EORDER);
+    cr_assert_eq(lua_gettop(co), top);
+    cr_assert_eq(files_in_dir(), 0);
+    lua_close(L);
+    return;
+  }
+  lua_pop(co, 1);
   cr_assert_eq(luainstr_snapshot(co, file("y.heapsnapshot"), 0), LUAINSTR_OK, "%s",
                luainstr_errmsg(co));
   cr_assert_eq(lua_gettop(co), top);
