@@ -54,7 +54,7 @@
 #include "profiler.h"
 #include "writers.h"
 #include "heapsize.h"
-#include "heap.h"
+#include "heapwalk.h"
 
 #define NONE 0xFFFFFFFFu
 #define LI_TCDATA 10            /* lua_type of a LuaJIT cdata (lj_obj.h) */

@@ -12,7 +12,7 @@
 
 #include "luainstr.h"
 #include "profiler.h"
-#include "heap.h"
+#include "heapwalk.h"
 
 #define MODNAME "luainstr"
 #define LI_TRACE_DEFAULT 1000000u    /* events: 24 MB */

@@ -28,7 +28,7 @@
 #include "rewrite.h"
 #include "direct.h"
 #include "jit.h"
-#include "heap.h"
+#include "heapwalk.h"
 
 
 /* Its address is the registry key of the profiler ud (profiler.h): a

@@ -1,11 +1,11 @@
 /*
-** heap.h -- heap snapshots (heap.c): every object a Lua state reaches,
+** heapwalk.h -- heap snapshots (heap.c): every object a Lua state reaches,
 ** written in Chrome DevTools' .heapsnapshot format (docs/heap.md).  The C
 ** API (luainstr_snapshot), the Lua module (p.snapshot) and `luaprof
 ** --heap` all come here.
 */
-#ifndef LI_HEAP_H
-#define LI_HEAP_H
+#ifndef LI_HEAPWALK_H
+#define LI_HEAPWALK_H
 
 #include <stddef.h>
 #include <stdint.h>
