@@ -8,7 +8,8 @@
 # listener's closure (the JSON read by node's JSON.parse); the two-way
 # diff shows the UI still held by its local as well; `luaheap path` of
 # the group's example gives its concrete path; and luaprof --heap's file
-# reads with its size against collectgarbage("count").
+# reads with its size against collectgarbage("count"); in memory mode
+# the leak's objects are those open_inventory made.
 #
 # usage: e2e.sh LUAPROF LUAHEAP
 set -u
@@ -79,6 +80,23 @@ if [ "$("$lh" path "$tmp/c.heapsnapshot" "$id" | head -1)" = "_G.Game.on <upvalu
   ok "path of the leaked listener"
 else
   ko "path of the leaked listener" "$("$lh" path "$tmp/c.heapsnapshot" "$id" 2>&1 | head -3)"
+fi
+
+# memory mode: the leak's objects also say which function made them
+mkdir -p "$tmp/mem"
+if "$prof" -o "$tmp/report3.txt" --memory "$here/leak.lua" "$tmp/mem" 2>"$tmp/err" &&
+   "$lh" diff --json "$tmp/mem/a.heapsnapshot" "$tmp/mem/b.heapsnapshot" \
+     "$tmp/mem/c.heapsnapshot" >"$tmp/mem.json" &&
+   node -e '
+     const d = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+     const g = d.groups[0], s = g && g.sites[0];
+     if (!d.memory_mode || !s || !/^local open_inventory \(.*leak\.lua:15\)$/.test(s.site) ||
+         s.count < 203) {
+       console.error(JSON.stringify(g && g.sites)); process.exit(1);
+     }' "$tmp/mem.json" 2>"$tmp/why"; then
+  ok "diff A B C in memory mode: made by open_inventory (leak.lua:15)"
+else
+  ko "diff A B C in memory mode" "$(cat "$tmp/why" "$tmp/err" | head -c 500)"
 fi
 
 # luaprof --heap: one snapshot at exit
