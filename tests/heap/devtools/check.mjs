@@ -7,6 +7,8 @@
 //                                        heap.lua (run.sh), against the
 //                                        files read plainly, and DevTools'
 //                                        Comparison of A and B
+//   node check.mjs luaheap FILE JSON     luaheap's summary of FILE (its
+//                                        --json) against DevTools' figures
 //
 // Every figure below is what DevTools' own code (devtools.mjs) computed:
 // node count, edge count, total size, its Summary view's classes, retained
@@ -305,13 +307,43 @@ async function lua(files) {
   await comparison('A -> B', texts[0], texts[1], 50, bytes);
 }
 
+// ---- luaheap (heap/, C) and DevTools agree ------------------------------------
+// luaheap's summary (luaheap summary --json --top N FILE) of the same file:
+// its totals, and each object it lists (the largest, the biggest retained
+// sizes) has in DevTools the same name, self size and retained size.  Two
+// dominator trees written apart, one analysis checked by the other.
+// Objects held only weakly are left out: DevTools hangs them under the
+// root and counts what they dominate there, luaheap gives them their own
+// size only (docs/heap.md).
+async function againstLuaheap(file, summaryFile) {
+  const text = readFileSync(file, 'utf8'), lh = JSON.parse(readFileSync(summaryFile, 'utf8'));
+  const label = 'luaheap ' + file.replace(/.*\/([^/]+\/[^/]+)$/, '$1');
+  const s = await load(text);
+  const info = await s.call('updateStaticData');
+  eq([lh.nodes, lh.bytes], [info.nodeCount, info.totalSize], `${label}: nodes and bytes as DevTools counts them`);
+  const listed = [...lh.largest, ...lh.retainers].filter(o => o.path !== null);
+  const bad = [];
+  for (const o of listed) {
+    const d = await s.call('getObjectInfo', o.node * 7);
+    if (d.name !== o.name || d.selfSize !== o.self_size || d.retainedSize !== o.retained_size || d.id !== o.id % 2 ** 32)
+      bad.push(`node ${o.node} ${o.path}: luaheap ${o.name}/${o.self_size}/${o.retained_size},` +
+               ` DevTools ${d.name}/${d.selfSize}/${d.retainedSize}`);
+  }
+  ok(listed.length >= Math.min(10, lh.nodes - 5) && bad.length === 0,
+     `${label}: ${listed.length} objects luaheap lists: the same name, self and retained size in DevTools`,
+     bad.slice(0, 5).join('; ') || `only ${listed.length} listed`);
+  s.close();
+}
+
 const [mode, ...files] = process.argv.slice(2);
 if (mode === 'known') {
   await known();
 } else if (mode === 'lua' && files.length === 3) {
   await lua(files);
+} else if (mode === 'luaheap' && files.length === 2) {
+  await againstLuaheap(files[0], files[1]);
 } else {
-  console.error('usage: node check.mjs known | lua A B EXIT');
+  console.error('usage: node check.mjs known | lua A B EXIT | luaheap FILE SUMMARY_JSON');
   process.exit(2);
 }
 console.log(`check.mjs: ${passes} passed, ${failures} failed`);
