@@ -11,7 +11,10 @@
 #           snapshots with p.snapshot and luaprof --heap a third at exit;
 #           each is loaded by DevTools and checked against the file read
 #           plainly, and DevTools' Comparison of the first two must show the
-#           50 tables heap.lua leaks through an upvalue between them.
+#           50 tables heap.lua leaks through an upvalue between them;
+#   luaheap on each file above: the objects its summary lists have the same
+#           names, self and retained sizes in DevTools (two dominator trees
+#           computed apart).
 # Without node or npm, or when npm ci fails: exits 77 (ctest: skipped), or 1
 # when CI is set (CI has them: never a green skip there).
 set -uo pipefail
@@ -40,6 +43,21 @@ node check.mjs known || status=1
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/li-heap-devtools.XXXXXX") || exit 2
 trap 'rm -rf -- "$tmp"' EXIT
+luaheap=$build/bin/luaheap
+[[ -x $luaheap ]] || { echo "FAIL: no $luaheap"; status=1; }
+# against_luaheap FILE...: luaheap's figures (C) are DevTools' (check.mjs)
+against_luaheap() {
+  local f
+  for f in "$@"; do
+    if ! "$luaheap" summary --json --top 50 "$f" >"$tmp/summary.json" 2>"$tmp/luaheap.err"; then
+      echo "FAIL luaheap summary $f: $(cat "$tmp/luaheap.err")"
+      status=1
+      continue
+    fi
+    node check.mjs luaheap "$f" "$tmp/summary.json" || status=1
+  done
+}
+[[ -x $luaheap ]] && against_luaheap "$here/known.heapsnapshot" "$here/known2.heapsnapshot"
 ran=0
 for name in luaprof luaprof5.3 luaprof5.2 luaprof5.1 luaprofjit; do
   bin=$build/bin/$name
@@ -61,6 +79,7 @@ for name in luaprof luaprof5.3 luaprof5.2 luaprof5.1 luaprofjit; do
     continue
   fi
   node check.mjs lua "$out/a.heapsnapshot" "$out/b.heapsnapshot" "$out/exit.heapsnapshot" || status=1
+  [[ -x $luaheap ]] && against_luaheap "$out/a.heapsnapshot" "$out/b.heapsnapshot" "$out/exit.heapsnapshot"
 done
 if [[ $ran == 0 ]]; then
   echo "FAIL: no luaprof in $build/bin"
