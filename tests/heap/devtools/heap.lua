@@ -10,8 +10,11 @@ for i = 1, 100 do
   Game.world.entities[i] = {pos = {x = i, y = -i}, name = "entity " .. i}
 end
 
-local cache = {}
-function Game.remember(k, v) cache[k] = v end
+-- the cache is remember's upvalue only: a local of a block that ended
+do
+  local cache = {}
+  function Game.remember(k, v) cache[k] = v end
+end
 
 assert(p.snapshot(a))
 for i = 1, 50 do Game.remember(i, {i}) end
