@@ -1631,19 +1631,27 @@ static void walk_all(walk *W) {
   edges_flush(W);
 }
 
+/* Pause the collector for the walk (W->gc_paused says how, for
+** take_walk to set it back), and choose how the walk holds what it has
+** yet to visit (W->refs).  Needs 3 free stack slots. */
+static void pause_collector(walk *W, lua_State *L) {
+  if (HAVE_REFS && release_ok()) {
+    W->gc = gc_pause(L);
+    W->gc_paused = 1;
+  } else {
+    W->gc_paused = gc_pause_api(L) ? 2 : 0;
+  }
+  /* (after the pause: the check pushes a string, a collector check point) */
+  W->refs = refs_check(L);
+}
+
 static int walk_step(lua_State *L) {
   walk *W = lua_touserdata(L, 1);
   if (W->collect) {
     /* (5.4 collects nothing from a finalizer: lua_gc says -1) */
     W->collect = lua_gc(L, LUA_GCCOLLECT, 0) >= 0;
     W->gc_bytes = gc_count(L);
-  }
-  W->refs = refs_check(L);
-  if (W->refs) {
-    W->gc = gc_pause(L);
-    W->gc_paused = 1;
-  } else {
-    W->gc_paused = gc_pause_api(L) ? 2 : 0;
+    pause_collector(W, L);
   }
   if (!lua_checkstack(L, SCRATCH)) {
     fail(W, LUAINSTR_EMEM, "heap snapshot: no room on the Lua stack%s", "");
@@ -1948,7 +1956,15 @@ static void take_walk(walk *W) {
   /* A host calling from no function at all: its stack slots are no
   ** frame's, passed to the walk as arguments to be seen. */
   W->nbase = lua_getstack(L, 0, &ar) ? 0 : top;
+  /* The collector paused before anything below can allocate (the walk's
+  ** call record and stack room, the first time a thread calls at this
+  ** depth): a step there would run finalizers, Lua code, inside the
+  ** snapshot.  With a collection asked for, walk_step collects first,
+  ** then pauses it. */
+  if (!W->collect) pause_collector(W, L);
   if (!lua_checkstack(L, W->nbase + 4) || !li_pushcfunction_noerr(L, walk_step)) {
+    if (W->gc_paused == 1) gc_resume(L, W->gc);
+    else if (W->gc_paused == 2) lua_gc(L, LUA_GCRESTART, 0);
     fail(W, LUAINSTR_EMEM, "heap snapshot: no room on the Lua stack%s", "");
     return;
   }
