@@ -1,0 +1,327 @@
+#!/usr/bin/env python3
+"""check_snapshot.py -- is a .heapsnapshot file what docs/heap.md says?
+
+    check_snapshot.py FILE [KEY=VALUE ...]
+
+Checks, whatever the heap: the file is UTF-8 and strict JSON (no NaN or
+Infinity); its keys are the contract's, in its order; snapshot.meta is
+the fixed meta; nodes and edges hold 7 and 3 integers an entry, node_count
+and edge_count say how many, the nodes' edge counts add up to edge_count;
+every node type, edge type and string index is in range, every to_node
+is a node's first field; trace_node_id and detachedness are 0; node 0 is
+the synthetic "(GC roots)" and leads to (registry), (main thread),
+(threads) and (type metatables); every node is reachable from node 0;
+ids are unique, synthetic ones odd and below 2^20, no other one so; names
+start as the contract's table says for their node type; a string's name
+is at most 80 bytes shown (4 characters a byte at most, "..." after a cut);
+snapshot.lua has its fields with their types; with exact sizes, the self
+sizes add up to no more than gc_count_bytes.
+
+KEY=VALUE, what the heap should show (tests/heap/hostile/heaphelp.lua):
+  lua=V            snapshot.lua.version is V ("5.4", ..., "jit" accepts
+                   what LuaJIT's writer says: "jit" or "5.1")
+  collected=0|1    snapshot.lua.collected
+  gc_bytes=B       snapshot.lua.gc_count_bytes is B (the Lua heap's size
+                   right before the call, when nothing was collected)
+  nodes_min=N      at least N nodes
+  weak_min=N       at least N weak edges
+  threads_min=N    at least N threads (object nodes named thread...)
+  udata_min=N      at least N full userdata (native, "userdata...")
+  cdata_min=N      at least N LuaJIT cdata (hidden, "cdata ...")
+  bigstring=N      a string node of at least N bytes
+  string_name_max=N  no string node's name longer than N characters
+  file_max=N       the file is at most N bytes
+Exit status 0 and one line "ok FILE: ..." with the figures; 1 and what is
+wrong otherwise; 2 on a usage error.
+"""
+import json
+import os
+import sys
+from collections import deque
+
+NODE_TYPES = ["hidden", "array", "string", "object", "code", "closure",
+              "regexp", "number", "native", "synthetic",
+              "concatenated string", "sliced string", "symbol", "bigint",
+              "object shape"]
+EDGE_TYPES = ["context", "element", "property", "internal", "hidden",
+              "shortcut", "weak"]
+META = {
+    "node_fields": ["type", "name", "id", "self_size", "edge_count",
+                    "trace_node_id", "detachedness"],
+    "node_types": [NODE_TYPES, "string", "number", "number", "number",
+                   "number", "number"],
+    "edge_fields": ["type", "name_or_index", "to_node"],
+    "edge_types": [EDGE_TYPES, "string_or_number", "node"],
+    "trace_function_info_fields": ["function_id", "name", "script_name",
+                                   "script_id", "line", "column"],
+    "trace_node_fields": ["id", "function_info_index", "count", "size",
+                          "children"],
+    "sample_fields": ["timestamp_us", "last_assigned_id"],
+    "location_fields": ["object_index", "script_id", "line", "column"],
+}
+TOP_KEYS = ["snapshot", "nodes", "edges", "trace_function_infos",
+            "trace_tree", "samples", "locations", "strings"]
+SNAPSHOT_KEYS = ["meta", "node_count", "edge_count", "trace_function_count",
+                 "lua"]
+ROOTS = ["(registry)", "(main thread)", "(threads)", "(type metatables)"]
+# node type -> the starts a name may have (docs/heap.md, "Nodes")
+NAME_STARTS = {
+    "object": ("table", "thread"),
+    "closure": ("function", "C function"),
+    "native": ("userdata", "light userdata 0x"),
+    "code": ("prototype",),
+    "hidden": ("cdata",),
+    "synthetic": ("(",),
+}
+T_STRING, T_SYNTH = NODE_TYPES.index("string"), NODE_TYPES.index("synthetic")
+E_ELEMENT, E_HIDDEN = EDGE_TYPES.index("element"), EDGE_TYPES.index("hidden")
+E_WEAK = EDGE_TYPES.index("weak")
+
+
+class Bad(Exception):
+    pass
+
+
+def need(cond, fmt, *args):
+    if not cond:
+        raise Bad(fmt % args if args else fmt)
+
+
+def is_int(x):
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def strict_constant(name):
+    raise Bad("not JSON: %s" % name)
+
+
+def ordered_keys(pairs):
+    d = dict(pairs)
+    need(len(d) == len(pairs), "duplicate key in an object: %s",
+         [k for k, _ in pairs])
+    d["\0order"] = [k for k, _ in pairs]
+    return d
+
+
+def keys_of(obj):
+    return obj.get("\0order", [])
+
+
+def strip_order(x):
+    if isinstance(x, dict):
+        return {k: strip_order(v) for k, v in x.items() if k != "\0order"}
+    if isinstance(x, list):
+        return [strip_order(v) for v in x]
+    return x
+
+
+def load(path):
+    with open(path, "rb") as f:
+        raw = f.read()
+    try:
+        text = raw.decode("utf-8", errors="strict")
+    except UnicodeDecodeError as e:
+        raise Bad("not UTF-8 at byte %d: %r" % (e.start, raw[max(0, e.start - 20):e.start + 20]))
+    try:
+        return json.loads(text, parse_constant=strict_constant,
+                          object_pairs_hook=ordered_keys), len(raw)
+    except json.JSONDecodeError as e:
+        raise Bad("not JSON: %s (near %r)" % (e, text[max(0, e.pos - 40):e.pos + 40]))
+
+
+def check_structure(doc):
+    need(isinstance(doc, dict), "the top is not an object")
+    need(keys_of(doc) == TOP_KEYS, "top keys %s, not %s", keys_of(doc), TOP_KEYS)
+    snap = doc["snapshot"]
+    need(keys_of(snap) == SNAPSHOT_KEYS, "snapshot keys %s, not %s",
+         keys_of(snap), SNAPSHOT_KEYS)
+    need(strip_order(snap["meta"]) == META, "meta differs from docs/heap.md: %s",
+         json.dumps(strip_order(snap["meta"]))[:400])
+    for k in ("trace_function_infos", "trace_tree", "samples", "locations"):
+        need(doc[k] == [], "%s is not []", k)
+    need(snap["trace_function_count"] == 0, "trace_function_count is not 0")
+    nodes, edges, strings = doc["nodes"], doc["edges"], doc["strings"]
+    nc, ec = snap["node_count"], snap["edge_count"]
+    need(is_int(nc) and is_int(ec), "node_count/edge_count not integers")
+    need(len(nodes) == 7 * nc, "%d numbers in nodes for node_count %d", len(nodes), nc)
+    need(len(edges) == 3 * ec, "%d numbers in edges for edge_count %d", len(edges), ec)
+    need(nc >= 5, "%d nodes: not even the roots", nc)
+    need(all(isinstance(s, str) for s in strings), "a string that is not a string")
+    need(all(is_int(x) and x >= 0 for x in nodes), "a node field not a non-negative integer")
+    need(all(is_int(x) for x in edges), "an edge field not an integer")
+    return snap, nodes, edges, strings, nc, ec
+
+
+def check_nodes(nodes, strings, nc):
+    ns = len(strings)
+    total_edges = 0
+    ids = set()
+    for i in range(nc):
+        t, name, nid, size, ecount, trace, det = nodes[7 * i:7 * i + 7]
+        need(t < len(NODE_TYPES), "node %d: type %d out of range", i, t)
+        need(name < ns, "node %d: name %d out of range (%d strings)", i, name, ns)
+        need(trace == 0 and det == 0, "node %d: trace_node_id/detachedness not 0", i)
+        need(nid not in ids, "node %d: id %d twice", i, nid)
+        ids.add(nid)
+        tname, nm = NODE_TYPES[t], strings[name]
+        small_odd = nid % 2 == 1 and nid < 2 ** 20
+        if tname == "synthetic" or nm.startswith("light userdata"):
+            need(small_odd, "node %d (%s %r): id %d not odd below 2^20", i, tname, nm[:60], nid)
+        else:
+            need(not small_odd, "node %d (%s %r): id %d looks synthetic", i, tname, nm[:60], nid)
+        starts = NAME_STARTS.get(tname)
+        if starts is not None:
+            need(nm.startswith(starts), "node %d: %s named %r", i, tname, nm[:80])
+        elif tname != "string":
+            raise Bad("node %d: node type %s, which no Lua object maps to" % (i, tname))
+        total_edges += ecount
+    return total_edges
+
+
+def check_edges(nodes, edges, strings, nc, ec):
+    ns, nn = len(strings), 7 * nc
+    first = 0
+    adj = [None] * nc
+    for i in range(nc):
+        cnt = nodes[7 * i + 4]
+        adj[i] = (first, first + cnt)
+        first += cnt
+    for k in range(ec):
+        t, name, to = edges[3 * k:3 * k + 3]
+        need(0 <= t < len(EDGE_TYPES), "edge %d: type %d out of range", k, t)
+        need(0 <= to < nn and to % 7 == 0, "edge %d: to_node %d not a node (%d nodes)", k, to, nc)
+        if t not in (E_ELEMENT, E_HIDDEN):
+            need(0 <= name < ns, "edge %d (%s): name %d out of range", k, EDGE_TYPES[t], name)
+    return adj
+
+
+def reachable(nodes, edges, adj, nc):
+    seen = bytearray(nc)
+    seen[0] = 1
+    q = deque([0])
+    while q:
+        i = q.popleft()
+        a, b = adj[i]
+        for k in range(a, b):
+            j = edges[3 * k + 2] // 7
+            if not seen[j]:
+                seen[j] = 1
+                q.append(j)
+    return seen
+
+
+def check_roots(nodes, edges, strings, adj):
+    need(nodes[0] == T_SYNTH and strings[nodes[1]] == "(GC roots)",
+         "node 0 is not the synthetic (GC roots): %r", strings[nodes[1]][:40])
+    a, b = adj[0]
+    names = {strings[nodes[edges[3 * k + 2] + 1]] for k in range(a, b)}
+    for r in ROOTS:
+        need(r in names, "(GC roots) does not lead to %s (it leads to %s)", r, sorted(names)[:10])
+
+
+def check_lua(lua, args):
+    need(isinstance(lua, dict), "snapshot.lua is not an object")
+    need(isinstance(lua.get("version"), str), "snapshot.lua.version is not a string")
+    need(isinstance(lua.get("exact"), bool), "snapshot.lua.exact is not a boolean")
+    need(isinstance(lua.get("collected"), bool), "snapshot.lua.collected is not a boolean")
+    need(is_int(lua.get("gc_count_bytes")) and lua["gc_count_bytes"] > 0,
+         "snapshot.lua.gc_count_bytes is not a positive integer")
+    need(is_int(lua.get("taken_ns")) and lua["taken_ns"] >= 0,
+         "snapshot.lua.taken_ns is not a non-negative integer")
+    if "lua" in args:
+        want = args["lua"]
+        ok = lua["version"] == want or (want == "jit" and lua["version"] in ("jit", "5.1"))
+        need(ok, "snapshot.lua.version %r, not %r", lua["version"], want)
+    if "collected" in args:
+        need(lua["collected"] == (args["collected"] == "1"),
+             "snapshot.lua.collected is %s, %s asked", lua["collected"],
+             "a collection" if args["collected"] == "1" else "none")
+    if "gc_bytes" in args:
+        need(lua["gc_count_bytes"] == int(args["gc_bytes"]),
+             "snapshot.lua.gc_count_bytes %d, but collectgarbage(\"count\") said %s bytes "
+             "right before the call", lua["gc_count_bytes"], args["gc_bytes"])
+
+
+def check(path, args):
+    doc, size = load(path)
+    snap, nodes, edges, strings, nc, ec = check_structure(doc)
+    total = check_nodes(nodes, strings, nc)
+    need(total == ec, "the nodes' edge counts add up to %d, edge_count is %d", total, ec)
+    adj = check_edges(nodes, edges, strings, nc, ec)
+    check_roots(nodes, edges, strings, adj)
+    seen = reachable(nodes, edges, adj, nc)
+    unreached = [i for i in range(nc) if not seen[i]]
+    need(not unreached, "%d nodes not reachable from node 0, e.g. node %d %r",
+         len(unreached), unreached[0] if unreached else 0,
+         strings[nodes[7 * unreached[0] + 1]][:60] if unreached else "")
+    lua = snap["lua"]
+    check_lua(lua, args)
+
+    self_sum = sum(nodes[7 * i + 3] for i in range(nc))
+    if lua["exact"]:
+        need(self_sum <= lua["gc_count_bytes"],
+             "exact sizes add up to %d bytes, more than the Lua heap's %d "
+             "(gc_count_bytes): something counted twice", self_sum, lua["gc_count_bytes"])
+    kinds = {}
+    strmax, strname = 0, 0
+    for i in range(nc):
+        t, nm, sz = NODE_TYPES[nodes[7 * i]], strings[nodes[7 * i + 1]], nodes[7 * i + 3]
+        if t == "string":
+            strmax = max(strmax, sz)
+            strname = max(strname, len(nm))
+            need(len(nm) <= 80 * 4 + 3, "node %d: a string's name of %d characters", i, len(nm))
+        elif t == "object":
+            t = "thread" if nm.startswith("thread") else "table"
+        elif t == "native":
+            t = "light userdata" if nm.startswith("light") else "userdata"
+        elif t == "hidden":
+            t = "cdata"
+        kinds[t] = kinds.get(t, 0) + 1
+    weak = sum(1 for k in range(ec) if edges[3 * k] == E_WEAK)
+
+    def want(key, have, what):
+        if key in args:
+            need(have >= int(args[key]), "%s: %d, at least %s expected", what, have, args[key])
+    want("nodes_min", nc, "nodes")
+    want("weak_min", weak, "weak edges")
+    want("threads_min", kinds.get("thread", 0), "threads")
+    want("udata_min", kinds.get("userdata", 0), "full userdata")
+    want("cdata_min", kinds.get("cdata", 0), "cdata")
+    want("bigstring", strmax, "the largest string's size")
+    if "string_name_max" in args:
+        need(strname <= int(args["string_name_max"]), "a string's name of %d characters", strname)
+    if "file_max" in args:
+        need(size <= int(args["file_max"]), "the file is %d bytes, at most %s expected "
+             "(a name not cut?)", size, args["file_max"])
+    summary = " ".join("%s=%d" % kv for kv in sorted(kinds.items()))
+    return ("%d nodes, %d edges (%d weak), %d bytes; self sizes %d of gc_count_bytes %d "
+            "(%.1f%%, exact=%s); %s" % (nc, ec, weak, size, self_sum, lua["gc_count_bytes"],
+                                        100.0 * self_sum / lua["gc_count_bytes"],
+                                        str(lua["exact"]).lower(), summary))
+
+
+def main(argv):
+    if len(argv) < 2:
+        print(__doc__.split("\n\n")[1], file=sys.stderr)
+        return 2
+    args = {}
+    for a in argv[2:]:
+        if "=" not in a:
+            print("check_snapshot.py: not KEY=VALUE: %s" % a, file=sys.stderr)
+            return 2
+        k, v = a.split("=", 1)
+        args[k] = v
+    try:
+        msg = check(argv[1], args)
+    except Bad as e:
+        print("BAD %s: %s" % (argv[1], e))
+        return 1
+    except (OSError, KeyError, TypeError, IndexError) as e:
+        print("BAD %s: %s: %s" % (argv[1], type(e).__name__, e))
+        return 1
+    print("ok %s: %s" % (os.path.basename(argv[1]), msg))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
