@@ -22,6 +22,11 @@ local ok, p = pcall(require, "luainstr")
 local dir = os.getenv("LI_HEAP_DIR")
 local H = { p = (ok and type(p) == "table" and dir ~= nil) and p or nil }
 local log
+if H.p then    -- (a line even when the program takes no snapshot: heaphelp ran)
+  log = assert(io.open(dir .. "/log", "a"))
+  log:write("start\t", dir, "\n")
+  log:flush()
+end
 
 local function clean(s)
   if type(s) ~= "string" then return "(" .. type(s) .. ")" end
@@ -48,7 +53,6 @@ end
 
 function H.snap(name, opts, expect, checks)
   if not H.p then return end
-  if not log then log = assert(io.open(dir .. "/log", "a")) end
   local path = H.path(name)
   local snapshot = H.p.snapshot
   local collect = (type(opts) == "table" and opts.collect) and "1" or "0"
