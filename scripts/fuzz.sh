@@ -18,7 +18,7 @@ root=$PWD
 seconds=${1:-60}
 [[ $seconds =~ ^[0-9]+$ && $seconds -gt 0 ]] || {
   echo "usage: scripts/fuzz.sh [SECONDS]" >&2; exit 2; }
-targets=(${FUZZ_TARGETS:-fuzz_rewrite fuzz_factory fuzz_report})
+targets=(${FUZZ_TARGETS:-fuzz_rewrite fuzz_factory fuzz_report fuzz_heap})
 
 bash scripts/deps.sh
 cc=$(command -v clang-14 || command -v clang) || {
@@ -50,6 +50,14 @@ if [[ ! -f $w/seeds/.done ]]; then
     head -c $((i * 64)) /dev/urandom > "$w/seeds/fuzz_report/random-$i"
   done
   touch $w/seeds/.done
+fi
+# fuzz_heap's seeds: random bytes (a flags byte, then operations), made
+# apart so that a seed directory from before the target also gets them
+if [[ ! -d $w/seeds/fuzz_heap ]]; then
+  mkdir -p $w/seeds/fuzz_heap
+  for i in $(seq 1 16); do
+    head -c $((i * 32)) /dev/urandom > "$w/seeds/fuzz_heap/random-$i"
+  done
 fi
 
 # --- run ---------------------------------------------------------------------
