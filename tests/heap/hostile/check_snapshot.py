@@ -37,7 +37,7 @@ wrong otherwise; 2 on a usage error.
 import json
 import os
 import sys
-from collections import deque
+from collections import Counter, deque
 
 NODE_TYPES = ["hidden", "array", "string", "object", "code", "closure",
               "regexp", "number", "native", "synthetic",
@@ -73,7 +73,8 @@ NAME_STARTS = {
     "hidden": ("cdata",),
     "synthetic": ("(",),
 }
-T_STRING, T_SYNTH = NODE_TYPES.index("string"), NODE_TYPES.index("synthetic")
+T_SYNTH, T_NATIVE = NODE_TYPES.index("synthetic"), NODE_TYPES.index("native")
+T_STRING = NODE_TYPES.index("string")
 E_ELEMENT, E_HIDDEN = EDGE_TYPES.index("element"), EDGE_TYPES.index("hidden")
 E_WEAK = EDGE_TYPES.index("weak")
 
@@ -147,63 +148,76 @@ def check_structure(doc):
     need(len(edges) == 3 * ec, "%d numbers in edges for edge_count %d", len(edges), ec)
     need(nc >= 5, "%d nodes: not even the roots", nc)
     need(all(isinstance(s, str) for s in strings), "a string that is not a string")
-    need(all(is_int(x) and x >= 0 for x in nodes), "a node field not a non-negative integer")
-    need(all(is_int(x) for x in edges), "an edge field not an integer")
+    need(set(map(type, nodes)) <= {int} and min(nodes) >= 0,
+         "a node field not a non-negative integer")
+    need(set(map(type, edges)) <= {int}, "an edge field not an integer")
     return snap, nodes, edges, strings, nc, ec
 
 
 def check_nodes(nodes, strings, nc):
+    """The nodes' fields (whole columns at once: a million nodes are common)."""
     ns = len(strings)
-    total_edges = 0
-    ids = set()
-    for i in range(nc):
-        t, name, nid, size, ecount, trace, det = nodes[7 * i:7 * i + 7]
-        need(t < len(NODE_TYPES), "node %d: type %d out of range", i, t)
-        need(name < ns, "node %d: name %d out of range (%d strings)", i, name, ns)
-        need(trace == 0 and det == 0, "node %d: trace_node_id/detachedness not 0", i)
-        need(nid not in ids, "node %d: id %d twice", i, nid)
-        ids.add(nid)
+    types, names, ids = nodes[0::7], nodes[1::7], nodes[2::7]
+    need(max(types) < len(NODE_TYPES), "a node type out of range: %d", max(types))
+    need(max(names) < ns, "a node name out of range: %d of %d strings", max(names), ns)
+    need(not any(nodes[5::7]) and not any(nodes[6::7]),
+         "a node's trace_node_id or detachedness is not 0")
+    if len(set(ids)) != nc:
+        seen = set()
+        for i, nid in enumerate(ids):
+            need(nid not in seen, "node %d: id %d twice", i, nid)
+            seen.add(nid)
+    # names by node type: the distinct (type, name) pairs are few
+    for t, name in set(zip(types, names)):
         tname, nm = NODE_TYPES[t], strings[name]
-        small_odd = nid % 2 == 1 and nid < 2 ** 20
-        if tname == "synthetic" or nm.startswith("light userdata"):
-            need(small_odd, "node %d (%s %r): id %d not odd below 2^20", i, tname, nm[:60], nid)
-        else:
-            need(not small_odd, "node %d (%s %r): id %d looks synthetic", i, tname, nm[:60], nid)
         starts = NAME_STARTS.get(tname)
         if starts is not None:
-            need(nm.startswith(starts), "node %d: %s named %r", i, tname, nm[:80])
+            need(nm.startswith(starts), "a %s named %r", tname, nm[:80])
         elif tname != "string":
-            raise Bad("node %d: node type %s, which no Lua object maps to" % (i, tname))
-        total_edges += ecount
-    return total_edges
+            raise Bad("node type %s, which no Lua object maps to (%r)" % (tname, nm[:60]))
+        if tname == "string":
+            need(len(nm) <= 80 * 4 + 3, "a string's name of %d characters", len(nm))
+    light = {i for i, nm in enumerate(strings) if nm.startswith("light userdata")}
+    odd = [i for i, nid in enumerate(ids) if nid & 1 and nid < 2 ** 20]
+    special = [i for i, t in enumerate(types)
+               if t == T_SYNTH or (t == T_NATIVE and names[i] in light)]
+    if odd != special:
+        i = min(set(odd) ^ set(special))
+        raise Bad("node %d (%s %r): id %d %s" % (
+            i, NODE_TYPES[types[i]], strings[names[i]][:60], ids[i],
+            "looks synthetic" if i in set(odd) else "not odd below 2^20"))
+    return sum(nodes[4::7])
 
 
 def check_edges(nodes, edges, strings, nc, ec):
     ns, nn = len(strings), 7 * nc
+    counts = nodes[4::7]
+    adj = [0] * (nc + 1)
     first = 0
-    adj = [None] * nc
     for i in range(nc):
-        cnt = nodes[7 * i + 4]
-        adj[i] = (first, first + cnt)
-        first += cnt
-    for k in range(ec):
-        t, name, to = edges[3 * k:3 * k + 3]
-        need(0 <= t < len(EDGE_TYPES), "edge %d: type %d out of range", k, t)
-        need(0 <= to < nn and to % 7 == 0, "edge %d: to_node %d not a node (%d nodes)", k, to, nc)
-        if t not in (E_ELEMENT, E_HIDDEN):
-            need(0 <= name < ns, "edge %d (%s): name %d out of range", k, EDGE_TYPES[t], name)
+        adj[i] = first
+        first += counts[i]
+    adj[nc] = first
+    types, names, tos = edges[0::3], edges[1::3], edges[2::3]
+    if ec:
+        need(min(types) >= 0 and max(types) < len(EDGE_TYPES), "an edge type out of range")
+        need(min(tos) >= 0 and max(tos) < nn, "a to_node out of range (%d nodes)", nc)
+        need(all(t % 7 == 0 for t in tos), "a to_node not a node's first field")
+        named = [n for t, n in zip(types, names) if t != E_ELEMENT and t != E_HIDDEN]
+        if named:
+            need(min(named) >= 0 and max(named) < ns, "an edge name out of range (%d strings)", ns)
     return adj
 
 
 def reachable(nodes, edges, adj, nc):
     seen = bytearray(nc)
     seen[0] = 1
+    tos = edges[2::3]
     q = deque([0])
     while q:
         i = q.popleft()
-        a, b = adj[i]
-        for k in range(a, b):
-            j = edges[3 * k + 2] // 7
+        for k in range(adj[i], adj[i + 1]):
+            j = tos[k] // 7
             if not seen[j]:
                 seen[j] = 1
                 q.append(j)
@@ -213,8 +227,7 @@ def reachable(nodes, edges, adj, nc):
 def check_roots(nodes, edges, strings, adj):
     need(nodes[0] == T_SYNTH and strings[nodes[1]] == "(GC roots)",
          "node 0 is not the synthetic (GC roots): %r", strings[nodes[1]][:40])
-    a, b = adj[0]
-    names = {strings[nodes[edges[3 * k + 2] + 1]] for k in range(a, b)}
+    names = {strings[nodes[edges[3 * k + 2] + 1]] for k in range(adj[0], adj[1])}
     for r in ROOTS:
         need(r in names, "(GC roots) does not lead to %s (it leads to %s)", r, sorted(names)[:10])
 
@@ -257,27 +270,27 @@ def check(path, args):
     lua = snap["lua"]
     check_lua(lua, args)
 
-    self_sum = sum(nodes[7 * i + 3] for i in range(nc))
+    self_sum = sum(nodes[3::7])
     if lua["exact"]:
         need(self_sum <= lua["gc_count_bytes"],
              "exact sizes add up to %d bytes, more than the Lua heap's %d "
              "(gc_count_bytes): something counted twice", self_sum, lua["gc_count_bytes"])
     kinds = {}
     strmax, strname = 0, 0
-    for i in range(nc):
-        t, nm, sz = NODE_TYPES[nodes[7 * i]], strings[nodes[7 * i + 1]], nodes[7 * i + 3]
-        if t == "string":
-            strmax = max(strmax, sz)
+    types, names, sizes = nodes[0::7], nodes[1::7], nodes[3::7]
+    for (t, name), n in Counter(zip(types, names)).items():
+        tn, nm = NODE_TYPES[t], strings[name]
+        if tn == "string":
             strname = max(strname, len(nm))
-            need(len(nm) <= 80 * 4 + 3, "node %d: a string's name of %d characters", i, len(nm))
-        elif t == "object":
-            t = "thread" if nm.startswith("thread") else "table"
-        elif t == "native":
-            t = "light userdata" if nm.startswith("light") else "userdata"
-        elif t == "hidden":
-            t = "cdata"
-        kinds[t] = kinds.get(t, 0) + 1
-    weak = sum(1 for k in range(ec) if edges[3 * k] == E_WEAK)
+        elif tn == "object":
+            tn = "thread" if nm.startswith("thread") else "table"
+        elif tn == "native":
+            tn = "light userdata" if nm.startswith("light") else "userdata"
+        elif tn == "hidden":
+            tn = "cdata"
+        kinds[tn] = kinds.get(tn, 0) + n
+    strmax = max((sz for t, sz in zip(types, sizes) if t == T_STRING), default=0)
+    weak = edges[0::3].count(E_WEAK)
 
     def want(key, have, what):
         if key in args:
