@@ -21,6 +21,13 @@
 
 /* 1 when sizes and prototypes come from Lua's internals, checked on the
 ** library this state runs with; else 0 and *why says why not (static). */
+/* The check compares the library's structures with the C API's
+** answers on what the state already has -- its allocator and memory
+** count, the registry and a string key of it, this thread's stack, the
+** first Lua function, C function, userdata and thread of its object list
+** -- and allocates nothing; it uses 2 stack slots (lua_checkstack: no
+** allocation where the stack has room, as in any C function).  Call it
+** once a snapshot: it looks at up to 100000 objects. */
 int li_heap_exact(lua_State *L, const char **why);
 
 /* The self size in bytes of the collectable value at index idx (a table,
@@ -28,6 +35,16 @@ int li_heap_exact(lua_State *L, const char **why);
 ** docs/heap.md, "self_size"); exact when li_heap_exact, else an estimate
 ** from the public API.  0 for values that are not objects. */
 size_t li_heap_size(lua_State *L, int idx, int exact);
+/* Exact: what Lua frees with the object.  A light C function
+** (5.2 on) is no object: 0.  A C function's upvalues are inside its
+** closure, counted there.  The main thread carries what the state holds
+** for itself and no value owns: its state block with the global state
+** (and LuaJIT's JIT state), the string table, 5.1/5.2's concatenation
+** buffer, LuaJIT's temporary buffer, JIT buffers, traces and C type
+** table; so the sizes of all objects, cells and prototypes add up to what
+** the allocator holds.  A LuaJIT string buffer counts its memory, a cdata
+** its payload.  Estimates count a table's entries with lua_next and a
+** function's upvalues with lua_getinfo (2 stack slots, lua_checkstack). */
 
 /* Upvalue cells: a closure's self size leaves them out, as closures share
 ** them; the walker adds a cell's size once, to the first closure found
@@ -36,6 +53,9 @@ size_t li_heap_size(lua_State *L, int idx, int exact);
 ** then the cell is counted with each closure), and a cell's size. */
 const void *li_heap_upvalue_id(lua_State *L, int idx, int n, int exact);
 size_t li_heap_upvalue_size(int exact);
+/* For a C function, upvalue n's id is its slot inside the closure,
+** as lua_upvalueid gives it: no cell to add.  NULL also when n is not an
+** upvalue of the function (exact), or on 5.1 without internals. */
 
 /* The prototype of the Lua function at idx (an identity, and the handle
 ** for the calls below), or NULL: not a Lua function, or no internals. */
@@ -58,6 +78,13 @@ void li_heap_proto_info(const void *p, li_hproto *out);
 ** slot that holds no object).  L must have a free stack slot. */
 int li_heap_proto_push(lua_State *L, const void *p, uint32_t i, char *name,
                        size_t namesz);
+
+/* The slots are, in order, its constants (0 .. k-1, "(constant I)";
+** only strings are objects, and on LuaJIT template tables and cdata: its
+** collectable constants, child prototypes among them holding nothing
+** pushed), its source ("(source)"; nothing when a stripped dump has none),
+** then on PUC Lua its locals' and upvalues' names ("(name)"; LuaJIT keeps
+** them as C strings in the prototype's block). */
 
 /* The i-th inner prototype of p. */
 const void *li_heap_proto_child(const void *p, uint32_t i);
