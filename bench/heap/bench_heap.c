@@ -36,9 +36,9 @@
 **
 ** Prints one line a run:
 **   lua=V run=I nodes=N edges=E file_bytes=B time_ns=T peak_kb=K
-**   hwm_reset=0|1 malloc_kept=M gc_delta=G gc_bytes=C
-** nodes and edges are the snapshot's node_count and edge_count, read back
-** from the file.  Exit status 1 on any error (the message on stderr).
+**   c_bytes=W hwm_reset=0|1 malloc_kept=M gc_delta=G gc_bytes=C
+** nodes, edges and c_bytes (the most C memory the writer counted itself
+** holding, snapshot.lua.c_bytes) are read back from the file.  Exit status 1 on any error (the message on stderr).
 */
 #define _GNU_SOURCE         /* mallinfo2, malloc_trim; clock_gettime */
 
@@ -127,9 +127,10 @@ static long long header_number(const char *head, const char *key) {
   return p != NULL ? strtoll(p + strlen(key), NULL, 10) : -1;
 }
 
-/* node_count, edge_count and the size of the snapshot at path. */
+/* node_count, edge_count, snapshot.lua.c_bytes (the most C memory the
+** writer says it held; -1 when it does not say) and the file's size. */
 static int read_counts(const char *path, long long *nodes, long long *edges,
-                       long long *bytes) {
+                       long long *c_bytes, long long *bytes) {
   static char head[65536];
   size_t n;
   FILE *f = fopen(path, "rb");
@@ -138,6 +139,7 @@ static int read_counts(const char *path, long long *nodes, long long *edges,
   head[n] = '\0';
   *nodes = header_number(head, "\"node_count\":");
   *edges = header_number(head, "\"edge_count\":");
+  *c_bytes = header_number(head, "\"c_bytes\":");
   fseek(f, 0, SEEK_END);
   *bytes = ftell(f);
   fclose(f);
@@ -195,7 +197,7 @@ fail:
 static int one_run(lua_State *L, const Options *o, int run, const char *path) {
   Mem before, after;
   long gc0, gc1;
-  long long nodes, edges, bytes;
+  long long nodes, edges, c_bytes, bytes;
   uint64_t t0, t1;
   int rc, reset;
   malloc_trim(0);
@@ -212,7 +214,7 @@ static int one_run(lua_State *L, const Options *o, int run, const char *path) {
             luainstr_errmsg(L), rc);
     return -1;
   }
-  if (read_counts(path, &nodes, &edges, &bytes) != 0) {
+  if (read_counts(path, &nodes, &edges, &c_bytes, &bytes) != 0) {
     fprintf(stderr, "bench_heap: %s: no node_count/edge_count\n", path);
     unlink(path);
     return -1;
@@ -222,9 +224,10 @@ static int one_run(lua_State *L, const Options *o, int run, const char *path) {
             : (before.hwm_kb > before.rss_kb ? before.hwm_kb : before.rss_kb);
   long peak = after.hwm_kb - base;
   printf("lua=%s run=%d nodes=%lld edges=%lld file_bytes=%lld time_ns=%llu "
-         "peak_kb=%ld hwm_reset=%d malloc_kept=%lld gc_delta=%ld gc_bytes=%ld\n",
+         "peak_kb=%ld c_bytes=%lld hwm_reset=%d malloc_kept=%lld gc_delta=%ld "
+         "gc_bytes=%ld\n",
          LI_LUA_NAME, run, nodes, edges, bytes, (unsigned long long)(t1 - t0),
-         peak < 0 ? 0 : peak, reset,
+         peak < 0 ? 0 : peak, c_bytes, reset,
          (long long)after.malloc_used - (long long)before.malloc_used,
          gc1 - gc0, gc1);
   fflush(stdout);

@@ -71,7 +71,7 @@ if [[ $ran == 0 ]]; then
 fi
 
 # Every line: lua=V run=I nodes=N edges=E file_bytes=B time_ns=T peak_kb=K
-# hwm_reset=R malloc_kept=M gc_delta=G gc_bytes=C
+# c_bytes=W hwm_reset=R malloc_kept=M gc_delta=G gc_bytes=C
 awk -v quick="$quick" -v collect="${#collect[@]}" -v order="$luas" '
 function median(s,   a, n, i, j, t) {
   n = split(s, a, " ")
@@ -82,7 +82,7 @@ function median(s,   a, n, i, j, t) {
   delete f
   for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
   v = f["lua"]; seen[v] = 1
-  t[v] = t[v] " " f["time_ns"]; pk[v] = pk[v] " " f["peak_kb"]
+  t[v] = t[v] " " f["time_ns"]; pk[v] = pk[v] " " f["peak_kb"]; cb[v] = cb[v] " " f["c_bytes"]
   nodes[v] = f["nodes"]; edges[v] = f["edges"]; fb[v] = f["file_bytes"]; gcb[v] = f["gc_bytes"]
   if (f["hwm_reset"] == 0) noreset[v] = 1
   if (f["malloc_kept"] + 0 > kept[v]) kept[v] = f["malloc_kept"] + 0
@@ -92,15 +92,17 @@ END {
   n = split(order, L, " ")
   print ""
   print "Heap snapshot: one snapshot of the heap of bench/heap/heap_gen.lua, medians"
-  printf "%-5s %9s %9s %8s %9s %9s %8s %9s %9s %9s\n", "Lua", "nodes", "edges", "file MB", \
-         "time ms", "ns/node", "C MB", "C B/node", "Lua B/nd", "kept KB"
+  printf "%-5s %9s %9s %8s %9s %9s %8s %9s %9s %9s %9s\n", "Lua", "nodes", "edges", "file MB", \
+         "time ms", "ns/node", "C MB", "C B/node", "own B/nd", "Lua B/nd", "kept KB"
   err = 0; miss = ""
   for (i = 1; i <= n; i++) {
     v = L[i]; if (!(v in seen)) continue
     tm = median(t[v]) / 1e6; p = median(pk[v]) * 1024
     bpn = p / nodes[v]
-    printf "%-5s %9d %9d %8.1f %9.1f %9.1f %8.1f %9.1f %9.1f %9.1f%s\n", v, nodes[v], edges[v], \
-      fb[v] / 1048576, tm, tm * 1e6 / nodes[v], p / 1048576, bpn, gcb[v] / nodes[v], kept[v] / 1024, \
+    own = median(cb[v])
+    printf "%-5s %9d %9d %8.1f %9.1f %9.1f %8.1f %9.1f %9s %9.1f %9.1f%s\n", v, nodes[v], edges[v], \
+      fb[v] / 1048576, tm, tm * 1e6 / nodes[v], p / 1048576, bpn, \
+      own < 0 ? "-" : sprintf("%.1f", own / nodes[v]), gcb[v] / nodes[v], kept[v] / 1024, \
       (v in noreset) ? "  (peak not reset: a lower bound)" : ""
     if (tm >= 1000) miss = miss sprintf(" %s time %.0f ms", v, tm)
     if (bpn > 64) miss = miss sprintf(" %s %.1f B/node", v, bpn)
@@ -110,6 +112,7 @@ END {
     }
   }
   print "(C MB: the peak of the resident set during the call over the resident set before it;"
+  print " own B/nd: the most C memory the writer counted itself holding (snapshot.lua.c_bytes);"
   print " Lua B/nd: the Lua heap, collectgarbage(\"count\"), per node; kept: malloc bytes still"
   print " in use after the call, the largest over the runs)"
   print ""
