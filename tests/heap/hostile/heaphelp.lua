@@ -42,7 +42,11 @@ local function checklist(checks)
   return table.concat(t, ",")
 end
 
-local function bytes(kb) return string.format("%.0f", kb * 1024) end
+-- (collectgarbage("count") is nil inside a finalizer on 5.4: "-" then)
+local function bytes(kb)
+  if type(kb) ~= "number" then return "-" end
+  return string.format("%.0f", kb * 1024)
+end
 
 function H.path(name)
   if type(name) ~= "string" or string.find(name, "/", 1, true) or name == "" then

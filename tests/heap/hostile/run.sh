@@ -112,7 +112,7 @@ judge_log() {
     [ "$kind" = snap ] || continue
     msg=${msg:0:200}
     local args=("lua=$version" "collected=$collect")
-    [ "$collect" = 0 ] && [ "$expect" != any ] && args+=("gc_bytes=$g0")
+    [ "$collect" = 0 ] && [ "$expect" != any ] && [ "$g0" != - ] && args+=("gc_bytes=$g0")
     [ "$result" = ok ] && [ "${last[$file]}" != $n ] && args=(--replaced)
     if [ "$checks" != - ]; then
       local c
