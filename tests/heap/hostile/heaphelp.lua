@@ -77,6 +77,13 @@ function H.snap(name, opts, expect, checks)
     end
     result = r and "ok" or "err"
   end
+  H.log(path, result, collect, expect, g0, g1, msg, checks)
+end
+
+-- One line of the log: a snapshot H.snap took, or one the program took
+-- itself with p.snapshot (g0, g1: collectgarbage("count") right before
+-- and after the call).
+function H.log(path, result, collect, expect, g0, g1, msg, checks)
   -- (the file a C caller would write: the path up to a NUL byte)
   local file = type(path) == "string" and path or ""
   local nul = string.find(file, "\0", 1, true)
