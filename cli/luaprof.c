@@ -4,7 +4,7 @@
 ** built for LuaJIT (luaprofjit), luajit, with its -j, -O and -b.
 **
 **   luaprof [-o FILE] [-f FORMAT] [--include PAT] [--exclude PAT]
-**           [lua options] [script [args]]
+**           [--heap FILE] [lua options] [script [args]]
 **
 ** After its own options luaprof is the standalone interpreter (lua.c) of
 ** the Lua it is built for: same options, same `arg` table, same LUA_INIT,
@@ -103,6 +103,7 @@ typedef struct Options {
   const char *out;      /* -o: report path, NULL for stderr */
   const char *format;   /* -f: report format */
   const char *trace;    /* --trace[=N]: "on", a size, or NULL (off) */
+  const char *heap;     /* --heap: heap snapshot path, or NULL */
   Pattern *patterns;    /* --include/--exclude, in order */
   int npatterns;        /* how many */
 } Options;
@@ -134,6 +135,9 @@ static void print_help (FILE *f) {
   "  --spike-ms MS    ...and more than MS milliseconds (default 0)\n"
   "  --spikes N       keep the call trees of the N slowest spikes (16)\n"
   "  --memory         memory per function: bytes allocated, freed, live\n"
+  "  --heap FILE      write a heap snapshot (.heapsnapshot: every object,\n"
+  "                   its size and who holds it; luaheap reads it) to FILE\n"
+  "                   when the script ends, before the report\n"
   "  --help           show this help\n"
   "  --version        show the versions of luaprof and Lua\n"
   "Lua options, as " PROGNAME "'s:\n"
@@ -161,8 +165,8 @@ static void print_help (FILE *f) {
   "supported: profile a script, or pipe a program into '-'.\n"
   "The script sees the arg table " PROGNAME " would give it (arg[-n] = \"" PROGNAME "\";\n"
   "luaprof's own options are not in it).  Exit status: the program's\n"
-  "(as " PROGNAME "'s); 1 if the report cannot be written after a successful\n"
-  "run; 2 for a usage error.\n", f);
+  "(as " PROGNAME "'s); 1 if the report (or the heap snapshot) cannot be\n"
+  "written after a successful run; 2 for a usage error.\n", f);
 }
 
 
@@ -210,6 +214,7 @@ static int own_options (int argc, char **argv, Options *o) {
   o->out = NULL;
   o->format = "text";
   o->trace = NULL;
+  o->heap = NULL;
   o->npatterns = 0;
   o->patterns = (Pattern *)malloc(sizeof(Pattern) * (size_t)(argc + 1));
   if (o->patterns == NULL) {
@@ -226,6 +231,8 @@ static int own_options (int argc, char **argv, Options *o) {
       o->trace = "on";
     else if (strncmp(argv[i], "--trace=", 8) == 0)
       o->trace = argv[i] + 8;
+    else if ((v = option_value(argv, &i, "--heap")) != NULL)
+      o->heap = v;
     else if ((v = option_value(argv, &i, "--include")) != NULL)
       add_pattern(o, "include", v);
     else if ((v = option_value(argv, &i, "--exclude")) != NULL)
@@ -299,6 +306,7 @@ typedef struct Run {
 static lua_State *globalL = NULL;  /* the state, for the SIGINT handler */
 
 
+
 static void set_signal (int sig, void (*handler)(int)) {
   struct sigaction sa;
   sa.sa_handler = handler;
@@ -335,6 +343,62 @@ static void laction (int sig) {
 static void l_message (const char *pname, const char *msg) {
   li_run_message(pname, msg);
 }
+
+/*
+** {======================================================
+** The heap snapshot (--heap): once, when the script ends
+** =======================================================
+*/
+
+/* Where it goes (absolute: the program may change directory), and how
+** it went. */
+static struct {
+  const char *path;     /* NULL: no --heap */
+  int taken;            /* taken, or tried */
+  int failed;           /* and it failed (said on stderr) */
+} heap;
+
+/* Take the snapshot unless it was: 0 after a message if it failed. */
+static int heap_snapshot (lua_State *L) {
+  if (heap.path == NULL || heap.taken) return 1;
+  heap.taken = 1;
+  if (luainstr_snapshot(L, heap.path, 0) == LUAINSTR_OK) return 1;
+  l_message(SELF, luainstr_errmsg(L));
+  heap.failed = 1;
+  return 0;
+}
+
+/* os.exit (run.c's, which writes the report: upvalue 1) with the snapshot
+** taken first; a failed one makes a successful exit a failure, as a
+** report that cannot be written does. */
+static int heap_os_exit (lua_State *L) {
+  int ok = heap_snapshot(L);
+  int success = lua_isnoneornil(L, 1) ||
+                (lua_isboolean(L, 1) && lua_toboolean(L, 1)) ||
+                (lua_type(L, 1) == LUA_TNUMBER && lua_tonumber(L, 1) == 0);
+  if (!ok && success) {
+    if (lua_gettop(L) == 0) lua_pushnil(L);
+    lua_pushinteger(L, EXIT_FAILURE);
+    lua_replace(L, 1);
+  }
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, 0);
+  return 0;
+}
+
+static void heap_hooks (lua_State *L) {
+  if (heap.path == NULL) return;
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  if (lua_getfield(L, -1, LUA_OSLIBNAME) == LUA_TTABLE) {
+    lua_getfield(L, -1, "exit");
+    lua_pushcclosure(L, heap_os_exit, 1);
+    lua_setfield(L, -2, "exit");
+  }
+  lua_pop(L, 2);
+}
+
+/* }====================================================== */
 
 
 /* Prints the error message on the top, if status is an error. */
@@ -731,6 +795,7 @@ static int pmain (lua_State *L) {
     if (!start_profiler(L, r->opts))
       return 0;
     li_run_report_hooks(L);
+    heap_hooks(L);
   }
   if (!(r->args & has_E) && handle_luainit(L) != LUA_OK)
     return 0;
@@ -779,7 +844,7 @@ int main (int argc, char **argv) {
   Options opts;
   Run run;
   lua_State *L;
-  char *out_abs;
+  char *out_abs, *heap_abs;
   int first, status, result, reported;
   first = own_options(argc, argv, &opts);
   /* Lua's argv: the interpreter's name, then what follows our options */
@@ -820,6 +885,9 @@ int main (int argc, char **argv) {
 #endif
   /* The program may change directory before the report is written. */
   out_abs = li_report_abspath(opts.out);
+  heap_abs = li_report_abspath(opts.heap);
+  if (runs_code(&run))
+    heap.path = heap_abs != NULL ? heap_abs : opts.heap;
   if (runs_code(&run))
     li_run_report_setup(L, SELF, opts.format,
                         out_abs != NULL ? out_abs : opts.out);
@@ -828,12 +896,14 @@ int main (int argc, char **argv) {
   status = lua_pcall(L, 1, 1, 0);
   result = lua_toboolean(L, -1);
   report_status(L, status);
-  reported = li_run_report_write();
+  if (!(run.args & has_b)) heap_snapshot(L);
+  reported = li_run_report_write() && !heap.failed;
   li_run_report_forget();
   lua_close(L);
   free(run.argv);
   free(opts.patterns);
   free(out_abs);
+  free(heap_abs);
   if (!(result && status == LUA_OK)) return EXIT_FAILURE;
   return reported ? EXIT_SUCCESS : EXIT_FAILURE;
 }

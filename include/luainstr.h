@@ -277,6 +277,24 @@ LUAINSTR_API int (luainstr_dump)(struct lua_State *L, const char *format,
 LUAINSTR_API int (luainstr_pcall)(struct lua_State *L, int nargs,
                                  int nresults, int msgh);
 
+/* ---- heap snapshots (docs/heap.md) ---------------------------------------
+** luainstr_snapshot() writes every object L's state reaches (from any of
+** its threads, running or not), its size and who holds it, to path in
+** Chrome DevTools' .heapsnapshot format (`luaheap` reads it).  flags: 0,
+** or LUAINSTR_HEAP_COLLECT for a full collection first.  It changes
+** nothing the program can see: raw access only (no metamethod runs),
+** nothing allocated in the Lua heap, no collection unless asked.  Works
+** with or without a profiler attached; with one, the file is listed by
+** its reports (the html report's heap view) and, in memory mode, each
+** object carries the function that allocated it.  LUAINSTR_EIO: path
+** cannot be written, LUAINSTR_EMEM: out of memory; luainstr_errmsg says
+** why, and nothing is left at path (the file is written to a temporary
+** name beside it and renamed). */
+#define LUAINSTR_HEAP_COLLECT 1
+
+LUAINSTR_API int (luainstr_snapshot)(struct lua_State *L, const char *path,
+                                    int flags);
+
 /* The message of the last failed call on L (or on no state: NULL), or "". */
 LUAINSTR_API const char *(luainstr_errmsg)(struct lua_State *L);
 

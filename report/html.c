@@ -27,7 +27,16 @@
 ** spike bar, a plain bar, Whole run; in memory mode: switches to bytes),
 ** into <pre id=selftest> (tests/report/html_chromium.sh reads it from a
 ** headless browser).
+**
+** Heap snapshots (docs/heap.md): when the run wrote any (p->heap_files),
+** the page has a heap view.  Its figures are luaheap's (heap/heap.h): the
+** summary of each snapshot (types, biggest retainers with their paths)
+** and, with two or more, the diff of the first and the last, each as the
+** JSON lh_write_summary_json and lh_write_diff_json write, embedded in the
+** data block; the page only draws them.  A snapshot that cannot be read
+** is an {"error"} in its place, shown as such.
 */
+#define _XOPEN_SOURCE 700          /* open_memstream */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -36,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "heap.h"
 #include "report.h"
 #include "writers.h"
 
@@ -89,7 +99,14 @@ static const char page_style[] =
   "#frc { display: block; width: 100%; height: 130px; cursor: pointer; }\n"
   "#frinfo { color: var(--muted); }\n"
   ".zs { padding: 0 4px; background: hsl(200, 62%, 66%); }\n"
-  "td.z { color: #0b5f86; }\n";
+  "td.z { color: #0b5f86; }\n"
+  "#heapsec h3 { margin: 10px 0 4px; font-size: 13px; }\n"
+  ".hgrid { display: grid; grid-template-columns: minmax(0, 2fr) minmax(0, 5fr); gap: 0 24px; }\n"
+  ".hgrid > div { min-width: 0; overflow-x: auto; }\n"
+  ".ht tbody tr:hover { cursor: default; }\n"
+  ".ht th { cursor: default; position: static; }\n"
+  ".ht td.t { max-width: 640px; }\n"
+  "#heaperr { margin: 6px 0; padding-left: 18px; color: #a4000f; white-space: pre-wrap; }\n";
 
 /* the rest of <head>, and the page's static markup */
 static const char page_body[] =
@@ -136,6 +153,29 @@ static const char page_body[] =
   "<tbody id=\"rows\"></tbody>\n"
   "</table>\n"
   "<div class=\"bar\"><button id=\"more\" type=\"button\" hidden></button><button id=\"all\" type=\"button\" hidden>Show all</button></div>\n"
+  "</section>\n"
+  "<section id=\"heapsec\" hidden>\n"
+  "<h2>Heap <small id=\"heapwhat\"></small></h2>\n"
+  "<div class=\"bar\" id=\"heapfiles\"></div>\n"
+  "<ul id=\"heaperr\" hidden></ul>\n"
+  "<div id=\"heapsnap\">\n"
+  "<p id=\"heapinfo\"></p>\n"
+  "<div class=\"hgrid\">\n"
+  "<div><h3>Types</h3><table class=\"ht\" id=\"htypes\"></table></div>\n"
+  "<div><h3>Biggest retainers <small>(what each object keeps alive: itself and all that only it holds)</small></h3>\n"
+  "<table class=\"ht\" id=\"hret\"></table></div>\n"
+  "</div>\n"
+  "</div>\n"
+  "<div id=\"heapdiff\" hidden>\n"
+  "<h3 id=\"hdtitle\"></h3>\n"
+  "<p id=\"hdinfo\"></p>\n"
+  "<div class=\"hgrid\">\n"
+  "<div><table class=\"ht\" id=\"hdtypes\"></table></div>\n"
+  "<div><table class=\"ht\" id=\"hdgroups\"></table></div>\n"
+  "</div>\n"
+  "<p class=\"hint\" id=\"hdnote\"></p>\n"
+  "</div>\n"
+  "<p class=\"hint\">Figures from luaheap (docs/heap.md): sizes in bytes as Lua allocated them; a path is the shortest from a root, written like Lua.</p>\n"
   "</section>\n"
   "<noscript><p>This report draws its flame graph and table with JavaScript.</p></noscript>\n"
   "<pre id=\"selftest\" hidden></pre>\n"
@@ -773,6 +813,116 @@ static const char page_script[] =
   "$('m-time').addEventListener('click', function () { setMode('time'); });\n"
   "$('m-bytes').addEventListener('click', function () { setMode('bytes'); });\n"
   "\n"
+  "/* ---- heap snapshots: D.heap = {files: [path, ...], summaries: [one a\n"
+  "** file: luaheap's summary, or {file, error}], diff: luaheap's diff of the\n"
+  "** first and the last file, or {error}, or null} (docs/heap.md, \"luaheap\n"
+  "** --json\"); luaheap computed every figure, this only draws them ---- */\n"
+  "var H = D.heap || null, heapSel = -1;\n"
+  "function baseName(path) { var s = String(path); return s.slice(s.lastIndexOf('/') + 1) || s; }\n"
+  "/* a table: heads [label, left-aligned], rows of [text, title] cells */\n"
+  "function heapTable(table, heads, rows) {\n"
+  "  var thead = document.createElement('thead'), tr = document.createElement('tr');\n"
+  "  var tbody = document.createElement('tbody');\n"
+  "  heads.forEach(function (h) {\n"
+  "    var th = document.createElement('th');\n"
+  "    th.textContent = h[0];\n"
+  "    if (h[1]) th.className = 't';\n"
+  "    tr.appendChild(th);\n"
+  "  });\n"
+  "  thead.appendChild(tr);\n"
+  "  rows.forEach(function (r) {\n"
+  "    var row = document.createElement('tr');\n"
+  "    r.forEach(function (c, k) { cell(row, c[0], heads[k][1] ? 't' : '', c[1]); });\n"
+  "    tbody.appendChild(row);\n"
+  "  });\n"
+  "  table.textContent = '';\n"
+  "  table.appendChild(thead);\n"
+  "  table.appendChild(tbody);\n"
+  "}\n"
+  "function bytesCell(v) { return [fmtBytes(v), v + ' bytes']; }\n"
+  "function pathOf(o) {\n"
+  "  return o.path === null || o.path === undefined ? '(not reachable through strong references)' : disp(o.path);\n"
+  "}\n"
+  "function showHeap(k) {\n"
+  "  var sm = H.summaries[k];\n"
+  "  heapSel = k;\n"
+  "  Array.prototype.forEach.call($('heapfiles').children, function (b, q) {\n"
+  "    b.setAttribute('aria-pressed', String(q === k));\n"
+  "  });\n"
+  "  $('heapsnap').hidden = !sm || sm.error !== undefined;\n"
+  "  if ($('heapsnap').hidden) return;\n"
+  "  var L = sm.lua, un = sm.unreachable || {count: 0, bytes: 0};\n"
+  "  $('heapinfo').textContent = 'snapshot ' + (k + 1) + ', ' + disp(sm.file) + ': ' + sm.nodes + ' nodes, ' +\n"
+  "    sm.edges + ' references, ' + fmtBytes(sm.bytes) +\n"
+  "    (L ? ' (Lua ' + disp(L.version) + ', sizes ' + (L.exact ? 'exact' : 'estimated') +\n"
+  "      (L.collected ? ', after a full collection' : '') +\n"
+  "      ', collectgarbage(\"count\") ' + fmtBytes(L.gc_count_bytes) + ')' : ' (not written by luainstr)') +\n"
+  "    (un.count > 0 ? '; ' + un.count + ' objects (' + fmtBytes(un.bytes) + ') held only weakly or by nothing' : '');\n"
+  "  heapTable($('htypes'), [['type', 1], ['count'], ['bytes'], ['bytes%']], sm.types.map(function (t) {\n"
+  "    return [[disp(t.type)], [String(t.count)], bytesCell(t.bytes), [pct(t.bytes, sm.bytes)]];\n"
+  "  }));\n"
+  "  /* in memory mode, where each was allocated */\n"
+  "  var sites = sm.retainers.some(function (o) { return o.site; });\n"
+  "  var heads = [['retained'], ['self'], ['type', 1], ['path', 1]];\n"
+  "  if (sites) heads.push(['allocated in', 1]);\n"
+  "  heapTable($('hret'), heads, sm.retainers.map(function (o) {\n"
+  "    var r = [bytesCell(o.retained_size), bytesCell(o.self_size), [disp(o.type)],\n"
+  "      [pathOf(o), disp(o.name) + ' (id ' + o.id + ')']];\n"
+  "    if (sites) r.push([o.site ? disp(o.site) : '']);\n"
+  "    return r;\n"
+  "  }));\n"
+  "}\n"
+  "function showHeapDiff() {\n"
+  "  var df = H.diff;\n"
+  "  $('heapdiff').hidden = !df || df.error !== undefined;\n"
+  "  if ($('heapdiff').hidden) return;\n"
+  "  var shown = df.shown === 'C' ? df.c : df.b;\n"
+  "  $('hdtitle').textContent = 'New objects: snapshot 1 \\u2192 snapshot ' + H.files.length +\n"
+  "    ' (' + disp(baseName(df.a)) + ' \\u2192 ' + disp(baseName(shown)) + ')';\n"
+  "  $('hdinfo').textContent = df['new'].count + ' objects (' + fmtBytes(df['new'].bytes) + ') in ' +\n"
+  "    disp(shown) + ' that ' + disp(df.a) + ' did not have; freed since: ' + df.freed.count +\n"
+  "    ' objects (' + fmtBytes(df.freed.bytes) + ')';\n"
+  "  heapTable($('hdtypes'), [['type', 1], ['new'], ['bytes']], df.types.map(function (t) {\n"
+  "    return [[disp(t.type)], [String(t.count)], bytesCell(t.bytes)];\n"
+  "  }));\n"
+  "  var heads = [['held by (retaining path)', 1], ['new'], ['bytes'], ['types', 1]];\n"
+  "  if (df.memory_mode) heads.push(['allocated in', 1]);\n"
+  "  heapTable($('hdgroups'), heads, df.groups.map(function (g) {\n"
+  "    var r = [[g.path === null ? '(held only weakly or by nothing)' : disp(g.path),\n"
+  "              g.example ? 'for example ' + pathOf(g.example) : ''],\n"
+  "      [String(g.count)], bytesCell(g.bytes),\n"
+  "      [g.types.map(function (t) { return disp(t.type) + ' ' + t.count; }).join(', ')]];\n"
+  "    if (df.memory_mode) r.push([g.sites.map(function (x) { return disp(x.site) + ' ' + x.count; }).join(', ')]);\n"
+  "    return r;\n"
+  "  }));\n"
+  "  $('hdnote').textContent = disp(df.note || '');\n"
+  "}\n"
+  "function heapView() {\n"
+  "  if (!H) return;\n"
+  "  var files = H.files || [], errs = [], last = -1;\n"
+  "  $('heapsec').hidden = false;\n"
+  "  $('heapwhat').textContent = '\\u2014 ' + files.length + (files.length === 1 ? ' snapshot' : ' snapshots');\n"
+  "  files.forEach(function (f, k) {\n"
+  "    var b = document.createElement('button'), sm = H.summaries[k];\n"
+  "    b.type = 'button';\n"
+  "    b.textContent = (k + 1) + ': ' + disp(baseName(f));\n"
+  "    b.title = disp(f);\n"
+  "    b.addEventListener('click', function () { showHeap(k); });\n"
+  "    $('heapfiles').appendChild(b);\n"
+  "    if (!sm || sm.error !== undefined)\n"
+  "      errs.push('snapshot ' + (k + 1) + ' (' + disp(f) + ') cannot be read: ' + disp(sm ? sm.error : 'no summary'));\n"
+  "    else last = k;\n"
+  "  });\n"
+  "  if (H.diff && H.diff.error !== undefined)\n"
+  "    errs.push('no diff of snapshots 1 and ' + files.length + ': ' + disp(H.diff.error));\n"
+  "  errs.forEach(function (e) { var li = document.createElement('li'); li.textContent = e; $('heaperr').appendChild(li); });\n"
+  "  $('heaperr').hidden = errs.length === 0;\n"
+  "  $('heapfiles').hidden = files.length < 2;\n"
+  "  /* the last snapshot readable: the heap as the run left it */\n"
+  "  showHeap(last >= 0 ? last : 0);\n"
+  "  showHeapDiff();\n"
+  "}\n"
+  "\n"
   "/* ---- summary ---- */\n"
   "function summary() {\n"
   "  var items = [\n"
@@ -918,14 +1068,14 @@ static const char page_script[] =
   "}\n"
   "function selftestBytes(out) {\n"
   "  out.push('widest-time: ' + widestAt(2));\n"
-  "  out.push('heads-time: ' + Array.prototype.map.call(document.querySelectorAll('th'), function (th) {\n"
+  "  out.push('heads-time: ' + Array.prototype.map.call(document.querySelectorAll('#heads th'), function (th) {\n"
   "    return th.getAttribute('data-k'); }).join('|'));\n"
   "  $('m-bytes').click();\n"
   "  out.push('mode: ' + mode);\n"
   "  out.push('widest-bytes: ' + widestAt(2));\n"
   "  out.push('bytes-root: ' + T.wgt[0]);\n"
   "  out.push('bytes-crumbs: ' + $('crumbs').textContent);\n"
-  "  out.push('heads-bytes: ' + Array.prototype.map.call(document.querySelectorAll('th'), function (th) {\n"
+  "  out.push('heads-bytes: ' + Array.prototype.map.call(document.querySelectorAll('#heads th'), function (th) {\n"
   "    return th.getAttribute('data-k'); }).join('|'));\n"
   "  out.push('bytes-first-row: ' + (document.querySelector('#rows tr td') || { textContent: '-' }).textContent);\n"
   "  out.push('bytes-first-cells: ' + Array.prototype.map.call(document.querySelectorAll('#rows tr:first-child td'),\n"
@@ -949,6 +1099,31 @@ static const char page_script[] =
   "  out.push('zone-names: ' + unique(names, 50).join('|'));\n"
   "  out.push('zone-rows: ' + document.querySelectorAll('#rows td.z').length);\n"
   "}\n"
+  "/* the heap view: what it shows; clicks the first snapshot's button */\n"
+  "function selftestHeap(out) {\n"
+  "  out.push('heap-section: ' + ($('heapsec').hidden ? 'hidden' : 'shown'));\n"
+  "  if (!H) return;\n"
+  "  var rowsOf = function (id) {\n"
+  "    return Array.prototype.map.call(document.querySelectorAll('#' + id + ' tbody tr'), function (tr) {\n"
+  "      return Array.prototype.map.call(tr.children, function (td) { return td.textContent; }).join('|');\n"
+  "    }).join(' / ');\n"
+  "  };\n"
+  "  out.push('heap-files: ' + $('heapfiles').children.length + ($('heapfiles').hidden ? ' (no buttons)' : ''));\n"
+  "  out.push('heap-shown: ' + (heapSel + 1) + ($('heapsnap').hidden ? ' (nothing readable)' : ''));\n"
+  "  out.push('heap-info: ' + $('heapinfo').textContent);\n"
+  "  out.push('heap-types: ' + rowsOf('htypes'));\n"
+  "  out.push('heap-retainers: ' + rowsOf('hret'));\n"
+  "  out.push('heap-errors: ' + Array.prototype.map.call($('heaperr').children, function (li) {\n"
+  "    return li.textContent; }).join(' / '));\n"
+  "  out.push('heap-diff: ' + ($('heapdiff').hidden ? 'hidden' : $('hdinfo').textContent));\n"
+  "  out.push('heap-diff-title: ' + $('hdtitle').textContent);\n"
+  "  out.push('heap-diff-types: ' + rowsOf('hdtypes'));\n"
+  "  out.push('heap-diff-groups: ' + rowsOf('hdgroups'));\n"
+  "  if ($('heapfiles').children.length > 1) {\n"
+  "    $('heapfiles').children[0].click();\n"
+  "    out.push('heap-after-click: ' + (heapSel + 1) + ' ' + rowsOf('htypes'));\n"
+  "  }\n"
+  "}\n"
   "function selftest(renderMs) {\n"
   "  var out = [], t0 = performance.now(), k, best = -1;\n"
   "  out.push('render-ms: ' + renderMs.toFixed(0));\n"
@@ -959,7 +1134,7 @@ static const char page_script[] =
   "  out.push('frame-names: ' + unique(RN.map(label), 200).join('|'));\n"
   "  out.push('rows: ' + document.querySelectorAll('#rows tr').length);\n"
   "  out.push('row-names: ' + rowNames());\n"
-  "  out.push('heads: ' + Array.prototype.map.call(document.querySelectorAll('th'), function (th) {\n"
+  "  out.push('heads: ' + Array.prototype.map.call(document.querySelectorAll('#heads th'), function (th) {\n"
   "    return th.getAttribute('data-k'); }).join('|'));\n"
   "  selftestZones(out);\n"
   "  for (k = 0; k < RN.length; k++)\n"
@@ -991,6 +1166,7 @@ static const char page_script[] =
   "  }\n"
   "  if (NFR > 0) selftestFrames(out);\n"
   "  if (MEM) selftestBytes(out);\n"
+  "  selftestHeap(out);\n"
   "  sortBy('name');\n"
   "  out.push('sorted-by-name: ' + document.querySelector('#rows tr td').textContent);\n"
   "  sortBy('self');\n"
@@ -1012,6 +1188,7 @@ static const char page_script[] =
   "var ms = draw();\n"
   "renderTable();\n"
   "drawFrames();\n"
+  "heapView();\n"
   "$('frinfo').textContent = 'showing the whole run; click a red spike bar to see that frame';\n"
   "/* page.html#frame=N opens spike frame N, #bytes weighs by bytes (both:\n"
   "** #frame=N&bytes); #selftest runs the self-test */\n"
@@ -1285,6 +1462,72 @@ static void put_frames(FILE *f, const li_profile *p) {
   fputs("]", f);
 }
 
+/* ---- the heap view's data (docs/heap.md) --------------------------------- */
+
+/* JSON text (luaheap's) into the data block: '<', '>' and '&', which JSON
+** has only inside strings, as \u003c, \u003e, \u0026, so that no string
+** can close the block or open a comment whatever escapes the writer used. */
+static void put_json_html(FILE *f, const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    char c = s[i];
+    if (c == '<' || c == '>' || c == '&') fprintf(f, "\\u%04x", (unsigned)c);
+    else putc(c, f);
+  }
+}
+
+/* One of luaheap's reports (lh_write_summary_json when b is NULL, else
+** lh_write_diff_json of a and b), or {"file": a, "error": why} when it
+** failed: made in memory first, so a failure midway writes no half JSON. */
+static void put_heap_report(FILE *f, const char *a, const char *b) {
+  char err[512] = "";
+  char *buf = NULL;
+  size_t len = 0;
+  int st = -1;
+  FILE *m = open_memstream(&buf, &len);
+  if (m != NULL) {
+    st = b == NULL ? lh_write_summary_json(m, a, err, sizeof err)
+                   : lh_write_diff_json(m, a, b, NULL, err, sizeof err);
+    if (fclose(m) != 0 && st == 0) {
+      st = -1;
+      snprintf(err, sizeof err, "%s", strerror(errno));
+    }
+  } else {
+    snprintf(err, sizeof err, "%s", strerror(errno));
+  }
+  if (st == 0 && len > 0) {
+    put_json_html(f, buf, len);
+  } else {
+    fputs("{\"file\":", f);
+    li_json_string(f, a);
+    fputs(",\"error\":", f);
+    li_json_string(f, err[0] != '\0' ? err : "unknown error");
+    putc('}', f);
+  }
+  free(buf);
+}
+
+/* "heap": the snapshot files, luaheap's summary of each, and its diff of
+** the first and the last (null with one snapshot). */
+static void put_heap(FILE *f, const li_profile *p) {
+  uint32_t n = p->nheap_files;
+  fputs(",\n\"heap\":{\"files\":[", f);
+  for (uint32_t i = 0; i < n; i++) {
+    if (i > 0) putc(',', f);
+    li_json_string(f, p->heap_files[i] != NULL ? p->heap_files[i] : "");
+  }
+  fputs("],\n\"summaries\":[", f);
+  for (uint32_t i = 0; i < n; i++) {
+    fputs(i > 0 ? ",\n" : "\n", f);
+    put_heap_report(f, p->heap_files[i] != NULL ? p->heap_files[i] : "", NULL);
+  }
+  fputs("],\n\"diff\":", f);
+  if (n >= 2 && p->heap_files[0] != NULL && p->heap_files[n - 1] != NULL)
+    put_heap_report(f, p->heap_files[0], p->heap_files[n - 1]);
+  else
+    fputs("null", f);
+  putc('}', f);
+}
+
 int li_write_html(const li_profile *p, FILE *f) {
   char hash[64];
   uint32_t *srcid = malloc(((size_t)p->nfuncs + 1) * sizeof *srcid);
@@ -1312,6 +1555,7 @@ int li_write_html(const li_profile *p, FILE *f) {
   free(srcid);
   put_tree(f, p->nodes, p->nnodes, p->nfuncs, p->memory);
   if (p->framing) put_frames(f, p);
+  if (p->heap_files != NULL && p->nheap_files > 0) put_heap(f, p);
   fputs("}</script>\n<script>", f);
   fputs(page_script, f);
   fputs("</script>\n</body>\n</html>\n", f);

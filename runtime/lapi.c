@@ -12,6 +12,7 @@
 
 #include "luainstr.h"
 #include "profiler.h"
+#include "heapwalk.h"
 
 #define MODNAME "luainstr"
 #define LI_TRACE_DEFAULT 1000000u    /* events: 24 MB */
@@ -111,6 +112,7 @@ static int open_step(lua_State *L) {
   int loaded;
   if (P == NULL) return LUAINSTR_EMEM;
   install(L);
+  li_heap_prepare(L);
   luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
   loaded = lua_gettop(L);
   if (lua_getfield(L, loaded, MODNAME) != LUA_TTABLE) {
@@ -470,6 +472,25 @@ int (luainstr_idle_end)(lua_State *L) {
   return idle_api(L, 0);
 }
 
+/* A snapshot works without a profiler; its failure's message needs one
+** (luainstr_errmsg), attached then. */
+int (luainstr_snapshot)(lua_State *L, const char *path, int flags) {
+  char err[sizeof ((li_prof *)0)->errmsg];
+  li_prof *P;
+  int r;
+  if (L == NULL) return LUAINSTR_EARG;
+  P = li_prof_get(L);
+  r = li_heap_snapshot(L, P, path, flags, NULL, err, sizeof err);
+  if (r != LUAINSTR_OK) {
+    /* (a suspended thread runs no call: no profiler made from it) */
+    if (P == NULL && lua_status(L) == LUA_OK &&
+        protected_step(L, attach_step) == LUAINSTR_OK)
+      P = li_prof_get(L);
+    if (P != NULL) fail(P, r, "%s", err);
+  }
+  return r;
+}
+
 const char *(luainstr_errmsg)(lua_State *L) {
   li_prof *P;
   /* the header promises NULL for no state; li_prof_get(NULL) would crash */
@@ -773,6 +794,29 @@ static int l_idle_end(lua_State *L) {
   return l_idle(L, 0);
 }
 
+/* p.snapshot(path [, {collect = true}]) -> true, or nil and a message:
+** a heap snapshot (luainstr_snapshot) */
+static int l_snapshot(lua_State *L) {
+  li_prof *P = lprof(L);
+  const char *path = luaL_checkstring(L, 1);
+  char err[sizeof P->errmsg];
+  int flags = 0;
+  if (!lua_isnoneornil(L, 2)) {
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_getfield(L, 2, "collect");
+    if (lua_toboolean(L, -1)) flags |= LUAINSTR_HEAP_COLLECT;
+    lua_pop(L, 1);
+  }
+  if (P == NULL) return closing(L);
+  if (li_heap_snapshot(L, P, path, flags, NULL, err, sizeof err) == LUAINSTR_OK) {
+    lua_pushboolean(L, 1);
+    return 1;
+  }
+  luaL_pushfail(L);
+  lua_pushfstring(L, "luainstr: %s", err);
+  return 2;
+}
+
 /* p.running() -> is it collecting? */
 static int l_running(lua_State *L) {
   li_prof *P = lprof(L);
@@ -807,6 +851,7 @@ static const luaL_Reg module_funcs[] = {
   {"zone", l_zone},
   {"idle_begin", l_idle_begin},
   {"idle_end", l_idle_end},
+  {"snapshot", l_snapshot},
   {NULL, NULL}
 };
 
@@ -817,6 +862,7 @@ int (luaopen_luainstr)(lua_State *L) {
   li_keep_module_loaded();          /* (Lua 5.1: luaver.h says why) */
   if (lprof(L) == NULL) return luaL_error(L, "luainstr: cannot attach a profiler");
   install(L);
+  li_heap_prepare(L);
   return module_table(L);
 }
 

@@ -462,3 +462,17 @@ void li_mem_snapshot(const li_prof *P, li_profile *out) {
   out->mem_outside.peak_live_bytes =
       M->outside_peak > 0 ? (uint64_t)M->outside_peak : 0;
 }
+
+int li_mem_active(const li_prof *P) {
+  return P->mem != NULL && P->mem->active;
+}
+
+uint32_t li_mem_site(li_prof *P, const void *block) {
+  li_mem *M = P->mem;
+  uint32_t *slot, n;
+  if (M == NULL || !M->active) return LI_NONE;
+  slot = slot_of(map_for(M, block), (uintptr_t)block, 0);
+  if (slot == NULL || *slot == 0) return LI_NONE;
+  n = *slot - 1;
+  return n < P->nnode ? P->node[n].func : LI_NONE;
+}

@@ -28,6 +28,7 @@
 #include "rewrite.h"
 #include "direct.h"
 #include "jit.h"
+#include "heapwalk.h"
 
 
 /* Its address is the registry key of the profiler ud (profiler.h): a
@@ -648,6 +649,7 @@ void li_prof_free_data(li_prof *P) {
   free(P->tmap); P->tmap = NULL; P->tcap = P->tn = 0;
   free_patterns(P->include, P->ninclude); P->include = NULL; P->ninclude = 0;
   free_patterns(P->exclude, P->nexclude); P->exclude = NULL; P->nexclude = 0;
+  li_heap_files_free(P);
 }
 
 /* __gc of the profiler: the state is closing (its finalizer runs after

@@ -266,6 +266,9 @@ struct li_prof {
   li_mem *mem;          /* memory mode (NULL: off) */
   int mem_skip;         /* the next new block is the profiler's own */
   uint64_t alloc_total; /* bytes allocated in memory mode (frames' share) */
+  char **heap_files;    /* heap snapshots written (absolute paths,
+                           malloc'd), oldest first (heap.c) */
+  uint32_t nheap_files;
   void (*on_close)(lua_State *L, void *ud);  /* called as the state closes */
   void *on_close_ud;    /* its argument */
   char errmsg[512];     /* the last failed API call's message */
@@ -453,6 +456,13 @@ void li_mem_free(li_prof *P, lua_State *L);
 void li_mem_clear(li_prof *P);
 /* Its part of the model (map figures). */
 void li_mem_snapshot(const li_prof *P, li_profile *out);
+/* Is memory mode on (the block map tracking new blocks)? */
+int li_mem_active(const li_prof *P);
+/* The function (li_fn index) whose code allocated the block that starts
+** at `block`, as the map knows it; LI_NONE: a block it does not track
+** (made before memory mode, or not a block's start) or one made outside
+** user code.  Reads only (heap snapshots: allocation sites). */
+uint32_t li_mem_site(li_prof *P, const void *block);
 
 /* The probe's variants (profiler.c): how it reads its call, through the C
 ** API or from Lua's structures (direct.h), and with or without its fast

@@ -248,6 +248,8 @@ int li_snapshot(li_prof *P, li_profile *out) {
   out->probe = li_prof_probe_name(P);
   out->clock_resolution_ns = (double)P->clock.resolution * k;
   if (notes(P, out) != 0) goto nomem;
+  out->heap_files = (const char *const *)P->heap_files;
+  out->nheap_files = P->nheap_files;
   out->tracing = P->trace_cap > 0;
   out->trace_capacity = P->trace_cap;
   out->events_dropped = P->trace_dropped;

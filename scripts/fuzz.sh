@@ -18,7 +18,7 @@ root=$PWD
 seconds=${1:-60}
 [[ $seconds =~ ^[0-9]+$ && $seconds -gt 0 ]] || {
   echo "usage: scripts/fuzz.sh [SECONDS]" >&2; exit 2; }
-targets=(${FUZZ_TARGETS:-fuzz_rewrite fuzz_factory fuzz_report fuzz_heap})
+targets=(${FUZZ_TARGETS:-fuzz_rewrite fuzz_factory fuzz_report fuzz_heapread fuzz_heap})
 
 bash scripts/deps.sh
 cc=$(command -v clang-14 || command -v clang) || {
@@ -51,6 +51,12 @@ if [[ ! -f $w/seeds/.done ]]; then
   done
   touch $w/seeds/.done
 fi
+# fuzz_heapread: luaheap's hand-written snapshots, good and malformed
+if [[ ! -d $w/seeds/fuzz_heapread ]]; then
+  mkdir -p $w/seeds/fuzz_heapread
+  cp tests/heap/luaheap/*.heapsnapshot tests/heap/luaheap/bad/*.heapsnapshot \
+     $w/seeds/fuzz_heapread/
+fi
 # fuzz_heap's seeds: random bytes (a flags byte, then operations), made
 # apart so that a seed directory from before the target also gets them
 if [[ ! -d $w/seeds/fuzz_heap ]]; then
@@ -71,8 +77,10 @@ for t in "${targets[@]}"; do
   log=$w/logs/$t.log
   echo "fuzz.sh: $t for ${seconds}s (log $log)"
   rc=0
+  dict=tests/fuzz/lua.dict              # (a target's own, when it has one)
+  [[ -f tests/fuzz/$t.dict ]] && dict=tests/fuzz/$t.dict
   $b/bin/$t -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 \
-    -max_len=8192 -print_final_stats=1 -dict=tests/fuzz/lua.dict \
+    -max_len=8192 -print_final_stats=1 -dict=$dict \
     -artifact_prefix="$w/artifacts/$t-" \
     $w/corpus/$t $w/seeds/$t >"$log" 2>&1 || rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)

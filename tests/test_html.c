@@ -5,9 +5,14 @@
 ** the data block reads back; a profile of 10,000 functions and 100,000
 ** call-tree nodes stays small; frames, spike trees, zones and memory
 ** figures go into the data, and nothing of them without framing or memory
-** mode.  With LI_HTML_DIR set, the html_files tests also write nasty.html,
+** mode.  Heap snapshots (docs/heap.md): luaheap's summary of each and its
+** diff of the first and the last go into the data exactly as luaheap
+** writes them, markup in a path or a file name escaped; a snapshot that
+** cannot be read is an error in its place and the rest is unaffected.
+** With LI_HTML_DIR set, the html_files tests also write nasty.html,
 ** large.html and frames.html there for a real browser
-** (tests/report/html_chromium.sh).
+** (tests/report/html_chromium.sh), and heap.html and heap_nasty.html with
+** their snapshots (tests/report/html_heap_chromium.sh).
 */
 #define _XOPEN_SOURCE 700
 #define _POSIX_C_SOURCE 200809L
@@ -20,9 +25,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "heap.h"
 #include "report.h"
 #include "writers.h"
 #include "known_profile.h"
@@ -658,4 +665,248 @@ Test(html_files, frames, .timeout = 60) {
   snprintf(path, sizeof path, "%s/frames.txt", getenv("LI_HTML_DIR"));
   cr_assert_eq(li_report_to_path(&p, "text", path, err, sizeof err), 0, "%s", err);
   free((void *)p.frames);
+}
+
+/* ---- heap snapshots ------------------------------------------------------- */
+
+/* Markup in a table key (a path segment) and in a string's name. */
+#define NASTY_KEY "</script><script>document.title='pwned'</script>"
+#define NASTY_STR "<img src=x onerror=\"document.title='pwned'\"> <!--"
+
+/* A JSON string literal of s (", \ and control bytes escaped). */
+static void put_str(FILE *f, const char *s) {
+  putc('"', f);
+  for (; *s != '\0'; s++) {
+    if (*s == '"' || *s == '\\') fprintf(f, "\\%c", *s);
+    else if ((unsigned char)*s < 0x20) fprintf(f, "\\u%04x", (unsigned)*s);
+    else putc(*s, f);
+  }
+  putc('"', f);
+}
+
+/* A snapshot as docs/heap.md says of a heap where the upvalue cache of
+** Game.remember holds `leak` tables under integer keys (the planted leak),
+** and _G holds a string under a key, both markup.  Ids are addresses, the
+** same in every file made: the leak's tables are new in a file made with
+** more of them.
+**   0 (GC roots) -> 1 (registry) -_G-> 2 table -Game-> 3 table
+**   -remember-> 4 function <upvalue cache> 5 table -[i]-> 7.. tables;
+**   2 -NASTY_KEY-> 6 string NASTY_STR */
+static void write_snapshot(const char *path, unsigned leak) {
+  static const char *const strs[] = {
+    "(GC roots)", "(registry)", "table", "function Game.remember (game.lua:3)",
+    NASTY_STR, "_G", "Game", NASTY_KEY, "remember", "cache"
+  };
+  const uint64_t at = 0x55d04a2c0000u;
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+  fprintf(f, "{\"snapshot\":{\"meta\":{\"node_fields\":[\"type\",\"name\",\"id\",\"self_size\","
+          "\"edge_count\",\"trace_node_id\",\"detachedness\"],\"node_types\":[[\"hidden\","
+          "\"array\",\"string\",\"object\",\"code\",\"closure\",\"regexp\",\"number\",\"native\","
+          "\"synthetic\",\"concatenated string\",\"sliced string\",\"symbol\",\"bigint\","
+          "\"object shape\"],\"string\",\"number\",\"number\",\"number\",\"number\",\"number\"],"
+          "\"edge_fields\":[\"type\",\"name_or_index\",\"to_node\"],\"edge_types\":[[\"context\","
+          "\"element\",\"property\",\"internal\",\"hidden\",\"shortcut\",\"weak\"],"
+          "\"string_or_number\",\"node\"],\"trace_function_info_fields\":[\"function_id\","
+          "\"name\",\"script_name\",\"script_id\",\"line\",\"column\"],\"trace_node_fields\":"
+          "[\"id\",\"function_info_index\",\"count\",\"size\",\"children\"],\"sample_fields\":"
+          "[\"timestamp_us\",\"last_assigned_id\"],\"location_fields\":[\"object_index\","
+          "\"script_id\",\"line\",\"column\"]},\n\"node_count\":%u,\"edge_count\":%u,"
+          "\"trace_function_count\":0,\n\"lua\":{\"version\":\"5.4\",\"exact\":true,"
+          "\"collected\":false,\"gc_count_bytes\":%u,\"taken_ns\":0}},\n\"nodes\":[",
+          7 + leak, 6 + leak, 1088 + 120 + 48 + 88 + 16 * leak + 60 + 56 * leak);
+  /* type, name, id, self size, edge count */
+  fprintf(f, "9,0,1,0,1,0,0,\n9,1,3,0,1,0,0,\n");
+  fprintf(f, "3,2,%" PRIu64 ",1088,2,0,0,\n3,2,%" PRIu64 ",120,1,0,0,\n", at + 0x100, at + 0x200);
+  fprintf(f, "5,3,%" PRIu64 ",48,1,0,0,\n3,2,%" PRIu64 ",%u,%u,0,0,\n", at + 0x300, at + 0x400,
+          88 + 16 * leak, leak);
+  fprintf(f, "2,4,%" PRIu64 ",60,0,0,0", at + 0x500);
+  for (unsigned i = 0; i < leak; i++)
+    fprintf(f, ",\n3,2,%" PRIu64 ",56,0,0,0", at + 0x1000 + 0x40 * (uint64_t)i);
+  /* type, name or index, target node * 7 */
+  fprintf(f, "],\n\"edges\":[1,1,7,\n2,5,14,\n2,6,21,\n2,7,42,\n2,8,28,\n0,9,35");
+  for (unsigned i = 0; i < leak; i++) fprintf(f, ",\n1,%u,%u", i + 1, (7 + i) * 7);
+  fprintf(f, "],\n\"trace_function_infos\":[],\"trace_tree\":[],\"samples\":[],\"locations\":[],\n"
+          "\"strings\":[");
+  for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
+    if (i > 0) fputs(",\n", f);
+    put_str(f, strs[i]);
+  }
+  fputs("]}\n", f);
+  cr_assert_eq(fclose(f), 0);
+}
+
+/* A fresh directory for snapshot files (under LI_HTML_DIR when set, so the
+** browser test finds them beside the pages), its path in dir. */
+static void snapshot_dir(char *dir, size_t size, const char *name) {
+  const char *base = getenv("LI_HTML_DIR");
+  if (base != NULL) {
+    snprintf(dir, size, "%s/%s", base, name);
+    cr_assert(mkdir(dir, 0700) == 0 || errno == EEXIST, "%s: %s", dir, strerror(errno));
+    return;
+  }
+  snprintf(dir, size, "%s/li_html_heap_XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+  cr_assert_not_null(mkdtemp(dir), "%s", strerror(errno));
+}
+
+/* luaheap's summary (b NULL) or diff of a and b, as the page must hold it:
+** its JSON with '<', '>' and '&' as \u003c, \u003e, \u0026.  malloc'd. */
+static char *luaheap_json(const char *a, const char *b) {
+  char *buf = NULL, err[512] = "";
+  size_t len = 0;
+  FILE *m = open_memstream(&buf, &len);
+  cr_assert_not_null(m);
+  int st = b == NULL ? lh_write_summary_json(m, a, err, sizeof err)
+                     : lh_write_diff_json(m, a, b, NULL, err, sizeof err);
+  cr_assert_eq(fclose(m), 0);
+  cr_assert_eq(st, 0, "%s", err);
+  char *out = malloc(6 * len + 1), *o = out;
+  cr_assert_not_null(out);
+  for (size_t i = 0; i < len; i++) {
+    if (buf[i] == '<' || buf[i] == '>' || buf[i] == '&') o += sprintf(o, "\\u%04x", (unsigned)buf[i]);
+    else *o++ = buf[i];
+  }
+  *o = '\0';
+  free(buf);
+  return out;
+}
+
+static void remove_dir(const char *dir, const char *const *files, size_t n) {
+  if (getenv("LI_HTML_DIR") != NULL) return;   /* the browser test's */
+  for (size_t i = 0; i < n; i++) unlink(files[i]);
+  rmdir(dir);
+}
+
+/* Two snapshots 50 leaked tables apart: the page holds luaheap's summary
+** of each and its diff, exactly; the figures are the heap's. */
+Test(html, heap_view_data) {
+  char dir[4096], a[4200], b[4200];
+  snapshot_dir(dir, sizeof dir, "heap_data");
+  snprintf(a, sizeof a, "%s/before.heapsnapshot", dir);
+  snprintf(b, sizeof b, "%s/after.heapsnapshot", dir);
+  write_snapshot(a, 2);
+  write_snapshot(b, 52);
+  const char *files[] = { a, b };
+  li_profile p = nasty_profile();
+  p.heap_files = files;
+  p.nheap_files = 2;
+  size_t len;
+  char *out = html(&p, &len);
+  char *data = data_block(out);
+  cr_assert_eq(count_ci(out, "<script"), 2);
+  cr_assert_null(strpbrk(data, "<>&"), "markup characters in the data");
+  cr_assert_eq(bad_utf8_at(out, len), -1);
+  char *sa = luaheap_json(a, NULL), *sb = luaheap_json(b, NULL), *d = luaheap_json(a, b);
+  cr_assert_not_null(strstr(data, sa), "summary of A not in the data");
+  cr_assert_not_null(strstr(data, sb), "summary of B not in the data");
+  cr_assert_not_null(strstr(data, d), "diff not in the data:\n%s\nwant\n%s", data, d);
+  /* the heap's own figures: 55 tables in B (_G, Game, cache, 52 leaked) */
+  cr_assert_not_null(strstr(sb, "{\"type\":\"table\",\"count\":55,\"bytes\":5040}"), "%s", sb);
+  cr_assert_not_null(strstr(sb, "\"path\":\"_G.Game.remember \\u003cupvalue cache\\u003e\""), "%s", sb);
+  cr_assert_not_null(strstr(d, "\"new\":{\"count\":50,\"bytes\":2800}"), "%s", d);
+  cr_assert_not_null(strstr(d, "\"path\":\"_G.Game.remember \\u003cupvalue cache\\u003e[*]\","
+                               "\"count\":50,\"bytes\":2800"), "%s", d);
+  /* the markup key: a path, escaped */
+  cr_assert_not_null(strstr(sb, "_G[\\\"\\u003c/script\\u003e\\u003cscript\\u003edocument.title="
+                                "'pwned'\\u003c/script\\u003e\\\"]"), "%s", sb);
+  /* the rest of the page as without snapshots */
+  cr_assert_not_null(strstr(data, "\"nodes\":[\n-1,0,0,0,0,\n4,1,1,1900000000,100000000,\n"));
+  free(sa);
+  free(sb);
+  free(d);
+  free(data);
+  free(out);
+  remove_dir(dir, files, 2);
+}
+
+/* Snapshots that cannot be read, among readable ones: an error with the
+** file and luaheap's reason in their place, the others and the rest of the
+** page as they would be; a file name with markup escaped. */
+Test(html, heap_unreadable_and_nasty_names) {
+  char dir[4096], sub[4200], good[4300], missing[4300], junk[4300];
+  snapshot_dir(dir, sizeof dir, "heap_bad");
+  snprintf(sub, sizeof sub, "%s/<", dir);     /* the file: .../</script>.heapsnapshot */
+  cr_assert(mkdir(sub, 0700) == 0 || errno == EEXIST, "%s", strerror(errno));
+  snprintf(good, sizeof good, "%s/script>.heapsnapshot", sub);
+  snprintf(missing, sizeof missing, "%s/missing.heapsnapshot", dir);
+  snprintf(junk, sizeof junk, "%s/junk.heapsnapshot", dir);
+  write_snapshot(good, 3);
+  FILE *f = fopen(junk, "w");
+  cr_assert_not_null(f);
+  fputs("{\"snapshot\":{\"meta\":{\"node_fields\":[\"type\"]},\"node_count\":1,\"nodes\":[", f);
+  cr_assert_eq(fclose(f), 0);
+  const char *files[] = { good, missing, junk };
+  li_profile p = nasty_profile();
+  p.heap_files = files;
+  p.nheap_files = 3;
+  size_t len;
+  char *out = html(&p, &len);
+  char *data = data_block(out);
+  cr_assert_eq(count_ci(out, "<script"), 2);
+  cr_assert_eq(count_ci(out, "</script"), 2);
+  cr_assert_null(strpbrk(data, "<>&"), "markup characters in the data");
+  char *sg = luaheap_json(good, NULL);
+  cr_assert_not_null(strstr(data, sg), "the readable snapshot's summary is not in the data");
+  cr_assert_not_null(strstr(data, "/\\u003c/script\\u003e.heapsnapshot\""), "%s", data);
+  /* each unreadable one: its file and why */
+  char want[9000];
+  snprintf(want, sizeof want, "{\"file\":\"%s\",\"error\":\"%s", missing, missing);
+  cr_assert_not_null(strstr(data, want), "no error for the missing file in\n%s", data);
+  snprintf(want, sizeof want, "{\"file\":\"%s\",\"error\":\"%s:", junk, junk);
+  cr_assert_not_null(strstr(data, want), "no error for the junk file in\n%s", data);
+  /* the diff of the first and the last: the last cannot be read */
+  cr_assert_not_null(strstr(data, "\"diff\":{\"file\":"), "%s", data);
+  cr_assert_not_null(strstr(data, "\"nodes\":[\n-1,0,0,0,0,\n4,1,1,1900000000,100000000,\n"));
+  cr_assert_eq(bad_utf8_at(out, len), -1);
+  free(sg);
+  free(data);
+  free(out);
+  const char *all[] = { good, junk };
+  remove_dir(sub, all, 1);
+  remove_dir(dir, all + 1, 1);
+}
+
+/* No snapshots: no heap key, as before issue 21. */
+Test(html, no_heap) {
+  li_profile p = nasty_profile();
+  size_t len;
+  char *out = html(&p, &len);
+  char *data = data_block(out);
+  cr_assert_null(strstr(data, "\"heap\""));
+  free(data);
+  free(out);
+}
+
+/* Pages for the browser: heap.html (three snapshots, the middle one
+** unreadable: 2, then 52 tables leaked), heap_nasty.html (markup in a
+** path and a file name). */
+Test(html_files, heap) {
+  char dir[4096], a[4200], mid[4200], b[4200];
+  if (getenv("LI_HTML_DIR") == NULL) cr_skip_test("LI_HTML_DIR not set");
+  snapshot_dir(dir, sizeof dir, "heap_page");
+  snprintf(a, sizeof a, "%s/start.heapsnapshot", dir);
+  snprintf(mid, sizeof mid, "%s/gone.heapsnapshot", dir);
+  snprintf(b, sizeof b, "%s/end.heapsnapshot", dir);
+  write_snapshot(a, 2);
+  write_snapshot(b, 52);
+  const char *files[] = { a, mid, b };
+  li_profile p = nasty_profile();
+  p.heap_files = files;
+  p.nheap_files = 3;
+  write_page(&p, "heap.html");
+}
+
+Test(html_files, heap_nasty) {
+  char dir[4096], sub[4200], good[4300];
+  if (getenv("LI_HTML_DIR") == NULL) cr_skip_test("LI_HTML_DIR not set");
+  snapshot_dir(dir, sizeof dir, "heap_nasty");
+  snprintf(sub, sizeof sub, "%s/<", dir);
+  cr_assert(mkdir(sub, 0700) == 0 || errno == EEXIST, "%s", strerror(errno));
+  snprintf(good, sizeof good, "%s/script>.heapsnapshot", sub);
+  write_snapshot(good, 3);
+  const char *files[] = { good };
+  li_profile p = nasty_profile();
+  p.heap_files = files;
+  p.nheap_files = 1;
+  write_page(&p, "heap_nasty.html");
 }
