@@ -4,7 +4,8 @@
 # same stdout, stderr and exit status under `INTERP P.lua` and under
 # luaprof), luaprof being given `--heap` so that it also takes a snapshot
 # when each script ends; then checks every snapshot the runs wrote with
-# tests/heap/hostile/check_snapshot.py: the one at exit, and those the
+# tests/heap/hostile/check_snapshot.py and `luaheap summary` (luaheap
+# beside LUAPROF, when built): the one at exit, and those the
 # programs took themselves into their directory (*.heapsnapshot: the
 # programs here call p.snapshot at many points when require "luainstr"
 # works, and print only what they compute).
@@ -38,6 +39,8 @@ setup_run heap/behaviour/run.sh li-heap-beh
 version=$("$interp" -e 'io.write(jit and "jit" or (_VERSION:gsub("Lua ", "")))' </dev/null) || exit 2
 snaps=$tmp/snaps
 mkdir -p "$snaps"
+luaheap=$(dirname "$prof")/luaheap        # (beside luaprof, when built)
+[ -x "$luaheap" ] || luaheap=
 
 # luaprof with --heap, in each program's copy (run_luaprof.sh runs it in
 # <tmp>/<dir>_<program>/prof): its snapshots are moved out once it ends,
@@ -65,6 +68,9 @@ for f in "$snaps"/*.heapsnapshot; do
   checked=$((checked + 1))
   if ! line=$(python3 "$here/../hostile/check_snapshot.py" "$f" "lua=$version" 2>&1); then
     echo "BAD snapshot: ${line:0:400}"
+    bad=$((bad + 1))
+  elif [ -n "$luaheap" ] && ! line=$("$luaheap" summary "$f" 2>&1 >/dev/null); then
+    echo "BAD snapshot (luaheap summary): $(basename "$f"): ${line:0:300}"
     bad=$((bad + 1))
   fi
 done

@@ -16,7 +16,8 @@
 #     right before the call as gc_count_bytes), and the Lua heap's size the
 #     same after the call as before it unless it collected; "error" nil and
 #     a message, and no file; "any" anything but a crash (a file it then
-#     wrote must be valid);
+#     wrote must be valid); valid means check_snapshot.py accepts it and
+#     so does `luaheap summary` (luaheap beside LUAPROF, when built);
 #   - EXIT, the snapshot luaprof takes when the script ends, must be valid;
 #   - nothing else may be left behind: no temporary file beside a
 #     snapshot, nothing in the read-only directory, the full device still
@@ -58,6 +59,9 @@ fi
 tmo=${LI_TIMEOUT:-300}
 only=${LI_ONLY:-*}
 check="$here/check_snapshot.py"
+# luaheap beside luaprof, when built: it must read every snapshot too
+luaheap=$(dirname "$prof")/luaheap
+[ -x "$luaheap" ] || luaheap=
 
 clean_lua_env
 setup_run heap/hostile/run.sh li-heap-hostile
@@ -91,6 +95,9 @@ check_file() {
   local st=$?
   printf '    %s\n' "${line:0:400}" | head -n 5
   [ $st -eq 0 ] || fail "$(basename "$1"): $(head -n 1 <<<"$line")"
+  if [ $st -eq 0 ] && [ -n "$luaheap" ] && ! line=$("$luaheap" summary "$1" 2>&1 >/dev/null); then
+    fail "$(basename "$1"): luaheap summary failed: $(head -n 1 <<<"$line")"
+  fi
 }
 
 # judge_log WORK: each snapshot the program logged, against what it expected.
