@@ -63,17 +63,25 @@ bash "$beh/run_luaprof.sh" "$tmp/luaprof" "$interp" "${dirs[@]}" || status=1
 
 checked=0
 bad=0
-for f in "$snaps"/*.heapsnapshot; do
-  [ -e "$f" ] || continue
-  checked=$((checked + 1))
-  if ! line=$(python3 "$here/../hostile/check_snapshot.py" "$f" "lua=$version" 2>&1); then
-    echo "BAD snapshot: ${line:0:400}"
-    bad=$((bad + 1))
-  elif [ -n "$luaheap" ] && ! line=$("$luaheap" summary "$f" 2>&1 >/dev/null); then
-    echo "BAD snapshot (luaheap summary): $(basename "$f"): ${line:0:300}"
-    bad=$((bad + 1))
+files=()
+for f in "$snaps"/*.heapsnapshot; do [ -e "$f" ] && files+=("$f"); done
+checked=${#files[@]}
+if [ $checked -gt 0 ]; then        # (one checker for all: python starts once)
+  while IFS= read -r line; do
+    case $line in
+      "ok "*) ;;
+      *) echo "BAD snapshot: ${line:0:400}"; bad=$((bad + 1)) ;;
+    esac
+  done < <(python3 "$here/../hostile/check_snapshot.py" "${files[@]}" "lua=$version" 2>&1)
+  if [ -n "$luaheap" ]; then
+    for f in "${files[@]}"; do
+      if ! line=$("$luaheap" summary "$f" 2>&1 >/dev/null); then
+        echo "BAD snapshot (luaheap summary): $(basename "$f"): ${line:0:300}"
+        bad=$((bad + 1))
+      fi
+    done
   fi
-done
+fi
 missing=()
 others=0
 if [ -f "$snaps/status" ]; then

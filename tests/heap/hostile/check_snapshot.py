@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """check_snapshot.py -- is a .heapsnapshot file what docs/heap.md says?
 
-    check_snapshot.py FILE [KEY=VALUE ...]
+    check_snapshot.py FILE... [KEY=VALUE ...]
 
 Checks, whatever the heap: the file is UTF-8 and strict JSON (no NaN or
 Infinity); its keys are the contract's, in its order; snapshot.meta is
@@ -32,8 +32,9 @@ KEY=VALUE, what the heap should show (tests/heap/hostile/heaphelp.lua):
   bigstring=N      a string node of at least N bytes
   string_name_max=N  no string node's name longer than N characters
   file_max=N       the file is at most N bytes
-Exit status 0 and one line "ok FILE: ..." with the figures; 1 and what is
-wrong otherwise; 2 on a usage error.
+A line a FILE: "ok FILE: ..." with the figures, or "BAD FILE: " and what
+is wrong.  Exit status 0 when every FILE is valid, 1 otherwise, 2 on a
+usage error.
 """
 import json
 import os
@@ -325,26 +326,27 @@ def check(path, args):
 
 
 def main(argv):
-    if len(argv) < 2:
+    files, args = [], {}
+    for a in argv[1:]:
+        k, eq, v = a.partition("=")
+        if eq and k.replace("_", "").isalpha() and k.islower():
+            args[k] = v
+        else:
+            files.append(a)
+    if not files:
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
-    args = {}
-    for a in argv[2:]:
-        if "=" not in a:
-            print("check_snapshot.py: not KEY=VALUE: %s" % a, file=sys.stderr)
-            return 2
-        k, v = a.split("=", 1)
-        args[k] = v
-    try:
-        msg = check(argv[1], args)
-    except Bad as e:
-        print("BAD %s: %s" % (argv[1], e))
-        return 1
-    except (OSError, KeyError, TypeError, IndexError) as e:
-        print("BAD %s: %s: %s" % (argv[1], type(e).__name__, e))
-        return 1
-    print("ok %s: %s" % (os.path.basename(argv[1]), msg))
-    return 0
+    status = 0
+    for path in files:
+        try:
+            print("ok %s: %s" % (os.path.basename(path), check(path, args)))
+        except Bad as e:
+            print("BAD %s: %s" % (path, e))
+            status = 1
+        except (OSError, KeyError, TypeError, IndexError) as e:
+            print("BAD %s: %s: %s" % (path, type(e).__name__, e))
+            status = 1
+    return status
 
 
 if __name__ == "__main__":
