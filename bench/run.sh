@@ -8,7 +8,8 @@
 #
 #   bench/run.sh [--quick] [--runs N] [--build DIR] [--wasm DIR]
 #
-#   --quick    1 run, small sizes (a few seconds; what ctest runs)
+#   --quick    1 run, small sizes (a few seconds; what ctest runs), and
+#              the heap snapshot bench at its quick size (bench/heap/run.sh)
 #   --runs N   N rounds (default 5)
 #   --build D  the build directory with bin/bench_host and bin/bench_rewrite
 #              (default: $BUILD_DIR, else build/ at the top of the repo)
@@ -290,4 +291,12 @@ else
   awk '/\(a\) rewrite/ { printf "  rewrite throughput:            %s MB/s\n", $(NF - 3) }
        /\(b\) \(rewrite\+compile\)/ { printf "  load-time ratio (rewrite+compile)/compile: %s\n", $(NF - 3) }
        /\(c\) compile of output/ { printf "  of which compiling the longer output:      %s\n", $(NF - 3) }' "$tmp/rw"
+fi
+
+# ---- heap snapshots (issue 21): bench/heap/run.sh at its quick size ----------
+# (--quick only, this Lua: about a second; the full bench takes half a
+# minute and is run by hand, bench/README.md "Heap snapshots")
+if [[ $quick = 1 ]]; then
+  echo
+  bash "$here/heap/run.sh" --quick --lua "$lua" --build "$build" 2>&1 | sed 's/^/  /'
 fi

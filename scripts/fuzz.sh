@@ -18,7 +18,7 @@ root=$PWD
 seconds=${1:-60}
 [[ $seconds =~ ^[0-9]+$ && $seconds -gt 0 ]] || {
   echo "usage: scripts/fuzz.sh [SECONDS]" >&2; exit 2; }
-targets=(${FUZZ_TARGETS:-fuzz_rewrite fuzz_factory fuzz_report fuzz_heapread})
+targets=(${FUZZ_TARGETS:-fuzz_rewrite fuzz_factory fuzz_report fuzz_heapread fuzz_heap})
 
 bash scripts/deps.sh
 cc=$(command -v clang-14 || command -v clang) || {
@@ -56,6 +56,14 @@ if [[ ! -d $w/seeds/fuzz_heapread ]]; then
   mkdir -p $w/seeds/fuzz_heapread
   cp tests/heap/luaheap/*.heapsnapshot tests/heap/luaheap/bad/*.heapsnapshot \
      $w/seeds/fuzz_heapread/
+fi
+# fuzz_heap's seeds: random bytes (a flags byte, then operations), made
+# apart so that a seed directory from before the target also gets them
+if [[ ! -d $w/seeds/fuzz_heap ]]; then
+  mkdir -p $w/seeds/fuzz_heap
+  for i in $(seq 1 16); do
+    head -c $((i * 32)) /dev/urandom > "$w/seeds/fuzz_heap/random-$i"
+  done
 fi
 
 # --- run ---------------------------------------------------------------------
