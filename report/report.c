@@ -268,8 +268,9 @@ static int write_direct(const li_profile *p, const char *format,
 /* Create "<path>.XXXXXX" exclusively.  Not mkstemp: it creates the file
 ** 0600, and fixing that needs the umask, which only umask() reads, by
 ** setting it: a race with any other thread of a host creating files.
-** open() with a mode applies the umask itself. */
-static int create_temp(const char *path, mode_t mode, char **tmpname) {
+** open() with a mode applies the umask itself.  (Also heap.c's, which
+** reads its scratch files back: O_RDWR.) */
+int li_create_temp(const char *path, int oflag, mode_t mode, char **tmpname) {
   static const char alnum[] =
       "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
   size_t len = strlen(path);
@@ -288,7 +289,7 @@ static int create_temp(const char *path, mode_t mode, char **tmpname) {
       seed = seed * 6364136223846793005u + 1442695040888963407u;  /* LCG */
       t[len + (size_t)i] = alnum[(seed >> 33) % (sizeof alnum - 1)];
     }
-    int fd = open(t, O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY, mode);
+    int fd = open(t, oflag | O_CREAT | O_EXCL | O_NOCTTY, mode);
     if (fd >= 0) {
       *tmpname = t;
       return fd;
@@ -308,7 +309,7 @@ static int write_replace(const li_profile *p, const char *format,
   char *tmp = NULL;
   /* permission bits only: a report never inherits set-id or sticky bits */
   mode_t mode = old != NULL ? (old->st_mode & 0777) : 0644;
-  int fd = create_temp(target, mode, &tmp);
+  int fd = li_create_temp(target, O_WRONLY, mode, &tmp);
   if (fd < 0) return -1;
   /* an existing report keeps its permissions, which the umask may have
   ** narrowed in open(); a failure here only leaves the narrower mode */

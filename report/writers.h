@@ -19,6 +19,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "report.h"
 
@@ -79,5 +80,11 @@ void li_put_line_text(FILE *f, const char *s, const char *also);
 ** NUL-terminated string, or null for NULL. */
 void li_json_lstring(FILE *f, const char *s, size_t len);
 void li_json_string(FILE *f, const char *s);
+
+/* Create "<path>.XXXXXX" exclusively (open flags oflag, O_WRONLY or
+** O_RDWR, and mode less the umask), for a file written whole and renamed
+** into place: the fd, and the name in *tmpname (malloc'd); or -1 with
+** errno (report.c). */
+int li_create_temp(const char *path, int oflag, mode_t mode, char **tmpname);
 
 #endif

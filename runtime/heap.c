@@ -1826,42 +1826,6 @@ static int write_snapshot(walk *W, int fd, uint64_t taken_ns) {
 ** Taking one
 ** ====================================================================== */
 
-/* Create "<path>.XXXXXX" exclusively, mode 0644 less the umask (report.c
-** says why not mkstemp).  The fd, or -1 with errno. */
-static int create_temp(const char *path, char **tmpname) {
-  static const char alnum[] =
-      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-  size_t len = strlen(path);
-  char *t = malloc(len + 8);
-  struct timespec ts;
-  uint64_t seed;
-  int e;
-  if (t == NULL) return -1;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  seed = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^
-         ((uint64_t)getpid() << 16) ^ (uint64_t)(uintptr_t)t;
-  memcpy(t, path, len);
-  t[len] = '.';
-  t[len + 7] = '\0';
-  for (int attempt = 0; attempt < 100; attempt++) {
-    int fd;
-    for (int i = 1; i <= 6; i++) {
-      seed = seed * 6364136223846793005u + 1442695040888963407u;  /* LCG */
-      t[len + (size_t)i] = alnum[(seed >> 33) % (sizeof alnum - 1)];
-    }
-    fd = open(t, O_RDWR | O_CREAT | O_EXCL | O_NOCTTY, 0644);
-    if (fd >= 0) {
-      *tmpname = t;
-      return fd;
-    }
-    if (errno != EEXIST) break;
-  }
-  e = errno;
-  free(t);
-  errno = e;
-  return -1;
-}
-
 static void walk_free(walk *W) {
   for (size_t i = 0; i < W->nchunk; i++)
     zfree(W, W->chunk[i], CHUNK_NODES, sizeof(hnode));
@@ -2009,7 +1973,7 @@ static int open_target(const char *path, char **tmp, char **target) {
     if (replace) {
       *target = real != NULL ? real : li_dup_bytes(path, strlen(path));
       if (*target == NULL) return -1;
-      if ((fd = create_temp(*target, tmp)) >= 0) return fd;
+      if ((fd = li_create_temp(*target, O_RDWR, 0644, tmp)) >= 0) return fd;
       free(*target);
       *target = NULL;
       return -1;
@@ -2025,11 +1989,11 @@ static int open_target(const char *path, char **tmp, char **target) {
 static int scratch_file(const char *near) {
   const char *tmpdir = getenv("TMPDIR");
   char *name = NULL, alt[512];
-  int fd = create_temp(near, &name);
+  int fd = li_create_temp(near, O_RDWR, 0644, &name);
   if (fd < 0) {
     snprintf(alt, sizeof alt, "%s/luainstr-heap",
              tmpdir != NULL && tmpdir[0] != '\0' ? tmpdir : "/tmp");
-    fd = create_temp(alt, &name);
+    fd = li_create_temp(alt, O_RDWR, 0644, &name);
   }
   if (fd >= 0) {
     unlink(name);
