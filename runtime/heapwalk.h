@@ -12,7 +12,7 @@
 
 #include <lua.h>
 
-typedef struct li_prof li_prof;
+struct li_prof;     /* (runtime.h names it li_prof: one typedef only) */
 
 /* What one snapshot did, for the caller that wants figures (bench/). */
 typedef struct li_heap_stats {
@@ -30,7 +30,7 @@ typedef struct li_heap_stats {
 ** LUAINSTR_ status; on failure err[errlen] says why and nothing is left at
 ** path (an older file there is untouched).  The Lua stack is as it was,
 ** the collector as it was.  stats may be NULL.  Never raises an error. */
-int li_heap_snapshot(lua_State *L, li_prof *P, const char *path, int flags,
+int li_heap_snapshot(lua_State *L, struct li_prof *P, const char *path, int flags,
                      li_heap_stats *stats, char *err, size_t errlen);
 
 /* Make now what the first snapshot of L would allocate in the Lua heap
@@ -38,6 +38,6 @@ int li_heap_snapshot(lua_State *L, li_prof *P, const char *path, int flags,
 void li_heap_prepare(lua_State *L);
 
 /* Forget the files P wrote (the profiler goes). */
-void li_heap_files_free(li_prof *P);
+void li_heap_files_free(struct li_prof *P);
 
 #endif
