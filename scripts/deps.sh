@@ -23,8 +23,6 @@ packages=(
   lua-penlight luarocks lua-busted lua-ldoc lua-luassert prosody nmap-common
   # real Lua 5.1 code run under luaprof5.1
   lua-markdown lua-check
-  # Chrome DevTools' heap snapshot loader, an npm package (tests/heap/devtools)
-  nodejs npm
 )
 
 missing=()
@@ -32,6 +30,12 @@ for p in "${packages[@]}"; do
   status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
   [[ $status == "install ok installed" ]] || missing+=("$p")
 done
+# node and npm for Chrome DevTools' heap snapshot loader, an npm package
+# (tests/heap/devtools): by command, as scripts/js.sh asks, since a node
+# from elsewhere (NodeSource's nodejs carries its own npm) conflicts with
+# Debian's npm package
+command -v node >/dev/null || missing+=(nodejs)
+command -v npm >/dev/null || missing+=(npm)
 [[ ${#missing[@]} -eq 0 ]] && exit 0
 
 echo "deps.sh: installing ${missing[*]}" >&2
