@@ -10,5 +10,7 @@ bash scripts/deps.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo $(bash scripts/lua-internals.sh)
 cmake --build build -j2
 status=0
-ctest --test-dir build --output-on-failure || status=$?
+# (two at a time, as CI's two cores allow: tests that must not overlap
+# say so with RESOURCE_LOCK)
+ctest --test-dir build --output-on-failure -j2 || status=$?
 exit "$status"
