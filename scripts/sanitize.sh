@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # sanitize.sh -- the sanitizer builds (README.md, "Sanitizer builds"):
 #   asan  build-asan/ with -DLUAINSTR_SANITIZE=address,undefined, and the
-#         ctest suite in it (less a few heavy heap tests, below): AddressSanitizer, LeakSanitizer (on, in
+#         ctest suite in it (less a few heavy heap tests, below):
+#         AddressSanitizer, LeakSanitizer (on, in
 #         our programs and in the lua5.4 that loads luainstr.so) and
 #         UndefinedBehaviorSanitizer (fatal).  The tree has the runtime of
 #         every Lua installed (5.4, and 5.3, 5.2, 5.1 and LuaJIT as
