@@ -83,7 +83,7 @@ if [[ $what != 5.3 ]]; then
           build-wasm/web/luainstr-web.js)
 fi
 if [[ $what != 5.4 ]]; then
-  tree 5.3 "$root/build-wasm53" luaprof lua luainstr_web || status=1
+  tree 5.3 "$root/build-wasm53" luaprof lua luainstr_web heap_sizes_wasm || status=1
   built+=(build-wasm53/bin/lua.js build-wasm53/bin/luaprof.js
           build-wasm53/web/luainstr-web.js)
 fi
