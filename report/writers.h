@@ -87,4 +87,11 @@ void li_json_string(FILE *f, const char *s);
 ** errno (report.c). */
 int li_create_temp(const char *path, int oflag, mode_t mode, char **tmpname);
 
+/* The html report's application in live mode (docs/live-protocol.md): no
+** profile in it; it takes the token from its own URL and streams from the
+** WebSocket at /live (or, in an iframe of the WebAssembly page, from
+** postMessage).  0, or -1 (errno set) (html.c; the live server serves it
+** at /). */
+int li_write_html_live(FILE *f);
+
 #endif

@@ -254,6 +254,11 @@ void li_live_view_flush(li_live_view *v, li_live_out *out);
 void li_live_view_catchup(li_live_view *v, li_live_out *out);
 /* Records it ignored as malformed. */
 uint64_t li_live_view_bad(const li_live_view *v);
+/* Downloads: an ACK record whose text is a file's path becomes an ack
+** message with "download":"/download/S/N" (S the state's id, N the view's
+** own counter from 1); this gives N's path back (NULL: no such download),
+** for the server to serve. */
+const char *li_live_view_download(const li_live_view *v, uint32_t n);
 
 /* A client's message (JSON text, len bytes, at most LI_LIVE_MSG_MAX):
 ** 1 a command (*cmd filled), 2 a subscribe ({"cmd":"subscribe"}: cmd->state
