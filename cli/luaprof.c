@@ -279,6 +279,8 @@ static int own_options (int argc, char **argv, Options *o) {
     else
       break;  /* the lua options, or the script, start here */
   }
+  if (o->live_token != NULL && o->live == NULL)
+    usage_error("%s", "option '--live-token' needs '--live'");
   if (!known_format(o->format)) {
     fprintf(stderr, SELF ": unknown format '%s' (formats: %s)\n",
             o->format, li_report_formats());
@@ -777,11 +779,7 @@ static int set_option (lua_State *L, const char *name, const char *value) {
 ** start (the port is taken) is said, and the program runs on. */
 static int start_live (lua_State *L, const Options *o) {
   int r;
-  if (o->live == NULL) {
-    if (o->live_token != NULL)
-      usage_error("%s", "option '--live-token' needs '--live'");
-    return 1;
-  }
+  if (o->live == NULL) return 1;
   if (o->live_token != NULL && !set_option(L, "live_token", o->live_token))
     return 0;
   if (o->live_name != NULL && !set_option(L, "live_name", o->live_name))
