@@ -588,3 +588,61 @@ Test(live, options) {
   cr_assert_eq(luainstr_set_option(L, "live", "off"), LUAINSTR_OK);
   lua_close(L);
 }
+
+/* "page" mode: the messages come from li_live_drain, as one JSON array
+** (the view's, liveview.c), and commands go in by li_live_command. */
+static const char drain_py[] =
+  "import json, sys\n"
+  "a = json.load(open(sys.argv[1]))\n"
+  "b = json.load(open(sys.argv[2]))\n"
+  "ta = [m['type'] for m in a]\n"
+  "assert ta[:2] == ['hello', 'status'], ta\n"
+  "assert ta.index('functions') < ta.index('table'), ta\n"
+  "n = sum(len(m['frames']) for m in a + b if m['type'] == 'frames')\n"
+  "acks = [m for m in b if m['type'] == 'ack']\n"
+  "assert len(acks) == 1 and acks[0]['id'] == 42 and acks[0]['ok'], acks\n"
+  "st = [m for m in b if m['type'] == 'status']\n"
+  "assert st and st[-1]['collection'] == 'paused', st\n"
+  "print(n)\n";
+
+Test(live, page_mode_drain_and_command) {
+  lua_State *L = live_state("on", "off");
+  li_prof *P = li_prof_get(L);
+  char a[] = "/tmp/li_live_a_XXXXXX", b[] = "/tmp/li_live_b_XXXXXX", args[128];
+  const char pause[] = "{\"cmd\":\"pause\",\"id\":42}";
+  size_t len;
+  char *json;
+  FILE *f;
+  vrun(L, "local p = require 'luainstr'\n"
+          "local function work() spin(2000000) end\n"
+          "for i = 1, 10 do work() p.frame() end\n");
+  json = li_live_drain(P, &len);
+  cr_assert_not_null(json);
+  cr_assert_eq(strlen(json), len);
+  cr_assert_geq(mkstemp(a), 0);
+  f = fopen(a, "w");
+  fwrite(json, 1, len, f);
+  fclose(f);
+  free(json);
+  cr_assert_null(li_live_drain(P, &len), "nothing new");
+  cr_assert_eq(len, 0);
+  cr_assert_eq(li_live_command(P, "{\"cmd\":", 7), LUAINSTR_EARG);
+  cr_assert_eq(li_live_command(P, pause, strlen(pause)), LUAINSTR_OK);
+  cr_assert(P->enabled, "not before the mark");
+  vrun(L, "local p = require 'luainstr'\n"
+          "for i = 1, 5 do spin(2000000) p.frame() end\n");
+  cr_assert(!P->enabled, "paused at the next mark");
+  json = li_live_drain(P, &len);
+  cr_assert_not_null(json);
+  cr_assert_geq(mkstemp(b), 0);
+  f = fopen(b, "w");
+  fwrite(json, 1, len, f);
+  fclose(f);
+  free(json);
+  snprintf(args, sizeof args, "'%s' '%s'", a, b);
+  /* 10 frames, then 1 (the mark that paused), then none: paused */
+  cr_assert_str_eq(python(drain_py, args), "11\n");
+  unlink(a);
+  unlink(b);
+  lua_close(L);
+}
