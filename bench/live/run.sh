@@ -156,6 +156,8 @@ printf '%-28s %12s %12s %s\n' "" "0 clients" "4 clients" ""
 printf '%-28s %12.3f %12.3f %s\n' "game frame, ms (median)" \
   "$(awk -v x="$g0" 'BEGIN {print x / 1e6}')" "$(awk -v x="$g4" 'BEGIN {print x / 1e6}')" \
   "$(awk -v a="$g0" -v b="$g4" 'BEGIN {d = (b - a) / a * 100; printf "%+.2f %% (target within 2 %%: %s)", d, (d <= 2) ? "met" : "MISSED"}')"
+printf '%-28s %s\n' "  runs, 0 clients (ms)" "$(awk '{printf "%.3f ", $1 / 1e6}' "$tmp/game_0")"
+printf '%-28s %s\n' "  runs, 4 clients (ms)" "$(awk '{printf "%.3f ", $1 / 1e6}' "$tmp/game_4")"
 printf '%-28s median %s ms, p95 %s ms, max %s ms (%s frames)\n' \
   "latency, mark -> client" "$l50" "$l95" "$lmax" "$ln"
 printf '%-28s %s\n' "fib Ir/call (off, page)" "$fib_line"
