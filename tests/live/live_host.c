@@ -177,6 +177,9 @@ int main(int argc, char **argv) {
 
   L = luaL_newstate();
   if (L == NULL) return 1;
+  /* Lua leaves it uninitialised; the profiler uses it when NULL
+  ** (luainstr.h, option "extraspace") */
+  *(void **)lua_getextraspace(L) = NULL;
   luaL_openlibs(L);
   if (luainstr_set_option(L, "frames", "on") != LUAINSTR_OK ||
       (memory && luainstr_set_option(L, "memory", "on") != LUAINSTR_OK) ||

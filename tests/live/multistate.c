@@ -67,6 +67,11 @@ static void *run(void *ud) {
   lua_State *L = luaL_newstate();
   char name[32], src[1024];
   int ok;
+  if (L == NULL) {
+    j->failed = 1;
+    return NULL;
+  }
+  *(void **)lua_getextraspace(L) = NULL;   /* as live_host does */
   snprintf(name, sizeof name, "state-%d", j->k);
   luaL_openlibs(L);
   ok = luainstr_set_option(L, "frames", "on") == LUAINSTR_OK &&
