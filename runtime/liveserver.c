@@ -1147,6 +1147,16 @@ static void *li_srv_main(void *ud) {
 }
 
 static void li_srv_reset(li_srv *s) {
+  /* clients lws did not report closed (it closes them all in
+  ** lws_context_destroy, and says so: normally none) */
+  while (s->clients != NULL) {
+    li_sclient *cl = s->clients;
+    s->clients = cl->next;
+    while (cl->qn > 0) client_pop(cl);
+    free(cl->q);
+    free(cl);
+  }
+  memset(&s->sul, 0, sizeof s->sul);
   li_live_out_free(&s->out);
   memset(&s->out, 0, sizeof s->out);
   free(s->rec);
