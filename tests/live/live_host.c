@@ -12,8 +12,9 @@
 ** at ...").  With --wait the loop starts when a line "go" comes on stdin
 ** (the test connects its clients first); a line "quit" ends it early.
 ** Each frame's mark is timed here, around luainstr_frame, and written on
-** stdout: "mark I T_NS COST_NS" (T since the loop started, COST the mark
-** itself); at the end "host: marks=N max_mark_ns=X max_gap_ns=Y", and the
+** stdout: "mark I T_NS COST_NS END_NS" (T since the loop started, COST
+** the mark itself, END when it returned on CLOCK_MONOTONIC: a client on
+** this machine measures a frame's way to it); at the end "host: marks=N max_mark_ns=X max_gap_ns=Y", and the
 ** report (luainstr_dump "text") if asked, before the state closes.
 ** A live address that cannot be served is reported ("host: option live:
 ** ...")
@@ -86,7 +87,8 @@ static int l_mark(lua_State *L) {
   gap = H.last ? a - H.last : 0;
   if (gap > H.max_gap) H.max_gap = gap;
   H.last = a;
-  printf("mark %d %lld %lld\n", (int)luaL_checkinteger(L, 1), a - H.t0, b - a);
+  printf("mark %d %lld %lld %lld\n", (int)luaL_checkinteger(L, 1), a - H.t0,
+         b - a, b);
   return 0;
 }
 

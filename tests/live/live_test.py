@@ -121,8 +121,9 @@ class Host:
         return "\n".join(l for l in self.err if l is not None)
 
     def marks(self):
-        """(index, t_ns, cost_ns) of every mark the host made."""
-        return [tuple(int(x) for x in l.split()[1:4])
+        """(index, t_ns, cost_ns, end_ns) of every mark the host made (end_ns
+        on CLOCK_MONOTONIC, as time.monotonic_ns)."""
+        return [tuple(int(x) for x in l.split()[1:5])
                 for l in self.stdout() if l.startswith("mark ")]
 
     def summary(self):
@@ -160,7 +161,9 @@ def recv(ws):
         except websocket.WebSocketConnectionClosedException:
             raise Closed(None)
         if op == websocket.ABNF.OPCODE_TEXT:
-            return json.loads(frame.data.decode("utf-8"))
+            m = json.loads(frame.data.decode("utf-8"))
+            m["_rx_ns"] = time.monotonic_ns()     # (not the server's: ours)
+            return m
         if op == websocket.ABNF.OPCODE_CLOSE:
             status = struct.unpack("!H", frame.data[:2])[0] if len(frame.data) >= 2 else None
             raise Closed(status)
@@ -561,6 +564,14 @@ def case_subscribe(exe, _multi):
             check(any("spike_here" in x for x in names),
                   "spike %d's tree does not hold spike_here: %s" % (sp["index"], names))
     check(set(named) == spikes, "spike trees for %s, planted at %s" % (named, spikes))
+    # a frame's way from its mark to this client: both clocks are this
+    # machine's CLOCK_MONOTONIC; a generous bound (the protocol says about
+    # 100 ms; a timer that never fired would make it seconds)
+    mark_end = {m[0]: m[3] for m in h.marks()}
+    lat = sorted(m["_rx_ns"] - mark_end[f["index"]] for m in s.mine if m["type"] == "frames"
+                 for f in m["frames"] if f["index"] in mark_end)
+    med, p99 = lat[len(lat) // 2] / 1e6, lat[len(lat) * 99 // 100] / 1e6
+    check(med < 1000, "a frame took %.0f ms (median) from its mark to the client" % med)
     check(late_msgs, "the late subscriber read nothing")
     lmsgs, lstatus = late_msgs[0]
     ls = Stream(lmsgs, lstatus, sid)
@@ -568,9 +579,10 @@ def case_subscribe(exe, _multi):
     check(ls.frames and ls.frames[0] == 1, "the late catch-up starts at frame %s"
           % ls.frames[:1])
     ls.check_contiguous(1, n, "late subscriber")
-    print("ok: %d frames in order, spikes %s with spike_here in their trees, "
-          "a late subscriber caught up (%d frames, none twice)"
-          % (len(s.frames), sorted(named), len(ls.frames)))
+    print("ok: %d frames in order, mark to client %.1f ms median, %.1f ms 99th "
+          "percentile; spikes %s with spike_here in their trees, a late "
+          "subscriber caught up (%d frames, none twice)"
+          % (len(s.frames), med, p99, sorted(named), len(ls.frames)))
 
 
 def case_disconnect(exe, _multi):
