@@ -90,6 +90,7 @@ int li_live_server_available(void) { return 0; }
 #define LI_SRV_SLOW_MSGS 64       /* a client with more queued is slow... */
 #define LI_SRV_SLOW_BYTES (512u * 1024u)  /* ...or with more bytes queued */
 #define LI_SRV_BACKLOG_MAX (8u * 1024u * 1024u) /* undroppable: then 1008 */
+#define LI_SRV_SNDBUF (128 * 1024)  /* a client socket's send buffer */
 #define LI_SRV_END_WAIT_US 1000000  /* a closing state's END: at most 1 s */
 #define LI_SRV_STOP_WAIT_US 1000000 /* clients' close handshakes at stop */
 #define LI_SRV_RECS_PER_TICK 20000  /* records taken from one ring a tick */
@@ -98,6 +99,7 @@ int li_live_server_available(void) { return 0; }
 /* A message queued for clients: shared by every queue it is in. */
 typedef struct li_smsg {
   unsigned refs;            /* queues holding it */
+  uint32_t state;           /* the state it is about (0: none) */
   uint8_t droppable;        /* a slow client may lose it */
   size_t len;
   char data[];
@@ -214,6 +216,7 @@ static li_smsg *msg_new(const char *data, size_t len, int droppable) {
   li_smsg *m = malloc(sizeof *m + len);
   if (m == NULL) return NULL;
   m->refs = 0;
+  m->state = 0;
   m->droppable = (uint8_t)(droppable != 0);
   m->len = len;
   memcpy(m->data, data, len);
@@ -224,12 +227,18 @@ static void msg_unref(li_smsg *m) {
   if (m != NULL && --m->refs == 0) free(m);
 }
 
-/* Ask lws to close cl with `status` at its next writeable callback. */
+static void client_pop(li_sclient *cl);
+
+/* Close cl with `status`: the close frame goes at its next writeable
+** callback, what it had queued is dropped.  A client that reads nothing
+** never becomes writeable: lws hangs up on it a second later. */
 static void client_close(li_sclient *cl, int status, const char *why) {
   if (cl->closing) return;
   cl->closing = status;
   cl->close_why = why;
+  while (cl->qn > 0) client_pop(cl);
   lws_callback_on_writable(cl->wsi);
+  lws_set_timeout(cl->wsi, PENDING_TIMEOUT_USER_OK, 1);
 }
 
 /* Queue m for cl (force: a catch-up, never dropped). */
@@ -239,6 +248,7 @@ static void client_push(li_srv *s, li_sclient *cl, li_smsg *m, int force) {
       (cl->qn >= LI_SRV_SLOW_MSGS || cl->qbytes >= LI_SRV_SLOW_BYTES)) {
     /* a slow reader: it loses this one (said later, in `lost`) */
     cl->lost++;
+    cl->lost_state = m->state;
     s->dropped++;
     return;
   }
@@ -311,6 +321,7 @@ static void broadcast(li_srv *s, const li_schan *ch, const char *text,
       m = msg_new(text, len, droppable);
       if (m == NULL) return;
       m->refs = 1;
+      m->state = ch != NULL ? ch->id : 0;
     }
     client_push(s, cl, m, 0);
   }
@@ -525,6 +536,9 @@ static void tick(lws_sorted_usec_list_t *sul) {
   if (s->stopping) {
     if (s->nclients == 0 || now_us() >= s->stop_deadline) {
       s->done = 1;
+      /* timers run just before lws_service's poll: wake it, or it would
+      ** sleep its full default (30 s) before the loop sees `done` */
+      lws_cancel_service(s->ctx);
       return;
     }
   } else if (++s->ticks % LI_SRV_STATES_TICKS == 0) {
@@ -819,6 +833,7 @@ static void on_message(li_srv *s, li_sclient *cl) {
     s->malformed++;           /* counted, ignored: `states` shows it */
     return;
   }
+  sync_chans(s);              /* a state attached a moment ago is known */
   pthread_mutex_lock(&s->mu);
   if (r == 2) {
     ch = chan_find(s, cmd.state);
@@ -916,10 +931,6 @@ static int li_srv_callback(struct lws *wsi, enum lws_callback_reasons reason,
   li_srv *s = lws_context_user(lws_get_context(wsi));
   li_spss *pss = user;
   switch (reason) {
-    case LWS_CALLBACK_PROTOCOL_INIT:
-      lws_sul_schedule(s->ctx != NULL ? s->ctx : lws_get_context(wsi), 0,
-                       &s->sul, tick, LI_SRV_TICK_US);
-      return 0;
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
       /* an attach or a detach: seen now rather than at the next tick */
       if (!s->done) sync_chans(s);
@@ -936,7 +947,13 @@ static int li_srv_callback(struct lws *wsi, enum lws_callback_reasons reason,
       return on_upgrade(s, wsi, (const char *)in);
     case LWS_CALLBACK_ESTABLISHED: {
       li_sclient *cl = calloc(1, sizeof *cl);
+      int sndbuf = LI_SRV_SNDBUF;
       if (cl == NULL) return -1;
+      /* a modest socket buffer: a slow reader's backlog is then in its
+      ** queue, where stale frames are dropped, not megabytes of them in
+      ** the kernel's (which would grow it for a fast one on loopback) */
+      setsockopt(lws_get_socket_fd(wsi), SOL_SOCKET, SO_SNDBUF, &sndbuf,
+                 sizeof sndbuf);
       cl->wsi = wsi;
       cl->next = s->clients;
       if (s->clients != NULL) s->clients->prev = cl;
@@ -1003,7 +1020,7 @@ static int make_token(char *out, char *err, size_t errlen) {
     }
     if (fd >= 0) close(fd);
     if (got < sizeof r) {
-      snprintf(err, errlen, "live: no random source for the token "
+      snprintf(err, errlen, "no random source for the token "
                "(getrandom and /dev/urandom failed)");
       return -1;
     }
@@ -1018,7 +1035,7 @@ static int check_token(const char *t, char *err, size_t errlen) {
   if (n == 0 || n > LI_SRV_TOKEN_MAX ||
       strspn(t, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                 "0123456789-._~") != n) {
-    snprintf(err, errlen, "live token: 1 to %d letters, digits or - . _ ~ "
+    snprintf(err, errlen, "live_token: 1 to %d letters, digits or - . _ ~ "
              "(it travels in URLs)", LI_SRV_TOKEN_MAX);
     return -1;
   }
@@ -1055,7 +1072,7 @@ static int parse_addr(const char *addr, char *host, size_t hostlen,
   *port = (int)v;
   return 0;
 bad:
-  snprintf(err, errlen, "live: \"%s\": not HOST:PORT, [IPV6]:PORT or PORT "
+  snprintf(err, errlen, "\"%s\": not HOST:PORT, [IPV6]:PORT or PORT "
            "(a port from 0 to 65535)", addr);
   return -1;
 }
@@ -1076,7 +1093,7 @@ static int resolve_and_probe(li_srv *s, const char *host, int port,
     rc = getaddrinfo(host, NULL, &hints, &res);
   }
   if (rc != 0 || res == NULL) {
-    snprintf(err, errlen, "live: cannot resolve \"%s\": %s", host,
+    snprintf(err, errlen, "cannot resolve \"%s\": %s", host,
              gai_strerror(rc));
     return -1;
   }
@@ -1098,7 +1115,7 @@ static int resolve_and_probe(li_srv *s, const char *host, int port,
   }
   fd = socket(sa->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) {
-    snprintf(err, errlen, "live: socket: %s", strerror(errno));
+    snprintf(err, errlen, "socket: %s", strerror(errno));
     return -1;
   }
   /* as libwebsockets' own listener sets it */
@@ -1109,7 +1126,7 @@ static int resolve_and_probe(li_srv *s, const char *host, int port,
       listen(fd, 1) != 0) {
     int e = errno;
     close(fd);
-    snprintf(err, errlen, "live: cannot listen on %s:%d: %s%s", host, port,
+    snprintf(err, errlen, "cannot listen on %s:%d: %s%s", host, port,
              strerror(e), e == EADDRINUSE
              ? " (another program has it: choose another port, or 0 for "
                "any free one)" : "");
@@ -1121,12 +1138,25 @@ static int resolve_and_probe(li_srv *s, const char *host, int port,
 
 static void *li_srv_main(void *ud) {
   li_srv *s = ud;
+  /* the timer from this thread: scheduled from the one that made the
+  ** context, its first wake-up was not counted in the poll's timeout */
+  lws_sul_schedule(s->ctx, 0, &s->sul, tick, LI_SRV_TICK_US);
   while (!s->done)
     if (lws_service(s->ctx, 0) < 0) break;
   return NULL;
 }
 
 static void li_srv_reset(li_srv *s) {
+  /* clients lws did not report closed (it closes them all in
+  ** lws_context_destroy, and says so: normally none) */
+  while (s->clients != NULL) {
+    li_sclient *cl = s->clients;
+    s->clients = cl->next;
+    while (cl->qn > 0) client_pop(cl);
+    free(cl->q);
+    free(cl);
+  }
+  memset(&s->sul, 0, sizeof s->sul);
   li_live_out_free(&s->out);
   memset(&s->out, 0, sizeof s->out);
   free(s->rec);
@@ -1165,7 +1195,7 @@ static int li_srv_start(li_srv *s, const char *addr, const char *token,
   if (resolve_and_probe(s, host, port, &sa, err, errlen) != 0) return -1;
   s->scratch = malloc(LWS_PRE + LI_SRV_FRAG);
   if (s->scratch == NULL) {
-    snprintf(err, errlen, "live: no memory");
+    snprintf(err, errlen, "no memory");
     return -1;
   }
 
@@ -1183,7 +1213,7 @@ static int li_srv_start(li_srv *s, const char *addr, const char *token,
     info.options |= LWS_SERVER_OPTION_DISABLE_IPV6;
   s->ctx = lws_create_context(&info);
   if (s->ctx == NULL) {
-    snprintf(err, errlen, "live: cannot listen on %s:%d (libwebsockets "
+    snprintf(err, errlen, "cannot listen on %s:%d (libwebsockets "
              "refused: see its message above)", host, port);
     li_srv_reset(s);
     return -1;
@@ -1205,7 +1235,7 @@ static int li_srv_start(li_srv *s, const char *addr, const char *token,
   rc = pthread_create(&s->thread, NULL, li_srv_main, s);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   if (rc != 0) {
-    snprintf(err, errlen, "live: cannot start its thread: %s", strerror(rc));
+    snprintf(err, errlen, "cannot start its thread: %s", strerror(rc));
     lws_context_destroy(s->ctx);
     li_srv_reset(s);
     return -1;
@@ -1254,7 +1284,7 @@ int li_live_server_attach(li_live_chan *c, const char *addr,
   char ebuf[8];
   if (err == NULL || errlen == 0) { err = ebuf; errlen = sizeof ebuf; }
   if (c == NULL || c->out == NULL || c->in == NULL) {
-    snprintf(err, errlen, "live: no channel");
+    snprintf(err, errlen, "no channel");
     return -1;
   }
   pthread_mutex_lock(&li_srv_life);
@@ -1265,11 +1295,11 @@ int li_live_server_attach(li_live_chan *c, const char *addr,
       return -1;
     }
   } else if (!same_addr(s, addr)) {
-    snprintf(err, errlen, "live: the server of this process is at %s:%d, "
+    snprintf(err, errlen, "the server of this process is at %s:%d, "
              "not \"%s\" (one server per process)", s->host, s->port, addr);
     goto fail;
   } else if (token != NULL && strcmp(token, s->token) != 0) {
-    snprintf(err, errlen, "live: the server of this process already has "
+    snprintf(err, errlen, "the server of this process already has "
              "another token");
     goto fail;
   }
@@ -1289,14 +1319,14 @@ int li_live_server_attach(li_live_chan *c, const char *addr,
   }
   pthread_mutex_unlock(&s->mu);
   if (o != NULL) {
-    snprintf(err, errlen, "live: a state with id %" PRIu32 " is already "
+    snprintf(err, errlen, "a state with id %" PRIu32 " is already "
              "attached", c->id);
     goto fail;
   }
   ch = calloc(1, sizeof *ch);
   if (ch == NULL || (ch->view = li_live_view_new(c->id)) == NULL) {
     free(ch);
-    snprintf(err, errlen, "live: no memory");
+    snprintf(err, errlen, "no memory");
     goto fail;
   }
   ch->c = c;

@@ -17,8 +17,9 @@
 #   tsan  build-tsan/ with -DLUAINSTR_SANITIZE=thread, and the test of two
 #         profiled states in two threads (test_threads, and
 #         test_threads_lua5N and test_threads_luajit for the other Luas)
-#         and the live view's ring between two threads (test_live_ring)
-#         in it
+#         and the live view's ring between two threads (test_live_ring),
+#         and the live view's client tests (live_*: the server's thread,
+#         the Lua threads, multistate's several states) in it
 #
 # usage: scripts/sanitize.sh [asan|tsan|all]      (default: all)
 # Installs what is missing (scripts/deps.sh), prints each part's time, and
@@ -66,6 +67,8 @@ if [ "$what" != asan ]; then
   # and the rest of the suite runs one thread (the ASan build covers it).
   # (and the live view's ring, test_live_ring: a producer and a consumer
   # thread, built with test_threads_all)
-  part tsan build-tsan thread test_threads_all -R '^(test_threads(_lua5[0-9]|_luajit)?|test_live_ring)$' || status=1
+  # (and the live view's client tests: the server's thread with one or
+  # several Lua threads, about 20 s; their hosts are built with it too)
+  part tsan build-tsan thread test_threads_all -R '^(test_threads(_lua5[0-9]|_luajit)?|test_live_ring|live_.*)$' || status=1
 fi
 exit $status
