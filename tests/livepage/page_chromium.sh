@@ -50,7 +50,11 @@ build_with_package samples/game "$SRC/samples/game" "$WORK/game" "$WORK/game-cma
 # --- run it live --------------------------------------------------------------
 step "game --live 0 --realtime --ticks 0"
 mkdir -p "$WORK/out"
-"$WORK/game/game" --live 0 --realtime --ticks 0 --out "$WORK/out" >"$WORK/game.out" 2>"$WORK/game.err" &
+# from its directory with --lua lua: the page names the scripts lua/ai.lua,
+# not by a path of this machine (the screenshot goes into docs/)
+(cd "$SRC/samples/game" &&
+  exec "$WORK/game/game" --lua lua --live 0 --realtime --ticks 0 --out "$WORK/out") \
+  >"$WORK/game.out" 2>"$WORK/game.err" &
 gpid=$!
 url=
 for _ in $(seq 300); do
