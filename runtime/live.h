@@ -225,7 +225,8 @@ int li_live_flag_take(li_live_chan *c);   /* 1 if it was set; clears it */
 ** ====================================================================== */
 
 /* A growing byte buffer of JSON messages, each one complete JSON text;
-** msgs[i] starts at off[i].  (A message is one WebSocket text frame.) */
+** msgs[i] starts at off[i] and ends where the next starts (the last at
+** len); buf[len] is 0.  (A message is one WebSocket text frame.) */
 typedef struct li_live_out {
   char *buf;
   size_t len, cap;
@@ -243,14 +244,19 @@ typedef struct li_live_view li_live_view;
 li_live_view *li_live_view_new(uint32_t state_id);
 void li_live_view_free(li_live_view *v);
 /* One record in: appends its messages (maybe none: frames are batched
-** until li_live_view_flush) to out.  A malformed record (wrong size) is
-** counted and ignored: 0 taken, -1 ignored. */
+** until li_live_view_flush, or 600 of them) to out; any other record
+** flushes the batch first.  A malformed record (wrong size, a function id
+** not described yet, FUNCS leaving a gap in the ids: the producer moves on
+** only when a FUNCS got through) is counted and ignored: 0 taken, -1
+** ignored (or memory ran out: not counted). */
 int li_live_view_feed(li_live_view *v, uint32_t kind, const void *rec,
                       size_t len, li_live_out *out);
 /* The frames batched since the last flush, as one "frames" message. */
 void li_live_view_flush(li_live_view *v, li_live_out *out);
 /* What a new subscriber needs to be up to date: hello, status, every
-** function, the last table, the recent frames, the kept spikes. */
+** function, the last table, the recent frames (less the batch not flushed
+** yet: the next flush sends it to every subscriber), the kept spikes.
+** None of it is droppable: it is the subscriber's starting point. */
 void li_live_view_catchup(li_live_view *v, li_live_out *out);
 /* Records it ignored as malformed. */
 uint64_t li_live_view_bad(const li_live_view *v);

@@ -1188,7 +1188,10 @@ int li_live_parse_cmd(const char *json, size_t len, li_live_cmd *cmd,
              LI_LIVE_MSG_MAX);
     return 0;
   }
-  if (json == NULL) len = 0;
+  if (json == NULL) {
+    json = "";
+    len = 0;
+  }
   j.s = j.p = (const unsigned char *)json;
   j.end = j.s + len;
   j.err = err;

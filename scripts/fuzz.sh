@@ -18,7 +18,7 @@ root=$PWD
 seconds=${1:-60}
 [[ $seconds =~ ^[0-9]+$ && $seconds -gt 0 ]] || {
   echo "usage: scripts/fuzz.sh [SECONDS]" >&2; exit 2; }
-targets=(${FUZZ_TARGETS:-fuzz_rewrite fuzz_factory fuzz_report fuzz_heapread fuzz_heap})
+targets=(${FUZZ_TARGETS:-fuzz_rewrite fuzz_factory fuzz_report fuzz_heapread fuzz_heap fuzz_live})
 
 bash scripts/deps.sh
 cc=$(command -v clang-14 || command -v clang) || {
@@ -63,6 +63,25 @@ if [[ ! -d $w/seeds/fuzz_heap ]]; then
   mkdir -p $w/seeds/fuzz_heap
   for i in $(seq 1 16); do
     head -c $((i * 32)) /dev/urandom > "$w/seeds/fuzz_heap/random-$i"
+  done
+fi
+
+# fuzz_live's seeds: clients' commands (a first byte 0: the parser) and
+# random records (a first byte 1: a view)
+if [[ ! -d $w/seeds/fuzz_live ]]; then
+  mkdir -p $w/seeds/fuzz_live
+  i=0
+  for c in '{"cmd":"subscribe","state":1}' '{"cmd":"start","id":1}' \
+           '{"cmd":"stop"}' '{"cmd":"pause"}' '{"cmd":"resume"}' \
+           '{"cmd":"reset","state":0,"id":null}' \
+           '{"cmd":"spike_rule","factor":2.5,"ms":16.6}' \
+           '{"cmd":"snapshot","collect":true}' '{"cmd":"report","format":"html"}' \
+           '{"cmd":"\u0073tart","id":18446744073709551615}'; do
+    { printf '\0'; printf '%s' "$c"; } > "$w/seeds/fuzz_live/cmd-$i"
+    i=$((i + 1))
+  done
+  for i in $(seq 1 16); do
+    { printf '\1'; head -c $((i * 64)) /dev/urandom; } > "$w/seeds/fuzz_live/view-$i"
   done
 fi
 
