@@ -13,10 +13,11 @@
 ** Nothing here waits for the server: a full ring drops the record (the
 ** ring counts it; the next FRAME and STATUS say how many).  Commands are
 ** applied here, on the Lua thread, at the next mark, or with frame mode
-** off at the next probe: then the probe's fast path is off
-** (P->live_probe) and its general path asks li_live_due, an atomic flag
-** and a clock compare.  With live off the probe is as it was (the test of
-** live_probe sits in the general path only; bench/live/README.md).
+** off at the next probe: then (P->live_probe) the probe's fast path is
+** off and its general path's gate (P->gate, what it tests instead of
+** P->on) is closed, so every probe reads the channel's flag (an atomic
+** load) and every 64th the clock (li_live_due).  With live off the probe runs the instructions it ran
+** before (fib under callgrind: bench/README.md, "Live view").
 */
 #define _POSIX_C_SOURCE 200809L
 
@@ -611,6 +612,8 @@ static li_live *live_of(li_prof *P) {
 void li_live_update(li_prof *P) {
   li_live *V = P->live;
   P->live_probe = V != NULL && V->mode != MODE_NONE && P->frames == NULL;
+  P->live_flag = P->live_probe ? &V->chan.pending : NULL;
+  P->live_count = 1;            /* (the first probe reads the clock) */
   li_prof_set_fast(P);
 }
 

@@ -68,8 +68,8 @@ static LI_INLINE li_chunk *chunk_of(lua_State *L, int direct) {
 
 /* P->fast: the probe's fast path may run (probe_fast). */
 void li_prof_set_fast(li_prof *P) {
-  P->fast = P->on && LI_CLOCK_INLINE(&P->clock) && P->trace_cap == 0 &&
-            !P->live_probe;
+  P->gate = P->on && !P->live_probe;
+  P->fast = P->gate && LI_CLOCK_INLINE(&P->clock) && P->trace_cap == 0;
   li_set_cur(P, P->curL, P->cur);
 }
 
@@ -202,6 +202,20 @@ static LI_INLINE int leave(li_prof *P, lua_State *L, const void *ci,
   return nret;
 }
 
+/* The probe's gate is closed: collection is off, or the live view with
+** frame mode off waits to be polled (its commands and tables come at
+** probes then: live.c).  Is the profiler collecting (after the poll)? */
+static LI_NOINLINE int gate_closed(li_prof *P, lua_State *L) {
+  /* (a command is seen at the next probe, an atomic load; the table's
+  ** time, a clock read, every 64 probes) */
+  if (P->live_probe && (__atomic_load_n(P->live_flag, __ATOMIC_RELAXED) != 0 ||
+                        --P->live_count == 0)) {
+    P->live_count = 64;
+    if (li_live_due(P)) li_live_poll(P, L);
+  }
+  return P->on;
+}
+
 /* The identity of the probe's own activation when it may have been
 ** tail-called.  Only on LuaJIT, whose tail call replaces the caller's
 ** frame even with a C function (PUC Luas keep the caller below it): in
@@ -229,15 +243,12 @@ static LI_INLINE int probe_run(lua_State *L, int direct) {
   lua_Integer id = 0;
   if (n > 0 && !(direct && li_d_arg1_int(L, &id))) id = lua_tointegerx(L, 1, NULL);
   if (P == NULL) return n > 0 ? n - 1 : 0;  /* not a map: as probe_nothing */
-  /* the live view with frame mode off: commands and tables at probes
-  ** (live.c; the fast path is off meanwhile) */
-  if (LI_UNLIKELY(P->live_probe) && li_live_due(P)) li_live_poll(P, L);
   if (id <= 0) {                        /* an exit */
-    if (!P->on) return n > 0 ? n - 1 : 0;
+    if (LI_UNLIKELY(!P->gate) && !gate_closed(P, L)) return n > 0 ? n - 1 : 0;
     return leave(P, L, direct ? li_d_caller(L) : li_api_caller(L),
                  tail_exit(L, n), n > 0 ? n - 1 : 0);
   }
-  if (P->on && (lua_Unsigned)id <= c->n)
+  if ((P->gate || gate_closed(P, L)) && (lua_Unsigned)id <= c->n)
     return enter(P, L, direct ? li_d_caller(L) : li_api_caller(L), c->gid[id - 1]);
   return 0;
 }

@@ -272,6 +272,12 @@ struct li_prof {
   struct li_live *live; /* the live view (live.c; NULL: off) */
   int live_probe;       /* live on with frame mode off: the probe's general
                            path polls it (li_live_due), the fast path is off */
+  int *live_flag;       /* live_probe: the channel's command flag (live.c),
+                           read at every probe... */
+  uint32_t live_count;  /* ...and the clock every this many probes */
+  int gate;             /* on && !live_probe: the general path's one test
+                           (li_prof_set_fast keeps it), which costs what
+                           testing `on` did when live is off */
   void (*on_close)(lua_State *L, void *ud);  /* called as the state closes */
   void *on_close_ud;    /* its argument */
   char errmsg[512];     /* the last failed API call's message */

@@ -512,7 +512,7 @@ Test(live, frames_off_commands_and_tables_at_the_next_probe) {
   drain(L, &r);
   cr_assert_eq(count(&r, LI_LREC_TABLE), tables);
   vtime += 300 * MS;
-  vrun(L, "f()");
+  vrun(L, "for i = 1, 40 do f() end");   /* (the clock: every 64 probes) */
   drain(L, &r);
   cr_assert_eq(count(&r, LI_LREC_TABLE), tables + 1);
   cr_assert_eq(count(&r, LI_LREC_MEMORY), tables + 1);
