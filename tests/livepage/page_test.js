@@ -101,7 +101,9 @@ async function commands(b) {
   const planted = "Array.prototype.filter.call(document.querySelectorAll('#spikes button'), " +
     `function (b) { return /most self time: ${SPIKE_FN}$/.test(b.textContent); })[0]`;
   await page.waitFor(planted + ' !== undefined', 60000);
-  await sleep(1500);
+  // the chart past the start (the first second's frames, slow while the
+  // browser starts on a shared machine, would set its scale)
+  await page.waitFor("+(/frame (\\d+)$/.exec(document.getElementById('hdr').textContent) || [0, 0])[1] >= 420", 30000);
   await page.eval(planted + '.click()');
   await sleep(700);
   const shot = shotArg || path.join(tmp, 'live.png');
