@@ -2,8 +2,10 @@
 // program running live (samples/game --live), in headless Chromium over the
 // DevTools protocol (tests/wasm/cdp.js).
 //
-//   1. URL#selftest: the page's own self-test (report/html.c, liveSelftest)
-//      waits for frames and a spike bar, clicks it, records the flame graph
+//   1. URL#selftest&open=AI.rebuild_flow_field: the page's own self-test
+//      (report/html.c, liveSelftest) waits for frames, the table and a spike
+//      bar of a tree holding that function (the planted spike: on a busy
+//      machine other frames are spikes too), clicks it, records the flame graph
 //      and table of that frame, goes back to the live table, asks for an
 //      html report and fetches the download its ack offers; checked here:
 //      frames arrived, the spike bar is red, the planted spike's culprit
@@ -12,12 +14,20 @@
 //   2. URL again: Pause and Resume round-trip (the status the page shows
 //      follows), the spike rule set from the page comes back in the status,
 //      a screenshot with a spike open (SCREENSHOT, else TMPDIR/live.png);
-//   3. SIGINT to PID (the program ends): the page says so and keeps what
+//   3. URL#embed in an iframe of a blank page served from loopback by
+//      tests/wasm/serve.py (the WebAssembly page's transport; a page of
+//      about:blank may not frame a loopback address): protocol messages posted by the parent are shown (a
+//      spike of the parent's frames in the list, its frames drawn), a
+//      command clicked in the frame reaches the parent as {luainstr_cmd},
+//      and a message the frame posts to itself is ignored;
+//   4. SIGINT to PID (the program ends): the page says so and keeps what
 //      it shows.
 // No exception and no Content-Security-Policy report in the console.
 // Exits 0 when every check passed.
 'use strict';
 const path = require('path');
+const fs = require('fs');
+const { spawn } = require('child_process');
 const { launch } = require(path.join(__dirname, '..', 'wasm', 'cdp.js'));
 
 const [url, browserPath, tmp, pidArg, shotArg] = process.argv.slice(2);
@@ -40,7 +50,7 @@ const SPIKE_FN = 'AI.rebuild_flow_field';
 
 async function selftest(b) {
   const page = await b.newPage();
-  await page.goto(url + '#selftest');
+  await page.goto(url + '#selftest&open=' + SPIKE_FN);
   await page.waitFor("/selftest: /.test(document.getElementById('selftest').textContent)", 150000);
   const st = await page.eval("document.getElementById('selftest').textContent");
   console.log(st.split('\n').map((l) => '  | ' + l).join('\n'));
@@ -87,10 +97,14 @@ async function commands(b) {
   try { await page.waitFor("/over 3.5 x/.test(document.getElementById('lstatus').textContent)", 10000); } catch (e) { ok = false; }
   check(ok, 'the spike rule set from the page: ' + await text('lstatus'));
   console.log('  acks: ' + await page.eval("Array.prototype.map.call(document.querySelectorAll('#acks li'), function (l) { return l.textContent; }).join(' / ')"));
-  // a spike open, for the screenshot
-  await page.waitFor("document.querySelector('#spikes button') !== null", 60000);
-  await sleep(1500);
-  await page.eval("document.querySelector('#spikes button').click()");
+  // the planted spike open, for the screenshot
+  const planted = "Array.prototype.filter.call(document.querySelectorAll('#spikes button'), " +
+    `function (b) { return /most self time: ${SPIKE_FN}$/.test(b.textContent); })[0]`;
+  await page.waitFor(planted + ' !== undefined', 60000);
+  // the chart past the start (the first second's frames, slow while the
+  // browser starts on a shared machine, would set its scale)
+  await page.waitFor("+(/frame (\\d+)$/.exec(document.getElementById('hdr').textContent) || [0, 0])[1] >= 420", 30000);
+  await page.eval(planted + '.click()');
   await sleep(700);
   const shot = shotArg || path.join(tmp, 'live.png');
   await page.screenshot(shot);
@@ -109,10 +123,103 @@ async function commands(b) {
   check(bad.length === 0, 'no exception or policy violation in the console' + (bad.length ? ': ' + bad.join(' / ') : ''));
 }
 
+// Evaluates an expression in the (cross-origin) child frame of page.
+async function inFrame(page, expression) {
+  const { frameTree } = await page.send('Page.getFrameTree');
+  const child = (frameTree.childFrames || [])[0];
+  if (!child) throw new Error('no child frame');
+  const { executionContextId } = await page.send('Page.createIsolatedWorld',
+    { frameId: child.frame.id, worldName: 'page_test' });
+  const r = await page.send('Runtime.evaluate',
+    { expression, contextId: executionContextId, returnByValue: true, awaitPromise: true });
+  if (r.exceptionDetails) throw new Error('frame eval: ' + (r.exceptionDetails.exception?.description || r.exceptionDetails.text));
+  return r.result.value;
+}
+async function frameWait(page, expression, ms) {
+  const end = Date.now() + ms;
+  while (!(await inFrame(page, expression))) {
+    if (Date.now() > end) return false;
+    await sleep(100);
+  }
+  return true;
+}
+
+// A blank page on loopback (serve.py at a free port): its URL, and the server.
+async function blankPage() {
+  const dir = path.join(tmp, 'parent');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'index.html'), '<!DOCTYPE html><title>parent</title><body></body>\n');
+  const srv = spawn('python3', [path.join(__dirname, '..', 'wasm', 'serve.py'), dir], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const port = await new Promise((resolve, reject) => {
+    let out = '';
+    srv.stdout.on('data', (d) => {
+      out += d;
+      const m = /port (\d+)/.exec(out);
+      if (m) resolve(m[1]);
+    });
+    srv.on('exit', () => reject(new Error('serve.py exited')));
+  });
+  return { url: `http://127.0.0.1:${port}/index.html`, srv };
+}
+
+async function embed(b) {
+  const page = await b.newPage();
+  const parent = await blankPage();
+  try { await embedIn(page, parent.url); } finally { parent.srv.kill(); }
+}
+async function embedIn(page, parentUrl) {
+  await page.goto(parentUrl);
+  await page.eval(`new Promise(function (resolve) {
+    window.got = [];
+    window.addEventListener('message', function (e) { window.got.push(e.data); });
+    var f = document.createElement('iframe');
+    f.id = 'lv'; f.style.width = '1200px'; f.style.height = '800px';
+    f.onload = function () { resolve(true); };
+    f.src = ${JSON.stringify(url + '#embed')};
+    document.body.appendChild(f);
+  })`);
+  const S = 7, frames = [];
+  for (let i = 1; i <= 40; i++)
+    frames.push({ index: i, t_ns: i * 16.7e6, duration_ns: i === 35 ? 9e6 : 2e6, busy_ns: i === 35 ? 9e6 : 2e6,
+      idle_ns: 0, calls: 10, alloc_bytes: 0, spike: i === 35, lost: 0 });
+  const msgs = [
+    { type: 'hello', state: S, lua: 'Lua 5.4', frames: true, memory: false, ns_per_tick: 1 },
+    { type: 'status', state: S, collection: 'running', frames: true, memory: false, spike_factor: 2,
+      spike_ms: 0, spikes_keep: 16, lost: 0 },
+    { type: 'functions', state: S, functions: [
+      { id: 0, name: 'main chunk', source: 'page.lua', line: 0, lastline: 0, zone: 0 },
+      { id: 1, name: 'Embedded.hot', source: 'page.lua', line: 3, lastline: 9, zone: 0 }] },
+    { type: 'frames', state: S, frames },
+    { type: 'spike', state: S, index: 35, duration_ns: 9e6, busy_ns: 9e6,
+      tree: [[-1, -1, 0, 0, 0, 0], [0, 0, 1, 9e6, 1e6, 0], [1, 1, 1, 8e6, 8e6, 0]] },
+    { type: 'table', state: S, t_ns: 40 * 16.7e6, rows: [[0, 40, 4e7, 8e7, 0, 0], [1, 40, 4e7, 4e7, 0, 0]] },
+  ];
+  await page.eval(`document.getElementById('lv').contentWindow.postMessage({ luainstr_live: ${JSON.stringify(msgs)} }, '*'), true`);
+  const shown = await frameWait(page, "/most self time: Embedded.hot$/.test((document.querySelector('#spikes button') || {}).textContent || '')", 10000);
+  check(shown, 'embedded: the parent\'s spike is listed');
+  const hint = await inFrame(page, "document.getElementById('frhint').textContent");
+  check(/\(40 received\)/.test(hint), 'embedded: the parent\'s 40 frames drawn');
+  check(/^live/.test(await inFrame(page, "document.getElementById('conn').textContent")), 'embedded: says it is live');
+  await inFrame(page, "document.querySelector('#spikes button').click(); document.getElementById('c-pause').click(); true");
+  const rows = await inFrame(page, "document.querySelector('#rows tr td').textContent");
+  check(rows === 'Embedded.hot', `embedded: the spike's table (${rows})`);
+  let got = [];
+  for (let i = 0; i < 50 && got.length === 0; i++) { await sleep(100); got = await page.eval('window.got'); }
+  check(got.length === 1 && got[0].luainstr_cmd && got[0].luainstr_cmd.cmd === 'pause' && got[0].luainstr_cmd.state === S,
+    'embedded: Pause posts {luainstr_cmd} to the parent: ' + JSON.stringify(got));
+  // a message from the frame itself, not its parent, is ignored
+  await inFrame(page, `window.postMessage({ luainstr_live: [{ type: 'hello', state: ${S}, lua: 'Forged', frames: true, memory: false }] }, '*'); true`);
+  await sleep(500);
+  const hdr = await inFrame(page, "document.getElementById('hdr').textContent");
+  check(/^Lua 5\.4/.test(hdr), `embedded: a message not from the parent is ignored (${hdr})`);
+  await page.send('Page.close').catch(() => {});
+}
+
 (async () => {
   const b = await launch(browserPath, { userDataDir: path.join(tmp, 'chrome'), width: 1280, height: 1100 });
   try {
     await selftest(b);
+    await embed(b);
     await commands(b);
   } catch (e) {
     failures++;
