@@ -8,6 +8,7 @@
 //   await page.goto(url);
 //   await page.waitFor('document.body.dataset.state === "ready"', 30000);
 //   const v = await page.eval('1 + 1');      // awaits promises, by value
+//   const w = await page.frameEval((url) => url.startsWith('blob:'), 'document.title');
 //   await page.screenshot('shot.png');
 //   await b.close();
 'use strict';
@@ -116,6 +117,30 @@ class Page {
       { expression, awaitPromise: true, returnByValue: true, userGesture: true });
     if (r.exceptionDetails)
       throw new Error('eval: ' + (r.exceptionDetails.exception?.description || r.exceptionDetails.text));
+    return r.result.value;
+  }
+
+  // The value of an expression in a child frame, the first whose URL
+  // passes test: in an isolated world of that frame (its DOM, not its
+  // scripts' variables), so it works whatever the frame's origin (a blob:
+  // frame of a file:// page is opaque to the page itself).
+  async frameEval(test, expression) {
+    const { frameTree } = await this.send('Page.getFrameTree');
+    const find = (t) => (t.frame.parentId && test(t.frame.url) ? t.frame
+      : (t.childFrames || []).map(find).find((f) => f) || null);
+    const frame = find(frameTree);
+    if (!frame) throw new Error('frameEval: no such frame');
+    if (!this.worlds) this.worlds = new Map();
+    const key = frame.id + ' ' + frame.loaderId;
+    if (!this.worlds.has(key)) {
+      const { executionContextId } = await this.send('Page.createIsolatedWorld',
+        { frameId: frame.id, worldName: 'cdp-test' });
+      this.worlds.set(key, executionContextId);
+    }
+    const r = await this.send('Runtime.evaluate', { expression, contextId: this.worlds.get(key),
+      awaitPromise: true, returnByValue: true, userGesture: true });
+    if (r.exceptionDetails)
+      throw new Error('frameEval: ' + (r.exceptionDetails.exception?.description || r.exceptionDetails.text));
     return r.result.value;
   }
 

@@ -10,6 +10,12 @@
 //   node page_test.js known URL BROWSER WORKDIR
 //       runs a script with known durations through the page and checks the
 //       csv and json reports' figures within 5%.
+//   node page_test.js live URL BROWSER WORKDIR [SCREENSHOT]
+//       chooses the live sample, clicks Live: the game loop runs on
+//       requestAnimationFrame, frames and the planted spike arrive in the
+//       live view in its frame (blob:, #embed, postMessage), the spike's
+//       tree names the planted function, a command from the view comes
+//       back acknowledged; Stop ends it and offers the session's report.
 //
 // The known-answer script runs twice and only the second run is checked:
 // the first warms the wasm code up (optimizing tier) and grows its memory.
@@ -302,6 +308,66 @@ async function knownTest(page) {
                         `(${(noop.total_ns / N).toFixed(0)} ns a call)`);
 }
 
+// ---- live --------------------------------------------------------------------
+const SESSION = `(() => { const s = window.luainstrPage.session();
+  return s && { frames: s.frames, messages: s.messages, batches: s.batches, spikes: s.spikes,
+                acks: s.acks, commands: s.commands }; })()`;
+const IS_VIEW = (u) => u.startsWith('blob:');   // the live view's frame
+
+// What the live view in its frame shows: frames arrived, the spike listed,
+// opened, its tree naming the planted function.
+async function liveView(page) {
+  const v = await page.frameEval(IS_VIEW, `(() => ({ title: document.title, text: document.body.innerText.slice(0, 400) }))()`);
+  check('view: its page', v && v.text.length > 0, JSON.stringify(v));
+}
+
+async function liveTest(page) {
+  await page.waitFor('["ready", "failed"].includes(document.body.dataset.state)', 60000);
+  if (!check('module loaded', await page.eval('document.body.dataset.state') === 'ready')) return;
+  await page.eval(`(() => { const s = document.getElementById('sample'); s.value = 'live';
+    s.dispatchEvent(new Event('change')); })()`);
+  check('the live sample in the editor', await page.eval(
+    '/function tick\\(dt\\)/.test(document.getElementById("source").value)'));
+  await click(page, '#live');
+  await page.waitFor('["live", "done"].includes(document.body.dataset.state)', 30000);
+  const st = await page.eval('[document.body.dataset.state, document.getElementById("status").textContent]');
+  if (!check('Live: the loop runs', st[0] === 'live', st.join(': '))) {
+    console.log('output: ' + await page.eval('document.getElementById("output").textContent'));
+    return;
+  }
+  check('Live: the view in its frame, the report hidden', await page.eval(`(() => {
+    const v = document.getElementById('liveview'), r = document.getElementById('report');
+    return !v.hidden && r.hidden && v.src.startsWith('blob:') && v.src.endsWith('#embed'); })()`));
+  // the planted spikes come at frames 30, 90, 150: at 60 frames a second
+  // within 3 s, longer on a loaded machine
+  await page.waitFor(`(() => { const s = window.luainstrPage.session();
+    return s && s.frames >= 160 && s.spikes >= 2; })()`, 60000);
+  const s1 = await page.eval(SESSION);
+  check('Live: frames and spikes posted to the view', s1.batches > 0 && s1.spikes >= 2, JSON.stringify(s1));
+  check('Live: status', /^Live: frame \d+, \d+ fps, \d+ spikes? kept$/.test(
+    await page.eval('document.getElementById("status").textContent')),
+    await page.eval('document.getElementById("status").textContent'));
+  await liveView(page);
+  // a command from the view round-trips: posted by the frame to its
+  // parent, applied at a mark, acknowledged in the stream
+  const s2 = await page.eval(SESSION);
+  await page.frameEval(IS_VIEW, `parent.postMessage({ luainstr_cmd: { cmd: 'spike_rule', factor: 2.5, id: 41 } }, '*')`);
+  await page.waitFor(`window.luainstrPage.session().acks > ${s2.acks}`, 10000);
+  const s3 = await page.eval(SESSION);
+  check('Live: a command from the view, acknowledged', s3.commands === s2.commands + 1 && s3.acks > s2.acks,
+        JSON.stringify(s3));
+  await click(page, '#stop');
+  await page.waitFor('document.body.dataset.state === "done"', 10000);
+  const done = await page.eval(`[document.getElementById('status').textContent,
+    document.getElementById('report-link').hidden, document.getElementById('live').disabled,
+    document.getElementById('stop').disabled, document.getElementById('output').textContent]`);
+  check('Stop: stopped, the report offered, Live again, Stop off',
+        /^Stopped after \d+ frames/.test(done[0]) && !done[1] && !done[2] && done[3], JSON.stringify(done.slice(0, 4)));
+  check('Stop: what the game printed', /^frame 120 /m.test(done[4]), JSON.stringify(done[4].slice(0, 120)));
+  const html = await page.eval(`fetch(document.getElementById('report-link').href).then((r) => r.text())`);
+  check('Stop: the session\'s report names the planted function', html.includes('Level.rebuild_navgrid'));
+}
+
 (async () => {
   const b = await launch(browserPath, { userDataDir: path.join(workdir, 'chrome-profile'), width: 1280, height: 900 });
   let page;
@@ -310,6 +376,7 @@ async function knownTest(page) {
     await page.goto(url);
     if (mode === 'page') await pageTest(page);
     else if (mode === 'known') await knownTest(page);
+    else if (mode === 'live') await liveTest(page);
     else throw new Error('unknown mode ' + mode);
   } catch (e) {
     check('no exception', false, e.stack);
