@@ -113,14 +113,11 @@
   // The script defines tick(dt); every animation frame calls it through the
   // module (an idle span until then, the tick, a frame mark), drains the
   // messages the runtime made (live mode "page") and posts them to the live
-  // view.  The view is the page li_wasm_live_page writes, opened from a
-  // blob: URL with #embed: it then listens to its parent instead of a
-  // WebSocket, and posts its commands back here.
-
-  // postMessage's target origin: the frame is a blob of this page, so of
-  // its origin; a file:// page's origin is opaque ("null"), which cannot be
-  // named, hence "*" there (the frame is still only ever ours).
-  var frameOrigin = location.origin && location.origin !== 'null' ? location.origin : '*';
+  // view.  The view is the page li_wasm_live_page writes, opened with #embed
+  // (it then listens to its parent instead of a WebSocket, and posts its
+  // commands back here) from a data: URL (a srcdoc frame has no #embed).
+  // Its origin is opaque, from file:// and from a server alike, hence the
+  // target origin "*": the frame is only ever this page's own document.
 
   function postToView(text) {
     if (text === null || live === null || live.view === null) return;
@@ -131,7 +128,7 @@
       else if (msgs[i].type === 'spike') live.spikes++;
       else if (msgs[i].type === 'ack') live.acks++;
     }
-    live.view.postMessage({ luainstr_live: msgs }, frameOrigin);
+    live.view.postMessage({ luainstr_live: msgs }, '*');
   }
 
   // The view's commands (from its frame only), applied at the next mark;
@@ -180,14 +177,14 @@
     var page = err === null ? L.livePage() : null;
     if (err !== null || page === null) {
       if (err === null) err = 'no live view: ' + L.error();
-      else L.liveStop();
+      L.liveStop();
       showError(err);
       enable(true);
       setState('done', 'Failed');
       return;
     }
     live = { raf: 0, frames: 0, first: 0, last: 0, shown: 0, messages: 0, batches: 0,
-             spikes: 0, acks: 0, commands: 0, view: null, url: URL.createObjectURL(new Blob([page], { type: 'text/html' })) };
+             spikes: 0, acks: 0, commands: 0, view: null };
     report.hidden = true;
     liveview.hidden = false;
     stopButton.disabled = false;
@@ -199,7 +196,7 @@
       setState('live', 'Live');
       live.raf = requestAnimationFrame(step);
     };
-    liveview.src = live.url + '#embed';
+    liveview.src = 'data:text/html;charset=utf-8,' + encodeURIComponent(page) + '#embed';
   }
 
   // Stops the loop (the Stop button, tick's error, os.exit): the last
@@ -212,7 +209,6 @@
     L.liveStop();
     postToView(L.liveDrain());
     live = null;
-    URL.revokeObjectURL(s.url);   // (the frame keeps the document it loaded)
     stopButton.disabled = true;
     output.textContent = L.output() || '';
     if (err) showError(err);
