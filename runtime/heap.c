@@ -40,6 +40,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -302,8 +303,15 @@ typedef struct walk {
   /* the state */
   int collect;          /* LUAINSTR_HEAP_COLLECT */
   uint64_t gc_bytes;    /* collectgarbage("count") in bytes, at the start */
-  int nbase;            /* the host's stack slots, passed to the walk
-                           (L had no frame): arguments 2 .. nbase + 1 */
+  int nbase;            /* the host's stack slots (L had no frame): at
+                           argbase .. argbase + nbase - 1 */
+  int inplace;          /* the walk runs in the host's own frame (no call
+                           of its own: level 0 is the host's), else under
+                           lua_pcall (level 0 is the walk's, skipped) */
+  int argbase;          /* the first of the host's slots: 1 in place, 2 as
+                           the walk's arguments (after W) */
+  int top0;             /* in place: the host's slots in its frame (the
+                           walk's own values above them are not its) */
   lua_State *mainL;
   int gc_paused;        /* the collector was paused: 1 by its internals
                            (gc_saved), 2 through the API */
@@ -1405,8 +1413,9 @@ static void walk_stack(walk *W, lua_State *T) {
   uint32_t slot = 0;
   int level = 0;
   if (T == L) {
-    level = 1;
-    for (int i = 2; i <= W->nbase + 1 && W->status == LUAINSTR_OK; i++) {
+    level = W->inplace ? 0 : 1;
+    for (int i = W->argbase; i < W->argbase + W->nbase && W->status == LUAINSTR_OK;
+         i++) {
       lua_pushvalue(L, i);
       slot_edge(W, &slot, NULL, NONE);
       lua_pop(L, 1);
@@ -1437,7 +1446,10 @@ static void walk_stack(walk *W, lua_State *T) {
                           strcmp(ar.what, "main") == 0);
       if (f != NULL) label = f->lkept;
     }
-    for (int i = 1; W->status == LUAINSTR_OK &&
+    /* (in place, level 0 is the host's C function: its slots end where
+    ** the walk's own begin) */
+    int last = T == L && W->inplace && level == 0 ? W->top0 : INT_MAX;
+    for (int i = 1; W->status == LUAINSTR_OK && i <= last &&
                     (name = lua_getlocal(T, &ar, i)) != NULL; i++) {
       take(T, L);
       slot_edge(W, &slot, name, label);
@@ -1645,8 +1657,8 @@ static void pause_collector(walk *W, lua_State *L) {
   W->refs = refs_check(L);
 }
 
-static int walk_step(lua_State *L) {
-  walk *W = lua_touserdata(L, 1);
+/* The walk, in the frame it runs in (walk_step's, or the host's). */
+static void walk_run(walk *W, lua_State *L) {
   if (W->collect) {
     /* (5.4 collects nothing from a finalizer: lua_gc says -1) */
     W->collect = lua_gc(L, LUA_GCCOLLECT, 0) >= 0;
@@ -1655,7 +1667,7 @@ static int walk_step(lua_State *L) {
   }
   if (!lua_checkstack(L, SCRATCH)) {
     fail(W, LUAINSTR_EMEM, "heap snapshot: no room on the Lua stack%s", "");
-    return 0;
+    return;
   }
   /* (its check reads the state's objects: once, with the room made and
   ** the collector paused) */
@@ -1663,6 +1675,10 @@ static int walk_step(lua_State *L) {
   W->qstart = W->qbase = lua_gettop(L) + 1;
   W->qend = W->qbase - 1;
   walk_all(W);
+}
+
+static int walk_step(lua_State *L) {
+  walk_run(lua_touserdata(L, 1), L);
   return 0;
 }
 
@@ -1926,6 +1942,22 @@ static void take_walk(walk *W) {
   ** snapshot.  With a collection asked for, walk_step collects first,
   ** then pauses it. */
   if (!W->collect) pause_collector(W, L);
+  /* In place where nothing the walk does can raise an error (5.2-5.4's
+  ** lua_checkstack says 0 rather than raise; without a collection no
+  ** finalizer runs): a call would cost the state a call record the first
+  ** time it calls at this depth, an allocation the program could see in
+  ** collectgarbage("count") (5.2: 80 bytes). */
+  W->top0 = top;
+  if (!W->collect && LUA_VERSION_NUM >= 502 && !LI_IS_LUAJIT) {
+    W->inplace = 1;
+    W->argbase = 1;
+    walk_run(W, L);
+    if (W->gc_paused == 1) gc_resume(L, W->gc);
+    else if (W->gc_paused == 2) lua_gc(L, LUA_GCRESTART, 0);
+    lua_settop(L, top);
+    return;
+  }
+  W->argbase = 2;
   if (!lua_checkstack(L, W->nbase + 4) || !li_pushcfunction_noerr(L, walk_step)) {
     if (W->gc_paused == 1) gc_resume(L, W->gc);
     else if (W->gc_paused == 2) lua_gc(L, LUA_GCRESTART, 0);
