@@ -75,7 +75,8 @@ static struct {
   char error[ERRBUF];           /* why the last call failed */
   /* live mode */
   int live;                     /* a session is running: ticks are taken */
-  int tick;                     /* the tick function (registry ref) */
+  int tick;                     /* the tick function (registry ref) while
+                                   the session is not stopped */
   int idle;                     /* an idle span is open (between ticks) */
   char *drained;                /* the last li_wasm_live_drain */
   char *page;                   /* the last li_wasm_live_page */
@@ -439,17 +440,25 @@ const char *li_wasm_live_command (const char *json) {
   li_prof *P = host.L != NULL ? li_prof_get(host.L) : NULL;
   if (json == NULL) return fail("%s", "li_wasm_live_command: no command");
   if (P == NULL) return fail("%s", "li_wasm_live_command: no live session");
-  if (li_live_command(P, json, strlen(json)) != 0)
-    return fail("%s", "li_wasm_live_command: not taken (no live session, "
-                "malformed, or no room)");
+  if (li_live_command(P, json, strlen(json)) != LUAINSTR_OK)
+    return fail("%s", luainstr_errmsg(host.L));
   return NULL;
 }
 
 
+/* The session ends as the view's own "stop" would end collection, applied
+** at once (there is no next mark): the view's last messages (the next
+** drain) say so.  The channel stays open until the state closes, since a
+** channel closed now could not deliver its "end" to a drain. */
 EMSCRIPTEN_KEEPALIVE
 const char *li_wasm_live_stop (void) {
-  if (host.L == NULL) return fail("%s", "li_wasm_live_stop: no state");
+  static const char stop[] = "{\"cmd\":\"stop\"}";
+  li_prof *P = host.L != NULL ? li_prof_get(host.L) : NULL;
+  if (P == NULL) return fail("%s", "li_wasm_live_stop: no state");
   idle(0);
+  if (host.tick != LUA_NOREF && li_live_command(P, stop, sizeof stop - 1) == LUAINSTR_OK)
+    li_live_poll(P, host.L);
+  host.tick = LUA_NOREF;        /* (the state keeps the function: it closes) */
   host.live = 0;
   read_output();
   return NULL;

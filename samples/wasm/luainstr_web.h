@@ -63,8 +63,10 @@ const char *li_wasm_live_drain(void);
 ** later drain): NULL taken, or why not. */
 const char *li_wasm_live_command(const char *json);
 
-/* Ends the session: no more ticks; the state stays for reports and
-** output() until the next run.  NULL, or why not. */
+/* Ends the session: no more ticks, and collection stopped as the view's
+** "stop" command does (its ack and status come in the next drain); the
+** state stays for reports and output() until the next run.  NULL, or why
+** not. */
 const char *li_wasm_live_stop(void);
 
 /* The live view's page (the html report's application in live mode), to

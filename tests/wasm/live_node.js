@@ -244,7 +244,12 @@ factory().then((M) => {
 
   // ---- the end ---------------------------------------------------------------------
   check('stop', L.liveStop() === null && L.liveRunning() === false);
+  const nmsgs = s.msgs.length;
   s.take(L.liveDrain());
+  const last = s.msgs.slice(nmsgs);
+  const stopped = last.filter((x) => x.type === 'status').pop();
+  check('stop: the view is told collection stopped', stopped && stopped.collection === 'stopped',
+        last.map((x) => x.type).join(' '));
   check('after stop: no tick', /no live session/.test(L.liveTick(1 / 60) || ''));
   const csv = L.report('csv') || '';
   check('after stop: the session\'s report', new RegExp('^' + PLANTED.replace('.', '\\.') + ',main\\.lua,', 'm').test(csv),
