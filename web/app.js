@@ -115,9 +115,10 @@
   // messages the runtime made (live mode "page") and posts them to the live
   // view.  The view is the page li_wasm_live_page writes, opened with #embed
   // (it then listens to its parent instead of a WebSocket, and posts its
-  // commands back here) from a data: URL (a srcdoc frame has no #embed).
-  // Its origin is opaque, from file:// and from a server alike, hence the
-  // target origin "*": the frame is only ever this page's own document.
+  // commands back here) from a blob: URL (a srcdoc frame has no #embed).
+  // Served, the frame has this page's origin; from file:// an opaque one,
+  // which cannot be named: hence the target origin "*" (the frame is only
+  // ever this page's own document).
 
   function postToView(text) {
     if (text === null || live === null || live.view === null) return;
@@ -184,7 +185,8 @@
       return;
     }
     live = { raf: 0, frames: 0, first: 0, last: 0, shown: 0, messages: 0, batches: 0,
-             spikes: 0, acks: 0, commands: 0, view: null };
+             spikes: 0, acks: 0, commands: 0, view: null,
+             url: URL.createObjectURL(new Blob([page], { type: 'text/html' })) };
     report.hidden = true;
     liveview.hidden = false;
     stopButton.disabled = false;
@@ -196,7 +198,8 @@
       setState('live', 'Live');
       live.raf = requestAnimationFrame(step);
     };
-    liveview.src = 'data:text/html;charset=utf-8,' + encodeURIComponent(page) + '#embed';
+    urls.push(live.url);   // (released with the downloads, at the next run)
+    liveview.src = live.url + '#embed';
   }
 
   // Stops the loop (the Stop button, tick's error, os.exit): the last

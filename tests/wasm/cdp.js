@@ -121,24 +121,32 @@ class Page {
   }
 
   // The value of an expression in a child frame, the first whose URL
-  // passes test: in an isolated world of that frame (its DOM, not its
-  // scripts' variables), so it works whatever the frame's origin (a blob:
-  // frame of a file:// page is opaque to the page itself).
+  // passes test.  A frame in this page's process is evaluated in an
+  // isolated world of it (its DOM, not its scripts' variables); one in a
+  // process of its own (an out-of-process frame: a blob: frame of a file://
+  // page, whose origin is opaque) is a target of its own, attached to.
   async frameEval(test, expression) {
     const { frameTree } = await this.send('Page.getFrameTree');
     const find = (t) => (t.frame.parentId && test(t.frame.url) ? t.frame
       : (t.childFrames || []).map(find).find((f) => f) || null);
     const frame = find(frameTree);
-    if (!frame) throw new Error('frameEval: no such frame');
-    if (!this.worlds) this.worlds = new Map();
-    const key = frame.id + ' ' + frame.loaderId;
-    if (!this.worlds.has(key)) {
+    const params = { expression, awaitPromise: true, returnByValue: true, userGesture: true };
+    let r;
+    if (frame) {
       const { executionContextId } = await this.send('Page.createIsolatedWorld',
         { frameId: frame.id, worldName: 'cdp-test' });
-      this.worlds.set(key, executionContextId);
+      r = await this.send('Runtime.evaluate', Object.assign({ contextId: executionContextId }, params));
+    } else {
+      const { targetInfos } = await this.browser.send('Target.getTargets');
+      const t = targetInfos.find((i) => i.type === 'iframe' && test(i.url));
+      if (!t) throw new Error('frameEval: no such frame');
+      if (!this.frameSessions) this.frameSessions = new Map();
+      if (!this.frameSessions.has(t.targetId)) {
+        const { sessionId } = await this.browser.send('Target.attachToTarget', { targetId: t.targetId, flatten: true });
+        this.frameSessions.set(t.targetId, sessionId);
+      }
+      r = await this.browser.send('Runtime.evaluate', params, this.frameSessions.get(t.targetId));
     }
-    const r = await this.send('Runtime.evaluate', { expression, contextId: this.worlds.get(key),
-      awaitPromise: true, returnByValue: true, userGesture: true });
     if (r.exceptionDetails)
       throw new Error('frameEval: ' + (r.exceptionDetails.exception?.description || r.exceptionDetails.text));
     return r.result.value;

@@ -13,7 +13,7 @@
 //   node page_test.js live URL BROWSER WORKDIR [SCREENSHOT]
 //       chooses the live sample, clicks Live: the game loop runs on
 //       requestAnimationFrame, frames and the planted spike arrive in the
-//       live view in its frame (data:, #embed, postMessage), the spike's
+//       live view in its frame (blob:, #embed, postMessage), the spike's
 //       tree names the planted function, a command from the view comes
 //       back acknowledged; Stop ends it and offers the session's report.
 //
@@ -312,7 +312,7 @@ async function knownTest(page) {
 const SESSION = `(() => { const s = window.luainstrPage.session();
   return s && { frames: s.frames, messages: s.messages, batches: s.batches, spikes: s.spikes,
                 acks: s.acks, commands: s.commands }; })()`;
-const IS_VIEW = (u) => u.startsWith('data:');   // the live view's frame
+const IS_VIEW = (u) => u.startsWith('blob:');   // the live view's frame
 
 // What the live view in its frame shows: frames arrived, the spike listed,
 // opened, its tree naming the planted function.
@@ -337,7 +337,7 @@ async function liveTest(page) {
   }
   check('Live: the view in its frame, the report hidden', await page.eval(`(() => {
     const v = document.getElementById('liveview'), r = document.getElementById('report');
-    return !v.hidden && r.hidden && v.src.startsWith('data:text/html') && v.src.endsWith('#embed'); })()`));
+    return !v.hidden && r.hidden && v.src.startsWith('blob:') && v.src.endsWith('#embed'); })()`));
   // the planted spikes come at frames 30, 90, 150: at 60 frames a second
   // within 3 s, longer on a loaded machine
   await page.waitFor(`(() => { const s = window.luainstrPage.session();
