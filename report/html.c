@@ -108,7 +108,8 @@ static const char page_style[] =
   ".ht td.t { max-width: 640px; }\n"
   "#heaperr { margin: 6px 0; padding-left: 18px; color: #a4000f; white-space: pre-wrap; }\n";
 
-/* the rest of <head>, and the page's static markup */
+/* the rest of <head>, and the page's static markup: the report's title and
+** summary, then the parts the live page shows too (page_frames, page_views) */
 static const char page_body[] =
   "<title>luainstr profile</title>\n"
   "</head>\n"
@@ -119,7 +120,10 @@ static const char page_body[] =
   "<h2>Summary</h2>\n"
   "<dl id=\"sum\"></dl>\n"
   "<ul id=\"warnings\" hidden></ul>\n"
-  "</section>\n"
+  "</section>\n";
+
+/* the bytes switch and the frame chart */
+static const char page_frames[] =
   "<div class=\"bar\" id=\"modesw\" hidden><strong>Weigh by</strong>\n"
   "<button id=\"m-time\" type=\"button\" aria-pressed=\"true\">time</button><button id=\"m-bytes\" type=\"button\" aria-pressed=\"false\">allocated bytes</button>\n"
   "<span class=\"hint\">the flame graph, the table and the frame chart</span></div>\n"
@@ -131,7 +135,10 @@ static const char page_body[] =
   "</div>\n"
   "<div id=\"frwrap\"><canvas id=\"frc\" width=\"0\" height=\"0\"></canvas></div>\n"
   "<p class=\"hint\" id=\"frhint\"></p>\n"
-  "</section>\n"
+  "</section>\n";
+
+/* the flame graph, the table, the heap view, the self-test's output */
+static const char page_views[] =
   "<section>\n"
   "<h2>Flame graph <small id=\"fgwhat\"></small></h2>\n"
   "<div class=\"bar\">\n"
@@ -182,8 +189,12 @@ static const char page_body[] =
   "</main>\n"
   "<div id=\"tip\"></div>\n";
 
-/* the page's script; its SHA-256 goes into the Content-Security-Policy */
-static const char page_script[] =
+/* The page's script, in parts: script_core (the application: figures, call
+** trees, the flame graph, the table, the frame chart, the heap view, the
+** self-test), then script_report (the report draws its profile) or
+** script_live (live mode).  The SHA-256 of the parts joined goes into the
+** Content-Security-Policy. */
+static const char script_core[] =
   "(function () {\n"
   "'use strict';\n"
   "/* The data: D.funcs holds FW numbers per function, D.nodes NW per call-tree\n"
@@ -250,7 +261,8 @@ static const char page_script[] =
   "/* warm colours: the hue says the source file, shade the function; zones\n"
   "** (named spans, not functions) are blue */\n"
   "var srcHue = SRCS.map(function (s) { return hash(s) % 40; });\n"
-  "for (f = 0; f < NF; f++) {\n"
+  "/* function f's name, place, search key and colour */\n"
+  "function describe(f) {\n"
   "  var line = FA[f * FW + 1], h2 = hash(NAMES[f]);\n"
   "  fname[f] = disp(NAMES[f]);\n"
   "  fwhere[f] = fzone[f] ? 'zone' : disp(SRCS[FA[f * FW]]) + ':' + (line === 0 ? 'main' : line);\n"
@@ -260,6 +272,7 @@ static const char page_script[] =
   "    'hsl(' + (srcHue[FA[f * FW]] + h2 % 14) + ',' + (70 + (h2 >>> 4) % 22) +\n"
   "    '%,' + (55 + (h2 >>> 9) % 16) + '%)';\n"
   "}\n"
+  "for (f = 0; f < NF; f++) describe(f);\n"
   "function fcol(f, k) { return FA[f * FW + k]; }\n"
   "\n"
   "/* ---- call trees: the whole run's, and each kept spike frame's ---- */\n"
@@ -1182,7 +1195,10 @@ static const char page_script[] =
   "  out.push('selftest: done');\n"
   "  $('selftest').textContent = out.join('\\n');\n"
   "}\n"
-  "\n"
+  "\n";
+
+/* the report's start: draws the embedded profile */
+static const char script_report[] =
   "collectRows();\n"
   "summary();\n"
   "var ms = draw();\n"
@@ -1198,6 +1214,669 @@ static const char page_script[] =
   "  for (var k = 0; m && k < SPK.length; k++) if (String(SPK[k].frame) === m[1]) showSpike(k);\n"
   "});\n"
   "if (location.hash === '#selftest') selftest(ms);\n"
+  "})();\n";
+
+/* ---- live mode (li_write_html_live) ------------------------------------- */
+
+/* inside <style>, after page_style */
+static const char live_style[] =
+  "#conn { padding: 1px 8px; border-radius: 3px; font-size: 12px; font-weight: 600; }\n"
+  "#conn.wait { background: #8a6d00; color: #fff; }\n"
+  "#conn.live { background: #1f7a3a; color: #fff; }\n"
+  "#conn.closed { background: #a4000f; color: #fff; }\n"
+  "#conn.ended { background: #5b5149; color: #fff; }\n"
+  "#lvctl input { width: auto; }\n"
+  "#lvctl input[type=number] { width: 72px; }\n"
+  "#lvctl label { color: var(--muted); }\n"
+  "#lstatus, #counters { color: var(--muted); }\n"
+  "#acks { margin: 2px 0; padding-left: 18px; font-size: 12px; }\n"
+  ".lgrid { display: grid; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); gap: 0 24px; }\n"
+  "#spikes { margin: 0; padding: 0; list-style: none; max-height: 118px; overflow-y: auto;\n"
+  "  border: 1px solid var(--line); }\n"
+  "#spikes button { display: block; width: 100%; margin: 0; padding: 1px 8px; text-align: left;\n"
+  "  background: #fff; border: 0; border-bottom: 1px solid var(--line); white-space: nowrap;\n"
+  "  overflow: hidden; text-overflow: ellipsis; }\n"
+  "#spikes button:hover { background: #fff3e4; }\n"
+  "#spikes button[aria-pressed=\"true\"] { background: #2b1d12; color: #fbe9d7; }\n"
+  "#memwrap { border: 1px solid var(--line); }\n"
+  "#memc { display: block; width: 100%; height: 80px; }\n";
+
+/* the rest of <head>, the title, the state's controls */
+static const char live_top[] =
+  "<title>luainstr live</title>\n"
+  "</head>\n"
+  "<body>\n"
+  "<header><h1>luainstr live</h1><span id=\"hdr\"></span><strong id=\"conn\" class=\"wait\">connecting</strong></header>\n"
+  "<main>\n"
+  "<section id=\"lvctl\">\n"
+  "<div class=\"bar\"><label>State <select id=\"lstate\"></select></label><span id=\"lstatus\"></span></div>\n"
+  "<div class=\"bar\"><strong>Collection</strong>\n"
+  "<button id=\"c-start\" type=\"button\">Start</button><button id=\"c-stop\" type=\"button\">Stop</button><button id=\"c-pause\" type=\"button\">Pause</button><button id=\"c-resume\" type=\"button\">Resume</button><button id=\"c-reset\" type=\"button\">Reset</button>\n"
+  "<strong>Spike rule</strong><label>factor <input id=\"rfactor\" type=\"number\" min=\"1.01\" step=\"0.5\"></label>\n"
+  "<label>at least <input id=\"rms\" type=\"number\" min=\"0\" step=\"1\"> ms</label><button id=\"rule\" type=\"button\">Set</button>\n"
+  "<strong>Take</strong><button id=\"snap\" type=\"button\">Heap snapshot</button><label><input id=\"snapgc\" type=\"checkbox\" checked> collect first</label>\n"
+  "<select id=\"rfmt\" aria-label=\"report format\"></select><button id=\"rep\" type=\"button\">Report</button>\n"
+  "</div>\n"
+  "<ul id=\"acks\"></ul>\n"
+  "<p class=\"hint\" id=\"counters\"></p>\n"
+  "</section>\n";
+
+/* between the frame chart and the flame graph */
+static const char live_middle[] =
+  "<div class=\"lgrid\">\n"
+  "<section><h2>Spikes <small id=\"spwhat\"></small></h2><ol id=\"spikes\"></ol></section>\n"
+  "<section><h2>Memory</h2><div id=\"memwrap\"><canvas id=\"memc\" width=\"0\" height=\"0\"></canvas></div>\n"
+  "<p class=\"hint\" id=\"meminfo\"></p></section>\n"
+  "</div>\n";
+
+/* after script_core in live mode */
+static const char script_live[] =
+  "/* ---- live mode (li_write_html_live; docs/live-protocol.md) ----\n"
+  "** The report's views fed by messages instead of a profile.  The model of\n"
+  "** the subscribed state, LM: functions grow NAMES, FA and the per-function\n"
+  "** arrays above (ids are the runtime's, dense); the last KEEPF frames, of\n"
+  "** which the chart draws the last LF through the report's drawFrames, its\n"
+  "** arrays refilled; the kept spikes are SPK, shown by the report's spike\n"
+  "** view (showSpike); the table's figures since start are the cumulative\n"
+  "** rows merged, those of the last WIN_NS the difference with the table of\n"
+  "** WIN_NS ago.  The view with no spike chosen (the report's \"whole run\")\n"
+  "** is the live table.  Names reach the page as in the report: textContent,\n"
+  "** title, fillText. */\n"
+  "var LV = D.live || {}, OPT = {};\n"
+  "location.hash.slice(1).split('&').forEach(function (p) { if (p) OPT[p] = 1; });\n"
+  "var EMBED = OPT.embed === 1;\n"
+  "var TOKEN = new URLSearchParams(location.search).get('token') || '';\n"
+  "var LF = 300, KEEPF = 600, KEEPS = 100, WIN_NS = 10e9, MEMKEEP = 240;\n"
+  "var ws = null, stateId = -1, statesList = [], serverC = null;\n"
+  "var connText = 'connecting', connClass = 'wait', badMsgs = 0;\n"
+  "var cmdId = 0, pending = {}, win = 'start', srcIds = new Map(), fflag = new Uint8Array(0);\n"
+  "var dirty = {}, renderTimer = 0, lastTable = 0;\n"
+  "var LM = null;\n"
+  "\n"
+  "function freshModel() {\n"
+  "  return { hello: null, status: null, frames: [], spikeOf: new Map(), cum: [], hist: [],\n"
+  "    tableT: 0, mem: [], lostMsgs: 0, lostFrames: 0, received: 0, lastIndex: 0, ended: false };\n"
+  "}\n"
+  "/* forget the state shown: a new subscription's catch-up rebuilds it */\n"
+  "function resetModel() {\n"
+  "  LM = freshModel();\n"
+  "  NF = 0; NAMES = []; SRCS = []; FA = []; srcHue = []; srcIds = new Map();\n"
+  "  fname = []; fwhere = []; fsearch = []; fcolor = [];\n"
+  "  fmatch = new Uint8Array(0); fzone = new Uint8Array(0);\n"
+  "  SPK = []; spikeTrees = []; spikeStats = [];\n"
+  "  whole = new Tree([], null, null, 0, 'no frame chosen');\n"
+  "  T = whole; WST = ST = newStats(); spikeSel = -1; zoom = 0;\n"
+  "  NFR = 0; FRA = [];\n"
+  "  dirty = { frames: 1, table: 1, spikes: 1, mem: 1, status: 1 };\n"
+  "}\n"
+  "\n"
+  "/* ---- functions ---- */\n"
+  "function grow8(a, n) {\n"
+  "  if (a.length >= n) return a;\n"
+  "  var b = new Uint8Array(Math.max(n, a.length * 2));\n"
+  "  b.set(a);\n"
+  "  return b;\n"
+  "}\n"
+  "function addFunc(fn) {\n"
+  "  var id = fn.id;\n"
+  "  if (typeof id !== 'number' || id < 0 || id > 4e6 || id !== Math.floor(id)) return;\n"
+  "  while (NF <= id) {\n"
+  "    NAMES.push('?');\n"
+  "    for (var q = 0; q < FW; q++) FA.push(0);\n"
+  "    fname.push('?'); fwhere.push('?'); fsearch.push(''); fcolor.push('#bbb');\n"
+  "    LM.cum.push(null);\n"
+  "    NF++;\n"
+  "  }\n"
+  "  fmatch = grow8(fmatch, NF); fzone = grow8(fzone, NF);\n"
+  "  var src = fn.source === undefined || fn.source === null ? '' : String(fn.source), sid = srcIds.get(src);\n"
+  "  if (sid === undefined) {\n"
+  "    sid = SRCS.length;\n"
+  "    srcIds.set(src, sid);\n"
+  "    SRCS.push(src);\n"
+  "    srcHue.push(hash(src) % 40);\n"
+  "  }\n"
+  "  NAMES[id] = String(fn.name);\n"
+  "  FA[id * FW] = sid; FA[id * FW + 1] = +fn.line || 0; FA[id * FW + 2] = +fn.lastline || 0;\n"
+  "  fzone[id] = fn.zone ? 1 : 0;      /* a zone, or the idle span (a zone too) */\n"
+  "  describe(id);\n"
+  "  fmatch[id] = term !== '' && fsearch[id].indexOf(term) >= 0 ? 1 : 0;\n"
+  "  if (fn.zone) $('zonehint').hidden = false;\n"
+  "}\n"
+  "\n"
+  "/* ---- frames: the chart's arrays from the last LF frames ---- */\n"
+  "function onFrames(list) {\n"
+  "  for (var k = 0; k < list.length; k++) {\n"
+  "    var fr = list[k];\n"
+  "    if (!fr || typeof fr.index !== 'number') continue;\n"
+  "    LM.frames.push(fr);\n"
+  "    LM.received++;\n"
+  "    if (fr.lost) LM.lostFrames += fr.lost;\n"
+  "    if (fr.index > LM.lastIndex) LM.lastIndex = fr.index;\n"
+  "  }\n"
+  "  if (LM.frames.length > KEEPF) LM.frames.splice(0, LM.frames.length - KEEPF);\n"
+  "  dirty.frames = 1;\n"
+  "}\n"
+  "function chartFrames() {\n"
+  "  var list = LM.frames.slice(-LF), n = list.length, st = LM.status || {}, k;\n"
+  "  NFR = n; FRA = new Array(n * FRW);\n"
+  "  fdur = new Float64Array(n); falloc = new Float64Array(n); fspike = new Int32Array(n);\n"
+  "  fidle = new Float64Array(n); fbusy = new Float64Array(n); fflag = new Uint8Array(n);\n"
+  "  anyIdle = false;\n"
+  "  for (k = 0; k < n; k++) {\n"
+  "    var fr = list[k], sp = LM.spikeOf.get(fr.index);\n"
+  "    fdur[k] = fr.duration_ns || 0; falloc[k] = fr.alloc_bytes || 0;\n"
+  "    fidle[k] = Math.min(fr.idle_ns || 0, fdur[k]);\n"
+  "    fbusy[k] = typeof fr.busy_ns === 'number' ? fr.busy_ns : fdur[k] - fidle[k];\n"
+  "    if (fidle[k] > 0) anyIdle = true;\n"
+  "    fspike[k] = sp === undefined ? -1 : sp;\n"
+  "    fflag[k] = fr.spike ? 1 : 0;\n"
+  "    FRA[k * FRW] = fr.index; FRA[k * FRW + 1] = (fr.t_ns || 0) - fdur[k]; FRA[k * FRW + 2] = fdur[k];\n"
+  "    FRA[k * FRW + 3] = fr.calls || 0; FRA[k * FRW + 4] = falloc[k]; FRA[k * FRW + 5] = fspike[k] + 1;\n"
+  "    FRA[k * FRW + 6] = fidle[k];\n"
+  "  }\n"
+  "  var sorted = Array.prototype.slice.call(fbusy).sort(function (a, c) { return a - c; });\n"
+  "  median = n > 0 ? sorted[Math.floor(n / 2)] : 0;\n"
+  "  FR = { spike_factor: st.spike_factor || 2, spike_min_ns: (st.spike_ms || 0) * 1e6,\n"
+  "    spike_keep: st.spikes_keep || 0, frames_marked: LM.lastIndex, frame_capacity: KEEPF };\n"
+  "  threshold = n > 0 ? Math.max(FR.spike_factor * median, FR.spike_min_ns) : 0;\n"
+  "}\n"
+  "/* orange: the runtime called it a spike (its running median), no tree kept */\n"
+  "overThreshold = function (k) { return fflag[k] === 1; };\n"
+  "\n"
+  "/* ---- spikes: SPK entries in the report's tree format ---- */\n"
+  "function spikeEntry(m) {\n"
+  "  var tr = Array.isArray(m.tree) ? m.tree : [], n = tr.length, nodes = [], nm = [], k;\n"
+  "  var incl = new Float64Array(n), par = new Int32Array(n);\n"
+  "  for (k = 0; k < n; k++) {\n"
+  "    var r = tr[k] || [], p = k > 0 && r[1] >= 0 && r[1] < k ? r[1] : 0;\n"
+  "    par[k] = p;\n"
+  "    incl[k] = +r[5] || 0;\n"
+  "    nodes.push(k === 0 ? -1 : r[0], k - p, +r[2] || 0, +r[3] || 0, +r[4] || 0);\n"
+  "  }\n"
+  "  /* alloc_bytes is the node's own: callees' added for the bytes view */\n"
+  "  for (k = n - 1; k > 0; k--) incl[par[k]] += incl[k];\n"
+  "  for (k = 0; k < n; k++) nm.push(+(tr[k] || [])[5] || 0, 0, incl[k], 0, 0, 0);\n"
+  "  return { frame: m.index, duration_ns: m.duration_ns || 0, busy_ns: m.busy_ns, nodes: nodes,\n"
+  "    node_errors: [], nmem: nm };\n"
+  "}\n"
+  "function onSpike(m) {\n"
+  "  if (typeof m.index !== 'number') return;\n"
+  "  SPK.push(spikeEntry(m));\n"
+  "  LM.spikeOf.set(m.index, SPK.length - 1);\n"
+  "  if (SPK.length > KEEPS) {\n"
+  "    SPK.shift(); spikeTrees.shift(); spikeStats.shift();\n"
+  "    LM.spikeOf = new Map();\n"
+  "    SPK.forEach(function (sp, q) { LM.spikeOf.set(sp.frame, q); });\n"
+  "    if (spikeSel === 0) showWhole();\n"
+  "    else if (spikeSel > 0) spikeSel--;\n"
+  "  }\n"
+  "  dirty.spikes = dirty.frames = 1;\n"
+  "}\n"
+  "/* the function (not a zone, not the idle span) with the most self time in\n"
+  "** spike k's tree */\n"
+  "function spikeTop(k) {\n"
+  "  spikeTree(k);\n"
+  "  var s = spikeStats[k], best = -1;\n"
+  "  for (var g = 0; g < s.self.length; g++)\n"
+  "    if (!fzone[g] && s.self[g] > 0 && (best < 0 || s.self[g] > s.self[best])) best = g;\n"
+  "  return best;\n"
+  "}\n"
+  "function renderSpikes() {\n"
+  "  var ol = $('spikes'), frag = document.createDocumentFragment();\n"
+  "  for (var k = SPK.length - 1; k >= 0; k--) {\n"
+  "    var sp = SPK[k], li = document.createElement('li'), b = document.createElement('button');\n"
+  "    var top = spikeTop(k);\n"
+  "    b.type = 'button';\n"
+  "    b.setAttribute('data-k', k);\n"
+  "    b.setAttribute('aria-pressed', String(k === spikeSel));\n"
+  "    b.textContent = 'frame ' + sp.frame + ': ' + fmtNs(sp.duration_ns) +\n"
+  "      (typeof sp.busy_ns === 'number' && sp.busy_ns < sp.duration_ns ? ' (busy ' + fmtNs(sp.busy_ns) + ')' : '') +\n"
+  "      (top >= 0 ? ' \\u2014 most self time: ' + fname[top] : '');\n"
+  "    li.appendChild(b);\n"
+  "    frag.appendChild(li);\n"
+  "  }\n"
+  "  ol.textContent = '';\n"
+  "  ol.appendChild(frag);\n"
+  "  $('spwhat').textContent = SPK.length === 0 ? '\\u2014 none yet' : '\\u2014 ' + SPK.length + ' call trees kept, newest first';\n"
+  "}\n"
+  "$('spikes').addEventListener('click', function (ev) {\n"
+  "  var b = ev.target.closest('button');\n"
+  "  if (b) showSpike(+b.getAttribute('data-k'));\n"
+  "});\n"
+  "\n"
+  "/* ---- the function table: cumulative rows, and a window by difference ---- */\n"
+  "function onTable(m) {\n"
+  "  var rows = Array.isArray(m.rows) ? m.rows : [], k, r, c, dec = false;\n"
+  "  for (k = 0; k < rows.length; k++) {\n"
+  "    r = rows[k];\n"
+  "    c = Array.isArray(r) ? LM.cum[r[0]] : null;\n"
+  "    if (c && r[1] < c[0]) dec = true;\n"
+  "  }\n"
+  "  if (dec) {      /* figures went down: a reset; the old ones are gone */\n"
+  "    LM.cum = LM.cum.map(function () { return null; });\n"
+  "    LM.hist = [];\n"
+  "  }\n"
+  "  for (k = 0; k < rows.length; k++) {\n"
+  "    r = rows[k];\n"
+  "    if (!Array.isArray(r) || !(r[0] >= 0 && r[0] < NF)) continue;\n"
+  "    LM.cum[r[0]] = [+r[1] || 0, +r[2] || 0, +r[3] || 0, +r[4] || 0, +r[5] || 0];\n"
+  "  }\n"
+  "  var t = +m.t_ns || 0, h = LM.hist;\n"
+  "  LM.tableT = t;\n"
+  "  if (h.length === 0 || t - h[h.length - 1].t >= 0.5e9) h.push({ t: t, cum: LM.cum.slice() });\n"
+  "  while (h.length > 1 && h[1].t <= t - WIN_NS) h.shift();\n"
+  "  dirty.table = 1;\n"
+  "}\n"
+  "/* the live figures: since start, or since the table of WIN_NS ago (live\n"
+  "** bytes are a level, shown as they are now) */\n"
+  "function liveStats() {\n"
+  "  var s = newStats(), base = win === 'recent' && LM.hist.length > 0 ? LM.hist[0].cum : null;\n"
+  "  s.full = false;\n"
+  "  for (var f = 0; f < NF; f++) {\n"
+  "    var c = LM.cum[f], b = base && base[f] ? base[f] : [0, 0, 0, 0, 0];\n"
+  "    if (!c) continue;\n"
+  "    s.calls[f] = Math.max(0, c[0] - b[0]); s.self[f] = Math.max(0, c[1] - b[1]);\n"
+  "    s.total[f] = Math.max(0, c[2] - b[2]); s.ab[f] = Math.max(0, c[3] - b[3]);\n"
+  "    s.live[f] = c[4];\n"
+  "  }\n"
+  "  return s;\n"
+  "}\n"
+  "function winLabel() {\n"
+  "  if (win === 'start') return 'since start';\n"
+  "  var h = LM.hist, span = h.length > 0 ? LM.tableT - h[0].t : 0;\n"
+  "  return 'last ' + (span >= WIN_NS - 1e9 ? WIN_NS / 1e9 : Math.round(span / 1e9)) + ' s';\n"
+  "}\n"
+  "/* the columns the live figures have (the report's for a spike's tree,\n"
+  "** less the minimum, maximum and errors one frame's tree lacks) */\n"
+  "cols = function () {\n"
+  "  var t = [['calls', 'calls', 'calls', cnt], ['total', 'total', 'total', fmtNs],\n"
+  "    ['self', 'self', 'self', fmtNs], ['pct', 'self%', 'self', null, 'pct']];\n"
+  "  if (mode === 'bytes') {\n"
+  "    t = [['calls', 'calls', 'calls', cnt]];\n"
+  "    if (T !== whole) t.push(['abt', 'alloc incl', 'abt', fmtBytes]);\n"
+  "    t.push(['ab', 'alloc', 'ab', fmtBytes], ['abpct', 'alloc%', 'ab', null, 'pct']);\n"
+  "  } else if (MEM) t.push(['ab', 'alloc', 'ab', fmtBytes]);\n"
+  "  if (MEM && T === whole) t.push(['live', 'live', 'live', fmtBytes]);\n"
+  "  return t;\n"
+  "};\n"
+  "function renderLiveTable() {\n"
+  "  WST = liveStats();\n"
+  "  if (T !== whole) return;\n"
+  "  ST = WST;\n"
+  "  collectRows();\n"
+  "  renderTable();\n"
+  "  $('tbwhat').textContent = '\\u2014 live, ' + winLabel();\n"
+  "}\n"
+  "var winBar = $('tcount').parentNode;\n"
+  "[['start', 'since start'], ['recent', 'last ' + WIN_NS / 1e9 + ' s']].forEach(function (w) {\n"
+  "  var b = document.createElement('button');\n"
+  "  b.type = 'button';\n"
+  "  b.id = 'win-' + w[0];\n"
+  "  b.textContent = w[1];\n"
+  "  b.setAttribute('aria-pressed', String(win === w[0]));\n"
+  "  b.addEventListener('click', function () {\n"
+  "    win = w[0];\n"
+  "    $('win-start').setAttribute('aria-pressed', String(win === 'start'));\n"
+  "    $('win-recent').setAttribute('aria-pressed', String(win === 'recent'));\n"
+  "    renderLiveTable();\n"
+  "  });\n"
+  "  winBar.insertBefore(b, $('tcount'));\n"
+  "});\n"
+  "\n"
+  "/* ---- memory: Lua's heap (and, in memory mode, tracked blocks alive) ---- */\n"
+  "var memc = $('memc'), mctx = memc.getContext('2d'), MH = 80;\n"
+  "function onMemory(m) {\n"
+  "  LM.mem.push(m);\n"
+  "  if (LM.mem.length > MEMKEEP) LM.mem.shift();\n"
+  "  dirty.mem = 1;\n"
+  "}\n"
+  "function drawMem() {\n"
+  "  var list = LM.mem, n = list.length, Wm = $('memwrap').clientWidth || 400, dpr = window.devicePixelRatio || 1;\n"
+  "  memc.width = Math.round(Wm * dpr); memc.height = Math.round(MH * dpr);\n"
+  "  mctx.setTransform(dpr, 0, 0, dpr, 0, 0);\n"
+  "  mctx.clearRect(0, 0, Wm, MH);\n"
+  "  if (n === 0) { $('meminfo').textContent = 'no figures yet'; return; }\n"
+  "  var top = 1, k;\n"
+  "  for (k = 0; k < n; k++) top = Math.max(top, list[k].lua_bytes || 0, MEM ? list[k].live_tracked || 0 : 0);\n"
+  "  var line = function (key, colour) {\n"
+  "    mctx.strokeStyle = colour; mctx.lineWidth = 1.5; mctx.beginPath();\n"
+  "    for (var q = 0; q < n; q++) {\n"
+  "      var x = n > 1 ? q * (Wm - 2) / (n - 1) + 1 : 1, y = MH - 2 - (list[q][key] || 0) * (MH - 16) / top;\n"
+  "      if (q === 0) mctx.moveTo(x, y); else mctx.lineTo(x, y);\n"
+  "    }\n"
+  "    mctx.stroke();\n"
+  "  };\n"
+  "  line('lua_bytes', '#3b6ea8');\n"
+  "  if (MEM) line('live_tracked', '#5f9e6e');\n"
+  "  mctx.fillStyle = '#39424e'; mctx.font = '11px system-ui, \"DejaVu Sans\", sans-serif';\n"
+  "  mctx.textBaseline = 'top'; mctx.textAlign = 'right';\n"
+  "  mctx.fillText(fmtBytes(top) + ' ', Wm, 2);\n"
+  "  mctx.textAlign = 'left';\n"
+  "  var last = list[n - 1], span = n > 1 ? (last.t_ns - list[0].t_ns) / 1e9 : 0;\n"
+  "  $('meminfo').textContent = 'Lua heap (blue) ' + fmtBytes(last.lua_bytes || 0) +\n"
+  "    (MEM ? '; tracked blocks alive (green) ' + fmtBytes(Math.max(0, last.live_tracked || 0)) +\n"
+  "      '; allocated since start ' + fmtBytes(last.alloc_total || 0) : '') +\n"
+  "    ' \\u2014 the last ' + span.toFixed(0) + ' s';\n"
+  "}\n"
+  "\n"
+  "/* ---- status, states, connection, counters ---- */\n"
+  "function onStatus(m) {\n"
+  "  LM.status = m;\n"
+  "  if (document.activeElement !== $('rfactor')) $('rfactor').value = m.spike_factor;\n"
+  "  if (document.activeElement !== $('rms')) $('rms').value = m.spike_ms;\n"
+  "  dirty.status = dirty.frames = 1;\n"
+  "}\n"
+  "function onStates(m) {\n"
+  "  statesList = Array.isArray(m.states) ? m.states : [];\n"
+  "  serverC = m.server || null;\n"
+  "  var sel = $('lstate');\n"
+  "  sel.textContent = '';\n"
+  "  statesList.forEach(function (s) {\n"
+  "    var o = document.createElement('option');\n"
+  "    o.value = String(s.id);\n"
+  "    o.textContent = disp(s.name) + ' (pid ' + s.pid + ', state ' + s.id + ')';\n"
+  "    sel.appendChild(o);\n"
+  "  });\n"
+  "  if (stateId < 0 && statesList.length > 0) subscribe(statesList[0].id);\n"
+  "  sel.value = String(stateId);\n"
+  "  dirty.status = 1;\n"
+  "}\n"
+  "function subscribe(id) {\n"
+  "  stateId = id;\n"
+  "  resetModel();\n"
+  "  post({ cmd: 'subscribe', state: id });\n"
+  "}\n"
+  "$('lstate').addEventListener('change', function () { subscribe(+$('lstate').value); });\n"
+  "function setConn(cls, text) {\n"
+  "  connClass = cls; connText = text;\n"
+  "  dirty.status = 1;\n"
+  "  schedule();\n"
+  "}\n"
+  "function renderStatus() {\n"
+  "  var st = LM.status, h = LM.hello, name = '';\n"
+  "  statesList.forEach(function (s) { if (s.id === stateId) name = disp(s.name) + ' (pid ' + s.pid + ')'; });\n"
+  "  $('conn').textContent = connText;\n"
+  "  $('conn').className = connClass;\n"
+  "  $('hdr').textContent = (h ? disp(h.lua) + ', ' : '') + (name || (stateId >= 0 ? 'state ' + stateId : 'no state')) +\n"
+  "    (LM.lastIndex > 0 ? ', frame ' + LM.lastIndex : '');\n"
+  "  $('lstatus').textContent = st ? 'collection ' + st.collection + '; frames ' + (st.frames ? 'on' : 'off') +\n"
+  "    '; memory mode ' + (st.memory ? 'on' : 'off') + '; spike: over ' + st.spike_factor + ' x the running median' +\n"
+  "    (st.spike_ms > 0 ? ' and ' + st.spike_ms + ' ms' : '') + ', ' + st.spikes_keep + ' trees kept' : 'waiting for the state';\n"
+  "  var c = serverC;\n"
+  "  $('counters').textContent = 'frames received ' + LM.received + '; lost: ' + (st ? st.lost : 0) +\n"
+  "    ' records in the runtime\\'s ring, ' + LM.lostMsgs + ' messages to this page' +\n"
+  "    (c ? '; server: ' + c.clients + ' clients, ' + c.refused + ' refused, ' + c.malformed +\n"
+  "      ' malformed messages, ' + c.dropped + ' dropped for slow clients' : '') +\n"
+  "    (badMsgs > 0 ? '; ' + badMsgs + ' messages this page could not read' : '');\n"
+  "  var running = st ? st.collection : '';\n"
+  "  $('c-start').disabled = running === 'running' || running === 'paused';\n"
+  "  $('c-stop').disabled = running === 'stopped';\n"
+  "  $('c-pause').disabled = running !== 'running';\n"
+  "  $('c-resume').disabled = running !== 'paused';\n"
+  "}\n"
+  "\n"
+  "/* ---- commands and their acks ---- */\n"
+  "function post(obj) {\n"
+  "  if (EMBED) {\n"
+  "    if (window.parent !== window) window.parent.postMessage({ luainstr_cmd: obj }, '*');\n"
+  "    return true;\n"
+  "  }\n"
+  "  if (ws === null || ws.readyState !== 1) return false;\n"
+  "  ws.send(JSON.stringify(obj));\n"
+  "  return true;\n"
+  "}\n"
+  "function command(obj, what) {\n"
+  "  obj.id = ++cmdId;\n"
+  "  if (stateId >= 0) obj.state = stateId;\n"
+  "  pending[obj.id] = what;\n"
+  "  if (!post(obj)) ackLine(what + ': not sent (not connected)', null);\n"
+  "  return obj.id;\n"
+  "}\n"
+  "function ackLine(text, link) {\n"
+  "  var li = document.createElement('li'), ul = $('acks');\n"
+  "  li.textContent = text;\n"
+  "  if (link) {\n"
+  "    li.appendChild(document.createTextNode(' '));\n"
+  "    li.appendChild(link);\n"
+  "  }\n"
+  "  ul.insertBefore(li, ul.firstChild);\n"
+  "  while (ul.children.length > 8) ul.removeChild(ul.lastChild);\n"
+  "}\n"
+  "/* a download the server offers (or, embedded, the parent's blob) */\n"
+  "function downloadHref(d) {\n"
+  "  if (typeof d !== 'string') return null;\n"
+  "  if (/^\\/download\\/\\d+\\/\\d+$/.test(d)) return d + (TOKEN ? '?token=' + encodeURIComponent(TOKEN) : '');\n"
+  "  if (EMBED && /^blob:/.test(d)) return d;\n"
+  "  return null;\n"
+  "}\n"
+  "var lastAck = null;\n"
+  "function onAck(m) {\n"
+  "  var what = pending[m.id] || 'command ' + m.id, href = downloadHref(m.download), a = null;\n"
+  "  delete pending[m.id];\n"
+  "  if (href) {\n"
+  "    a = document.createElement('a');\n"
+  "    a.href = href;\n"
+  "    a.download = '';\n"
+  "    a.textContent = 'download' + (m.format ? ' (' + disp(m.format) + ')' : '');\n"
+  "  }\n"
+  "  ackLine(what + ': ' + (m.ok ? 'done' : 'failed: ' + disp(m.error || 'no reason given')), a);\n"
+  "  lastAck = { id: m.id, ok: m.ok, format: m.format, href: href };\n"
+  "}\n"
+  "['start', 'stop', 'pause', 'resume', 'reset'].forEach(function (c) {\n"
+  "  $('c-' + c).addEventListener('click', function () { command({ cmd: c }, c); });\n"
+  "});\n"
+  "$('rule').addEventListener('click', function () {\n"
+  "  var o = { cmd: 'spike_rule' }, f = parseFloat($('rfactor').value), ms = parseFloat($('rms').value);\n"
+  "  if (f > 1) o.factor = f;\n"
+  "  if (ms >= 0) o.ms = ms;\n"
+  "  command(o, 'spike rule' + (o.factor ? ' ' + o.factor + ' x' : '') + (o.ms >= 0 ? ', ' + o.ms + ' ms' : ''));\n"
+  "});\n"
+  "$('snap').addEventListener('click', function () {\n"
+  "  command({ cmd: 'snapshot', collect: $('snapgc').checked }, 'heap snapshot');\n"
+  "});\n"
+  "(LV.formats || []).forEach(function (name) {\n"
+  "  var o = document.createElement('option');\n"
+  "  o.value = o.textContent = name;\n"
+  "  $('rfmt').appendChild(o);\n"
+  "});\n"
+  "$('rfmt').value = 'html';\n"
+  "$('rep').addEventListener('click', function () {\n"
+  "  command({ cmd: 'report', format: $('rfmt').value }, 'report ' + $('rfmt').value);\n"
+  "});\n"
+  "\n"
+  "/* ---- messages ---- */\n"
+  "function handle(m) {\n"
+  "  if (!m || typeof m.type !== 'string') { badMsgs++; return; }\n"
+  "  if (m.type === 'states') { onStates(m); return; }\n"
+  "  if (m.type === 'hello' && (stateId < 0 || m.state === stateId)) {\n"
+  "    stateId = m.state;\n"
+  "    resetModel();             /* a subscription's catch-up starts here */\n"
+  "    LM.hello = m;\n"
+  "    MEM = !!m.memory;\n"
+  "    $('modesw').hidden = !MEM;\n"
+  "    if (!MEM && mode === 'bytes') setMode('time');\n"
+  "    $('frsec').hidden = !m.frames;\n"
+  "    $('lstate').value = String(stateId);\n"
+  "    viewChanged();\n"
+  "    return;\n"
+  "  }\n"
+  "  if (LM.hello === null || m.state !== stateId) return;\n"
+  "  switch (m.type) {\n"
+  "    case 'status': onStatus(m); break;\n"
+  "    case 'functions': (Array.isArray(m.functions) ? m.functions : []).forEach(addFunc); break;\n"
+  "    case 'frames': onFrames(Array.isArray(m.frames) ? m.frames : []); break;\n"
+  "    case 'spike': onSpike(m); break;\n"
+  "    case 'table': onTable(m); break;\n"
+  "    case 'memory': onMemory(m); break;\n"
+  "    case 'ack': onAck(m); break;\n"
+  "    case 'lost': LM.lostMsgs += +m.count || 0; dirty.status = 1; break;\n"
+  "    case 'end':\n"
+  "      LM.ended = true;\n"
+  "      setConn('ended', 'the program\\'s state ended: showing what arrived');\n"
+  "      break;\n"
+  "    default: badMsgs++;\n"
+  "  }\n"
+  "  schedule();\n"
+  "}\n"
+  "function handleSafe(m) {\n"
+  "  try { handle(m); } catch (e) { badMsgs++; }\n"
+  "}\n"
+  "/* one render pass at most every 100 ms, the table at most twice a second */\n"
+  "function schedule() {\n"
+  "  if (renderTimer === 0) renderTimer = setTimeout(render, 100);\n"
+  "}\n"
+  "function render() {\n"
+  "  renderTimer = 0;\n"
+  "  if (dirty.frames) { chartFrames(); drawFrames(); liveFrameTexts(); }\n"
+  "  if (dirty.spikes) renderSpikes();\n"
+  "  if (dirty.mem) drawMem();\n"
+  "  if (dirty.table && performance.now() - lastTable >= 500) {\n"
+  "    lastTable = performance.now();\n"
+  "    renderLiveTable();\n"
+  "    dirty.table = 0;\n"
+  "  } else if (dirty.table) schedule();\n"
+  "  if (dirty.status || dirty.frames) renderStatus();\n"
+  "  dirty.frames = dirty.spikes = dirty.mem = dirty.status = 0;\n"
+  "}\n"
+  "function liveFrameTexts() {\n"
+  "  $('frhint').textContent = 'The last ' + LF + ' frames, newest on the right (' + LM.received +\n"
+  "    ' received). Height is the frame\\'s duration' + (anyIdle ? ' (pale top: its idle span, the host\\'s wait; the spike rule reads the busy part)' : '') +\n"
+  "    '. Red: a spike whose call tree was kept (click it for that frame\\'s flame graph and table); orange: a spike without a kept tree. The dashed line is the median of these frames; the threshold line is the rule applied to it (the runtime uses its own running median).';\n"
+  "}\n"
+  "/* the report's view switch, with live texts when no spike is chosen */\n"
+  "var reportViewChanged = viewChanged;\n"
+  "viewChanged = function () {\n"
+  "  reportViewChanged();\n"
+  "  if (T === whole) {\n"
+  "    $('frinfo').textContent = 'click a red spike bar, or a spike in the list, to see its call tree';\n"
+  "    $('fgwhat').textContent = '\\u2014 choose a spike';\n"
+  "    $('crumbs').textContent = 'no frame chosen: the flame graph shows a spike frame\\'s call tree';\n"
+  "    $('tbwhat').textContent = '\\u2014 live, ' + winLabel();\n"
+  "  }\n"
+  "  dirty.spikes = 1;\n"
+  "  schedule();\n"
+  "};\n"
+  "$('whole').textContent = 'Live table';\n"
+  "\n"
+  "/* ---- the transport: the WebSocket, or the parent window (#embed) ---- */\n"
+  "function connect() {\n"
+  "  if (TOKEN === '') {\n"
+  "    setConn('closed', 'no token in this page\\'s address: open the URL the program printed');\n"
+  "    return;\n"
+  "  }\n"
+  "  var url = (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/live?token=' +\n"
+  "    encodeURIComponent(TOKEN);\n"
+  "  try { ws = new WebSocket(url); } catch (e) { setConn('closed', 'cannot connect: ' + e.message); return; }\n"
+  "  ws.onopen = function () { setConn('live', 'live'); };\n"
+  "  ws.onmessage = function (ev) {\n"
+  "    var m;\n"
+  "    try { m = JSON.parse(ev.data); } catch (e) { badMsgs++; return; }\n"
+  "    handleSafe(m);\n"
+  "  };\n"
+  "  ws.onclose = function (ev) {\n"
+  "    ws = null;\n"
+  "    if (!LM.ended) setConn('closed', 'connection closed (' + ev.code + (ev.reason ? ': ' + ev.reason : '') +\n"
+  "      '): showing what arrived');\n"
+  "  };\n"
+  "}\n"
+  "resetModel();\n"
+  "if (EMBED) {\n"
+  "  window.addEventListener('message', function (ev) {\n"
+  "    var d = ev.data;\n"
+  "    if (ev.source !== window.parent || window.parent === window) return;\n"
+  "    if (d && Array.isArray(d.luainstr_live)) d.luainstr_live.forEach(handleSafe);\n"
+  "  });\n"
+  "  setConn('live', 'live, in this page');\n"
+  "} else connect();\n"
+  "viewChanged();\n"
+  "render();\n"
+  "\n"
+  "/* ---- live self-test (#selftest): waits for frames and a drawn spike,\n"
+  "** opens it, records what the views show, asks for a report and fetches\n"
+  "** its download; into <pre id=selftest> ---- */\n"
+  "function liveSelftest() {\n"
+  "  var out = [], t0 = performance.now(), step = 'frames';\n"
+  "  var done = function (how) {\n"
+  "    out.push('title: ' + document.title);\n"
+  "    out.push('scripts: ' + document.scripts.length);\n"
+  "    out.push('foreign-elements: ' + document.querySelectorAll('img,iframe,object,embed,svg,link,form,video,audio,style ~ style').length);\n"
+  "    out.push('selftest-ms: ' + (performance.now() - t0).toFixed(0));\n"
+  "    out.push('selftest: ' + how);\n"
+  "    $('selftest').textContent = out.join('\\n');\n"
+  "  };\n"
+  "  var spikeStep = function () {\n"
+  "    render();\n"
+  "    var q, best = -1;\n"
+  "    for (q = 0; q < FC.n; q++) if (colSpike[q] >= 0) best = q;\n"
+  "    out.push('connection: ' + connText);\n"
+  "    out.push('lua: ' + (LM.hello ? LM.hello.lua : '-'));\n"
+  "    out.push('memory-mode: ' + MEM);\n"
+  "    out.push('states: ' + statesList.map(function (s) { return disp(s.name); }).join('|'));\n"
+  "    out.push('frames-received: ' + LM.received);\n"
+  "    out.push('last-frame: ' + LM.lastIndex);\n"
+  "    out.push('fc-frames: ' + FC.frames);\n"
+  "    out.push('fc-bars: ' + FC.bars);\n"
+  "    out.push('fc-spike-bars: ' + FC.spikeBars);\n"
+  "    out.push('fc-spikes: ' + FC.spikes.join('|'));\n"
+  "    out.push('spikes-listed: ' + $('spikes').children.length);\n"
+  "    var px = pixel(frc, fctx, (best + 0.5) * FC.bw, FH - 2);\n"
+  "    out.push('spike-pixel: ' + px.join(',') + (px[0] > 150 && px[1] < 90 && px[2] < 110 ? ' red' : ' not red'));\n"
+  "    frc.dispatchEvent(new MouseEvent('click', barAt(best)));\n"
+  "    out.push('spike-view: ' + (T === whole ? 'live' : T.rootLabel));\n"
+  "    out.push('spike-duration-ns: ' + (spikeSel >= 0 ? SPK[spikeSel].duration_ns : '-'));\n"
+  "    out.push('spike-root-ns: ' + T.wgt[0]);\n"
+  "    out.push('spike-frame-names: ' + unique(RN.map(label), 200).join('|'));\n"
+  "    out.push('spike-row-names: ' + rowNames());\n"
+  "    var top = -1, s = spikeSel >= 0 ? spikeStats[spikeSel] : null;\n"
+  "    for (var g = 0; s && g < s.self.length; g++)\n"
+  "      if (!fzone[g] && s.self[g] > 0 && (top < 0 || s.self[g] > s.self[top])) top = g;\n"
+  "    out.push('spike-top-function: ' + (top >= 0 ? fname[top] : '-'));\n"
+  "    out.push('spike-crumbs: ' + $('crumbs').textContent);\n"
+  "    out.push('spike-info: ' + $('frinfo').textContent);\n"
+  "    $('whole').click();\n"
+  "    render();\n"
+  "    out.push('after-live-button: ' + (T === whole ? 'live' : T.rootLabel));\n"
+  "    out.push('live-rows: ' + document.querySelectorAll('#rows tr').length);\n"
+  "    out.push('live-row-names: ' + rowNames());\n"
+  "    out.push('live-heads: ' + Array.prototype.map.call(document.querySelectorAll('#heads th'), function (th) {\n"
+  "      return th.getAttribute('data-k'); }).join('|'));\n"
+  "    $('win-recent').click();\n"
+  "    out.push('window: ' + $('tbwhat').textContent);\n"
+  "    $('win-start').click();\n"
+  "    out.push('memory-info: ' + $('meminfo').textContent);\n"
+  "    out.push('status: ' + $('lstatus').textContent);\n"
+  "    out.push('counters: ' + $('counters').textContent);\n"
+  "    $('rfmt').value = 'html';\n"
+  "    $('rep').click();\n"
+  "    out.push('report-asked: ' + cmdId);\n"
+  "    step = 'ack';\n"
+  "  };\n"
+  "  var ackStep = function () {\n"
+  "    out.push('ack: ' + (lastAck.ok ? 'ok' : 'failed') + ' ' + lastAck.format + ' ' + (lastAck.href || '-'));\n"
+  "    out.push('ack-line: ' + ($('acks').firstChild ? $('acks').firstChild.textContent : '-'));\n"
+  "    step = 'fetch';\n"
+  "    if (!lastAck.href) { done('done'); return; }\n"
+  "    fetch(lastAck.href).then(function (r) {\n"
+  "      return r.text().then(function (body) {\n"
+  "        out.push('download: ' + r.status + ' ' + body.length + ' bytes' +\n"
+  "          (body.indexOf('<title>luainstr profile</title>') >= 0 ? ' an html report' : ''));\n"
+  "        done('done');\n"
+  "      });\n"
+  "    }, function (e) { out.push('download: failed ' + e.message); done('done'); });\n"
+  "  };\n"
+  "  var poll = function () {\n"
+  "    if (performance.now() - t0 > 120000) {\n"
+  "      out.push('waited-for: ' + step + ' (' + LM.received + ' frames, ' + SPK.length + ' spikes, ' + connText + ')');\n"
+  "      done('timeout');\n"
+  "      return;\n"
+  "    }\n"
+  "    if (step === 'frames' && LM.received >= 30 && SPK.length > 0 && FC.spikeBars > 0) spikeStep();\n"
+  "    else if (step === 'ack' && lastAck !== null) { ackStep(); return; }\n"
+  "    setTimeout(poll, 200);\n"
+  "  };\n"
+  "  poll();\n"
+  "}\n"
+  "if (OPT.selftest) liveSelftest();\n"
   "})();\n";
 
 /* ---- JSON text from any bytes ------------------------------------------- */
@@ -1245,29 +1924,61 @@ static void sha256_block(uint32_t h[8], const unsigned char *b) {
   for (int i = 0; i < 8; i++) h[i] += v[i];
 }
 
-static void sha256(const void *data, size_t len, unsigned char out[32]) {
-  uint32_t h[8] = { 0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                    0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19 };
-  const unsigned char *p = data;
-  unsigned char last[128] = { 0 };
-  size_t full = len / 64 * 64, rest = len - full;
-  size_t nlast = rest + 9 <= 64 ? 64 : 128;
-  uint64_t bits = (uint64_t)len * 8;
-  for (size_t i = 0; i < full; i += 64) sha256_block(h, p + i);
-  memcpy(last, p + full, rest);
-  last[rest] = 0x80;
-  for (int i = 0; i < 8; i++) last[nlast - 1 - i] = (unsigned char)(bits >> (8 * i));
-  for (size_t i = 0; i < nlast; i += 64) sha256_block(h, last + i);
-  for (int i = 0; i < 32; i++) out[i] = (unsigned char)(h[i / 4] >> (24 - 8 * (i % 4)));
+/* A hash in progress: the script is hashed in its parts (script_core, then
+** script_report or script_live), as one text. */
+typedef struct sha256_ctx {
+  uint32_t h[8];
+  unsigned char buf[64];   /* the bytes of the block not yet full */
+  size_t nbuf;
+  uint64_t len;            /* bytes so far */
+} sha256_ctx;
+
+static void sha256_init(sha256_ctx *c) {
+  static const uint32_t h0[8] = { 0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                                  0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19 };
+  memcpy(c->h, h0, sizeof h0);
+  c->nbuf = 0;
+  c->len = 0;
 }
 
-/* 'sha256-<base64>' of the page's script, as CSP wants it. */
-static void script_hash(char out[64]) {
+static void sha256_update(sha256_ctx *c, const void *data, size_t len) {
+  const unsigned char *p = data;
+  c->len += len;
+  while (len > 0) {
+    size_t n = 64 - c->nbuf < len ? 64 - c->nbuf : len;
+    memcpy(c->buf + c->nbuf, p, n);
+    c->nbuf += n;
+    p += n;
+    len -= n;
+    if (c->nbuf == 64) {
+      sha256_block(c->h, c->buf);
+      c->nbuf = 0;
+    }
+  }
+}
+
+static void sha256_final(sha256_ctx *c, unsigned char out[32]) {
+  static const unsigned char pad[64] = { 0x80 };
+  unsigned char bits[8];
+  uint64_t nbits = c->len * 8;
+  for (int i = 0; i < 8; i++) bits[i] = (unsigned char)(nbits >> (56 - 8 * i));
+  sha256_update(c, pad, c->nbuf < 56 ? 56 - c->nbuf : 120 - c->nbuf);
+  sha256_update(c, bits, 8);
+  for (int i = 0; i < 32; i++) out[i] = (unsigned char)(c->h[i / 4] >> (24 - 8 * (i % 4)));
+}
+
+/* 'sha256-<base64>' of the page's script (script_core then rest), as CSP
+** wants it. */
+static void script_hash(const char *rest, char out[64]) {
   static const char b64[] =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   unsigned char d[33] = { 0 };
   char *o = out + strlen(strcpy(out, "sha256-"));
-  sha256(page_script, sizeof page_script - 1, d);
+  sha256_ctx c;
+  sha256_init(&c);
+  sha256_update(&c, script_core, sizeof script_core - 1);
+  sha256_update(&c, rest, strlen(rest));
+  sha256_final(&c, d);
   for (int i = 0; i < 33; i += 3) {
     uint32_t v = (uint32_t)d[i] << 16 | (uint32_t)d[i + 1] << 8 | d[i + 2];
     *o++ = b64[v >> 18 & 63];
@@ -1318,7 +2029,7 @@ static int put_sources(FILE *f, const li_profile *p, uint32_t *srcid) {
 }
 
 /* "memory" figures as an array, ORDER FMW (and NMW: its first 6) in
-** page_script. */
+** script_core. */
 static void put_mem(FILE *f, const li_pmem *m, int n) {
   uint64_t v[8] = { m->alloc_bytes, m->alloc_count, m->alloc_bytes_total,
                     m->alloc_count_total, m->free_bytes, m->live_bytes,
@@ -1376,7 +2087,7 @@ static void put_warnings(FILE *f, const char *w) {
 }
 
 /* "names" and "funcs": source id, line, lastline, calls, errors, total,
-** self, min, max (ORDER FW in page_script); "zones": the indexes of the
+** self, min, max (ORDER FW in script_core); "zones": the indexes of the
 ** zones; in memory mode "fmem": 8 memory figures per function (ORDER FMW). */
 static void put_funcs(FILE *f, const li_profile *p, const uint32_t *srcid) {
   fputs("\"names\":[", f);
@@ -1406,7 +2117,7 @@ static void put_funcs(FILE *f, const li_profile *p, const uint32_t *srcid) {
 }
 
 /* "nodes": function (-1: the root or an index out of range), distance back
-** to the parent, calls, total, self (ORDER NW in page_script); then the
+** to the parent, calls, total, self (ORDER NW in script_core); then the
 ** errors of the nodes that have any, as node, errors pairs; in memory mode
 ** "nmem": 6 memory figures per node (ORDER NMW).  The whole run's tree and
 ** each spike frame's are written alike. */
@@ -1437,7 +2148,7 @@ static void put_tree(FILE *f, const li_pnode *nodes, uint32_t nnodes,
 
 /* "frames": index, start, duration, calls, allocated bytes, spike (its
 ** index in "spikes" + 1, or 0), idle time per kept frame (ORDER FRW in
-** page_script),
+** script_core),
 ** and "spikes": each kept spike frame's call tree. */
 static void put_frames(FILE *f, const li_profile *p) {
   uint64_t nframes = p->frames != NULL ? p->nframes : 0;
@@ -1535,7 +2246,7 @@ int li_write_html(const li_profile *p, FILE *f) {
     errno = ENOMEM;
     return -1;
   }
-  script_hash(hash);
+  script_hash(script_report, hash);
   fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
           "script-src '%s'; style-src 'unsafe-inline'\">\n"
@@ -1544,6 +2255,8 @@ int li_write_html(const li_profile *p, FILE *f) {
   fputs(page_style, f);
   fputs("</style>\n", f);
   fputs(page_body, f);
+  fputs(page_frames, f);
+  fputs(page_views, f);
   fputs("<script type=\"application/json\" id=\"li-data\">{\"version\":1,\n", f);
   put_summary(f, p);
   put_warnings(f, p->warnings);
@@ -1557,7 +2270,45 @@ int li_write_html(const li_profile *p, FILE *f) {
   if (p->framing) put_frames(f, p);
   if (p->heap_files != NULL && p->nheap_files > 0) put_heap(f, p);
   fputs("}</script>\n<script>", f);
-  fputs(page_script, f);
+  fputs(script_core, f);
+  fputs(script_report, f);
+  fputs("</script>\n</body>\n</html>\n", f);
+  return ferror(f) ? -1 : 0;
+}
+
+/* The page the live server serves (docs/live-protocol.md): the same
+** application with no profile; its data block holds only what the page
+** cannot learn from the messages (the report formats a command may ask
+** for).  Its policy lets it connect to its own origin (the WebSocket at
+** /live, and the self-test's fetch of a download) and nowhere else. */
+int li_write_html_live(FILE *f) {
+#define LI_FORMAT_NAME(id, name) name,
+  static const char *const formats[] = { LI_REPORT_FORMATS(LI_FORMAT_NAME) };
+#undef LI_FORMAT_NAME
+  char hash[64];
+  script_hash(script_live, hash);
+  fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+          "script-src '%s'; style-src 'unsafe-inline'; connect-src 'self'\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+          "<meta name=\"generator\" content=\"luainstr\">\n<style>\n", hash);
+  fputs(page_style, f);
+  fputs(live_style, f);
+  fputs("</style>\n", f);
+  fputs(live_top, f);
+  fputs(page_frames, f);
+  fputs(live_middle, f);
+  fputs(page_views, f);
+  fputs("<script type=\"application/json\" id=\"li-data\">{\"version\":1,\n"
+        "\"live\":{\"formats\":[", f);
+  for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
+    if (i > 0) putc(',', f);
+    li_json_string(f, formats[i]);
+  }
+  fputs("]},\n\"summary\":{\"wall_ns\":0},\"warnings\":[],\"sources\":[],\"names\":[],"
+        "\"funcs\":[],\"zones\":[],\"nodes\":[],\"node_errors\":[]}</script>\n<script>", f);
+  fputs(script_core, f);
+  fputs(script_live, f);
   fputs("</script>\n</body>\n</html>\n", f);
   return ferror(f) ? -1 : 0;
 }

@@ -436,6 +436,48 @@ Test(html, self_contained_and_locked_down) {
   free(out);
 }
 
+/* The live page (li_write_html_live): the same application, no profile, a
+** policy that allows its own script and a connection to its own origin,
+** the report formats a command may ask for. */
+Test(html, live_page) {
+  char *out = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&out, &len);
+  cr_assert_not_null(m);
+  cr_assert_eq(li_write_html_live(m), 0);
+  cr_assert_eq(fclose(m), 0);
+  cr_assert_eq(strlen(out), len, "a NUL byte in the page");
+  cr_assert_eq(bad_utf8_at(out, len), -1);
+  cr_assert_not_null(strstr(out, "<meta http-equiv=\"Content-Security-Policy\" "
+                                 "content=\"default-src 'none'; script-src 'sha256-"));
+  cr_assert_not_null(strstr(out, "'; style-src 'unsafe-inline'; connect-src 'self'\">"));
+  cr_assert_not_null(strstr(out, "<title>luainstr live</title>"));
+  cr_assert_eq(count_ci(out, "<script"), 2);
+  cr_assert_eq(count_ci(out, "http://"), 0);
+  cr_assert_eq(count_ci(out, " src="), 0);
+  cr_assert_eq(count_ci(out, "innerHTML"), 0);
+  /* the views the report has, and the live ones */
+  static const char *const ids[] = { "id=\"frc\"", "id=\"fg\"", "id=\"rows\"",
+    "id=\"spikes\"", "id=\"memc\"", "id=\"lstate\"", "id=\"conn\"",
+    "id=\"selftest\"" };
+  for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
+    cr_assert_eq(count_ci(out, ids[i]), 1, "%s", ids[i]);
+  /* no profile: no function, no node but the root's place */
+  char *data = data_block(out);
+  cr_assert_not_null(strstr(data, "\"names\":[],\"funcs\":[]"), "%s", data);
+  /* every format, in the report's order */
+  char want[512] = "\"formats\":[\"";
+  size_t w = strlen(want);
+  for (const char *f = li_report_formats(); *f != '\0' && w + 4 < sizeof want; f++) {
+    if (*f == ',') { memcpy(want + w, "\",\"", 3); w += 3; if (f[1] == ' ') f++; }
+    else want[w++] = *f;
+  }
+  memcpy(want + w, "\"]", 3);
+  cr_assert_not_null(strstr(data, want), "%s not in %s", want, data);
+  free(data);
+  free(out);
+}
+
 Test(html, data_numbers) {
   li_profile p = nasty_profile();
   size_t len;

@@ -5,12 +5,21 @@
 ** library (CMakeLists.txt: find_package; Makefile: pkg-config).
 **
 **     game [--ticks N] [--out DIR] [--lua DIR] [--no-profile]
+**          [--live ADDR] [--realtime]
 **
-**   --ticks N      ticks to run (default 180: 3 s of a 60 Hz game)
+**   --ticks N      ticks to run (default 180: 3 s of a 60 Hz game); 0: until
+**                  SIGINT or SIGTERM (either also ends a run of N ticks
+**                  early), then the reports are written as after N ticks
 **   --out DIR      where the reports go: DIR/game.html, game.json,
 **                  game.txt (default: the current directory)
 **   --lua DIR      the scripts (default: lua/ beside game.c, set at build)
 **   --no-profile   run the same loop without luainstr (compare times)
+**   --live ADDR    the live view (option "live": HOST:PORT, or PORT on
+**                  127.0.0.1, 0 for a free one): luainstr prints the page's
+**                  URL on stderr (docs/live-protocol.md)
+**   --realtime     pace the ticks to 60 Hz: after a tick's work the host
+**                  sleeps until its 1/60 s slot ends, inside an idle span
+**                  (luainstr_idle_begin/end), as a game waits for vsync
 **
 ** Each tick calls the Lua systems physics, ai, particles and render, each
 ** inside a C zone of the same name, then resumes the running cutscene, a
@@ -25,8 +34,10 @@
 ** lua_pcall and lua_resume through luainstr's swappable entry points, and
 ** luainstr_install_hooks() turns the profiler's versions on.
 */
-#define _POSIX_C_SOURCE 200809L  /* clock_gettime */
+#define _POSIX_C_SOURCE 200809L  /* clock_gettime, clock_nanosleep, sigaction */
 
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +62,17 @@ typedef struct Options {
   const char *out_dir;   /* where the reports go */
   const char *lua_dir;   /* where the scripts are */
   int profile;           /* run under luainstr */
+  const char *live;      /* the live view's address, or NULL */
+  int realtime;          /* pace the ticks to TICK_HZ */
 } Options;
+
+/* Set by SIGINT and SIGTERM: the loop ends after its tick. */
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop_signal(int sig) {
+  (void)sig;
+  stop_requested = 1;
+}
 
 /* ---- scripts ----------------------------------------------------------- */
 
@@ -200,8 +221,9 @@ static int run_cutscene(lua_State *L, int game, Cutscene *c) {
   return 1;
 }
 
-/* One tick: the systems in order, the cutscene, then the end of the
-** frame.  Sets *spiked when the AI planted the spike on this tick. */
+/* One tick's work: the systems in order, then the cutscene (the caller
+** ends the frame).  Sets *spiked when the AI planted the spike on this
+** tick. */
 static int run_tick(lua_State *L, int game, lua_Integer tick, int *spiked,
                     Cutscene *cutscene) {
   static const char *const systems[] = {"physics", "ai", "particles", "render"};
@@ -210,9 +232,32 @@ static int run_tick(lua_State *L, int game, lua_Integer tick, int *spiked,
     if (!run_system(L, game, systems[i], tick, &result)) return 0;
     if (i == 1) *spiked = result;
   }
-  if (!run_cutscene(L, game, cutscene)) return 0;
-  luainstr_frame(L);  /* LUAINSTR_EORDER under --no-profile: ignored */
-  return 1;
+  return run_cutscene(L, game, cutscene);
+}
+
+/* --realtime: sleeps until the end of the tick's slot (*next, advanced by
+** 1/TICK_HZ s) inside an idle span, so that the frame's sleep is its idle
+** time and the spike rule reads its work.  A tick that overran its slot
+** does not sleep, and the slots start again from now.  A signal ends the
+** sleep. */
+static void wait_for_slot(lua_State *L, struct timespec *next) {
+  struct timespec now;
+  next->tv_nsec += 1000000000L / TICK_HZ;
+  if (next->tv_nsec >= 1000000000L) {
+    next->tv_sec++;
+    next->tv_nsec -= 1000000000L;
+  }
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  if (now.tv_sec > next->tv_sec
+      || (now.tv_sec == next->tv_sec && now.tv_nsec >= next->tv_nsec)) {
+    *next = now;
+    return;
+  }
+  luainstr_idle_begin(L);   /* LUAINSTR_OK and nothing under --no-profile */
+  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, next, NULL) == EINTR
+         && !stop_requested) {
+  }
+  luainstr_idle_end(L);
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -239,6 +284,10 @@ static double median_normal(const double *ms, const unsigned char *spike,
 ** line the check script reads: "spike ticks: 30 90 150") and their times
 ** against the median tick. */
 static void print_ticks(const double *ms, const unsigned char *spike, long n) {
+  if (n == 0) {
+    printf("ticks: 0\n");
+    return;
+  }
   double med = median_normal(ms, spike, n), total = 0;
   for (long i = 0; i < n; i++) total += ms[i];
   printf("ticks: %ld (%.2f s of game time) in %.1f ms, median tick %.3f ms\n",
@@ -308,7 +357,7 @@ static int dump_reports(lua_State *L, const char *dir) {
 
 static int usage(void) {
   fprintf(stderr, "usage: game [--ticks N] [--out DIR] [--lua DIR] "
-                  "[--no-profile]\n");
+                  "[--no-profile] [--live ADDR] [--realtime]\n");
   return 2;
 }
 
@@ -318,6 +367,8 @@ static int parse_args(int argc, char **argv, Options *o) {
   o->out_dir = ".";
   o->lua_dir = GAME_LUA_DIR;
   o->profile = 1;
+  o->live = NULL;
+  o->realtime = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "--no-profile") == 0) {
@@ -325,16 +376,20 @@ static int parse_args(int argc, char **argv, Options *o) {
     } else if (i + 1 < argc && strcmp(a, "--ticks") == 0) {
       char *end;
       o->ticks = strtol(argv[++i], &end, 10);
-      if (*end != '\0' || o->ticks < 1 || o->ticks > 100000000) return 0;
+      if (*end != '\0' || o->ticks < 0 || o->ticks > 100000000) return 0;
     } else if (i + 1 < argc && strcmp(a, "--out") == 0) {
       o->out_dir = argv[++i];
     } else if (i + 1 < argc && strcmp(a, "--lua") == 0) {
       o->lua_dir = argv[++i];
+    } else if (i + 1 < argc && strcmp(a, "--live") == 0) {
+      o->live = argv[++i];
+    } else if (strcmp(a, "--realtime") == 0) {
+      o->realtime = 1;
     } else {
       return 0;
     }
   }
-  return 1;
+  return o->profile || o->live == NULL;   /* the live view is the profiler's */
 }
 
 /* Sets the options (any may come before luainstr_open), attaches and
@@ -344,7 +399,7 @@ static int parse_args(int argc, char **argv, Options *o) {
 ** default is 2): the planted spike is 5 to 10 times a normal tick, while a
 ** normal tick on a busy machine (a path search that ran long, a collector
 ** step, the CPU lent to another process) can reach twice the median. */
-static int start_profiler(lua_State *L) {
+static int start_profiler(lua_State *L, const char *live) {
   if (luainstr_set_option(L, "memory", "on") != LUAINSTR_OK
       || luainstr_set_option(L, "frames", "on") != LUAINSTR_OK
       || luainstr_set_option(L, "spike_factor", "3") != LUAINSTR_OK
@@ -352,19 +407,60 @@ static int start_profiler(lua_State *L) {
     fprintf(stderr, "game: %s\n", luainstr_errmsg(L));
     return 0;
   }
+  /* The live view: the runtime prints its URL.  When it cannot start (the
+  ** port in use, a build without the server) the game runs on without it,
+  ** as the runtime itself does. */
+  if (live != NULL
+      && (luainstr_set_option(L, "live_name", "game") != LUAINSTR_OK
+          || luainstr_set_option(L, "live", live) != LUAINSTR_OK))
+    fprintf(stderr, "game: live view: %s\n", luainstr_errmsg(L));
   luainstr_install_hooks();
   return 1;
 }
 
-/* Runs the loop; the ticks' times and spike marks go to ms and spike. */
-static int run_loop(lua_State *L, int game, long ticks, double *ms,
-                    unsigned char *spike, Cutscene *cutscene) {
-  for (long t = 0; t < ticks; t++) {
+/* The ticks' times and planted spikes, grown as the loop runs (a run
+** until a signal has no length known in advance). */
+typedef struct Ticks {
+  double *ms;
+  unsigned char *spike;
+  long n, cap;
+} Ticks;
+
+static int ticks_push(Ticks *t, double ms, int spike) {
+  if (t->n == t->cap) {
+    long cap = t->cap > 0 ? 2 * t->cap : 1024;
+    double *m = realloc(t->ms, (size_t)cap * sizeof *m);
+    unsigned char *s;
+    if (m == NULL) return 0;
+    t->ms = m;
+    s = realloc(t->spike, (size_t)cap);
+    if (s == NULL) return 0;
+    t->spike = s;
+    t->cap = cap;
+  }
+  t->ms[t->n] = ms;
+  t->spike[t->n] = (unsigned char)spike;
+  t->n++;
+  return 1;
+}
+
+/* Runs the loop: o->ticks ticks (0: no limit) or until a signal; each
+** tick's work is timed by the host's stopwatch, then (--realtime) the
+** sleep to its slot's end, then the frame mark. */
+static int run_loop(lua_State *L, int game, const Options *o, Ticks *ticks,
+                    Cutscene *cutscene) {
+  struct timespec next;
+  clock_gettime(CLOCK_MONOTONIC, &next);
+  for (long t = 0; (o->ticks == 0 || t < o->ticks) && !stop_requested; t++) {
     int spiked = 0;
     double t0 = now_ms();
     if (!run_tick(L, game, (lua_Integer)t + 1, &spiked, cutscene)) return 0;
-    ms[t] = now_ms() - t0;
-    spike[t] = (unsigned char)spiked;
+    if (!ticks_push(ticks, now_ms() - t0, spiked)) {
+      fprintf(stderr, "game: out of memory\n");
+      return 0;
+    }
+    if (o->realtime) wait_for_slot(L, &next);
+    luainstr_frame(L);  /* LUAINSTR_EORDER under --no-profile: ignored */
   }
   return 1;
 }
@@ -372,15 +468,18 @@ static int run_loop(lua_State *L, int game, long ticks, double *ms,
 int main(int argc, char **argv) {
   Options o;
   lua_State *L;
-  double *ms;
-  unsigned char *spike;
+  Ticks ticks = {NULL, NULL, 0, 0};
   int game, ok;
   Cutscene cutscene = {NULL, LUA_NOREF, 0, 0, 0};
+  struct sigaction sa;
   if (!parse_args(argc, argv, &o)) return usage();
-  ms = malloc((size_t)o.ticks * sizeof *ms);
-  spike = malloc((size_t)o.ticks);
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
   L = luaL_newstate();
-  if (ms == NULL || spike == NULL || L == NULL) {
+  if (L == NULL) {
     fprintf(stderr, "game: out of memory\n");
     return 1;
   }
@@ -389,18 +488,18 @@ int main(int argc, char **argv) {
   ** keeps its stacks there (coroutine switches find them at once). */
   memset(lua_getextraspace(L), 0, LUA_EXTRASPACE);
   luaL_openlibs(L);
-  ok = (!o.profile || start_profiler(L));
+  ok = (!o.profile || start_profiler(L, o.live));
   if (ok) {
     add_searcher(L, o.lua_dir);
-    ok = load_game(L, o.lua_dir, &game) && run_loop(L, game, o.ticks, ms, spike, &cutscene);
+    ok = load_game(L, o.lua_dir, &game) && run_loop(L, game, &o, &ticks, &cutscene);
   }
   if (ok) {
-    print_ticks(ms, spike, o.ticks);
+    print_ticks(ticks.ms, ticks.spike, ticks.n);
     /* A full collection first, so that the reports' live bytes are what is
     ** still reachable (the leak), not garbage the collector has not yet
     ** reached. */
     lua_gc(L, LUA_GCCOLLECT, 0);
-    print_stats(L, game, o.ticks, &cutscene);
+    print_stats(L, game, ticks.n, &cutscene);
     if (o.profile) {
       luainstr_stop(L);
       ok = dump_reports(L, o.out_dir);
@@ -408,7 +507,7 @@ int main(int argc, char **argv) {
   }
   if (o.profile) luainstr_uninstall_hooks();
   lua_close(L);
-  free(ms);
-  free(spike);
+  free(ticks.ms);
+  free(ticks.spike);
   return ok ? 0 : 1;
 }
