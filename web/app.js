@@ -146,7 +146,7 @@
   function liveStatus() {
     var s = live.frames > 1 ? (live.frames - 1) * 1000 / (live.last - live.first) : 0;
     setState('live', 'Live: frame ' + live.frames + ', ' + s.toFixed(0) + ' fps, ' +
-      live.spikes + (live.spikes === 1 ? ' spike' : ' spikes') + ' kept');
+      live.spikes + (live.spikes === 1 ? ' spike tree' : ' spike trees'));
   }
 
   function step(ts) {
@@ -220,7 +220,7 @@
     if (html !== null) offer(reportLink, html, 'text/html');
     enable(true);
     setState('done', (err ? 'Failed' : 'Stopped') + ' after ' + s.frames + ' frames, ' +
-      s.spikes + (s.spikes === 1 ? ' spike' : ' spikes') + ' kept');
+      s.spikes + (s.spikes === 1 ? ' spike tree' : ' spike trees'));
   }
 
   function showError(err) {
