@@ -104,6 +104,9 @@ typedef struct Options {
   const char *format;   /* -f: report format */
   const char *trace;    /* --trace[=N]: "on", a size, or NULL (off) */
   const char *heap;     /* --heap: heap snapshot path, or NULL */
+  const char *live;     /* --live: HOST:PORT, or NULL */
+  const char *live_token;   /* --live-token, or NULL (generated) */
+  const char *live_name;    /* the script's name, for the live page */
   Pattern *patterns;    /* --include/--exclude, in order */
   int npatterns;        /* how many */
 } Options;
@@ -138,6 +141,12 @@ static void print_help (FILE *f) {
   "  --heap FILE      write a heap snapshot (.heapsnapshot: every object,\n"
   "                   its size and who holds it; luaheap reads it) to FILE\n"
   "                   when the script ends, before the report\n"
+  "  --live HOST:PORT serve the live view (frames, spikes, function table,\n"
+  "                   memory, commands) at http://HOST:PORT/ while the\n"
+  "                   script runs; PORT alone: 127.0.0.1:PORT (0: any free\n"
+  "                   port); the URL with its token is printed on stderr\n"
+  "  --live-token T   the token the page and its socket require (default:\n"
+  "                   generated at start)\n"
   "  --help           show this help\n"
   "  --version        show the versions of luaprof and Lua\n"
   "Lua options, as " PROGNAME "'s:\n"
@@ -215,6 +224,9 @@ static int own_options (int argc, char **argv, Options *o) {
   o->format = "text";
   o->trace = NULL;
   o->heap = NULL;
+  o->live = NULL;
+  o->live_token = NULL;
+  o->live_name = NULL;
   o->npatterns = 0;
   o->patterns = (Pattern *)malloc(sizeof(Pattern) * (size_t)(argc + 1));
   if (o->patterns == NULL) {
@@ -233,6 +245,10 @@ static int own_options (int argc, char **argv, Options *o) {
       o->trace = argv[i] + 8;
     else if ((v = option_value(argv, &i, "--heap")) != NULL)
       o->heap = v;
+    else if ((v = option_value(argv, &i, "--live-token")) != NULL)
+      o->live_token = v;
+    else if ((v = option_value(argv, &i, "--live")) != NULL)
+      o->live = v;
     else if ((v = option_value(argv, &i, "--include")) != NULL)
       add_pattern(o, "include", v);
     else if ((v = option_value(argv, &i, "--exclude")) != NULL)
@@ -263,6 +279,8 @@ static int own_options (int argc, char **argv, Options *o) {
     else
       break;  /* the lua options, or the script, start here */
   }
+  if (o->live_token != NULL && o->live == NULL)
+    usage_error("%s", "option '--live-token' needs '--live'");
   if (!known_format(o->format)) {
     fprintf(stderr, SELF ": unknown format '%s' (formats: %s)\n",
             o->format, li_report_formats());
@@ -757,6 +775,24 @@ static int set_option (lua_State *L, const char *name, const char *value) {
   return 1;
 }
 
+/* --live: the live view on before the script runs.  A server that cannot
+** start (the port is taken) is said, and the program runs on. */
+static int start_live (lua_State *L, const Options *o) {
+  int r;
+  if (o->live == NULL) return 1;
+  if (o->live_token != NULL && !set_option(L, "live_token", o->live_token))
+    return 0;
+  if (o->live_name != NULL && !set_option(L, "live_name", o->live_name))
+    return 0;
+  r = luainstr_set_option(L, "live", o->live);
+  if (r == LUAINSTR_EARG) {
+    li_run_report_forget();
+    usage_error("%s", luainstr_errmsg(L));
+  }
+  if (r != LUAINSTR_OK) l_message(SELF, luainstr_errmsg(L));
+  return 1;
+}
+
 /* Attach and start the profiler (it installs the instrumenting loaders),
 ** then give it the patterns.  Returns 0 after a message on failure. */
 static int start_profiler (lua_State *L, const Options *o) {
@@ -770,7 +806,7 @@ static int start_profiler (lua_State *L, const Options *o) {
       return 0;
   if (o->trace != NULL && !set_option(L, "trace", o->trace))
     return 0;
-  return 1;
+  return start_live(L, o);
 }
 
 
@@ -859,6 +895,11 @@ int main (int argc, char **argv) {
   run.argv[run.argc] = NULL;
   run.opts = &opts;
   run.args = collectargs(run.argv, &run.script);
+  if (run.args != has_error) {  /* the live page lists the state by it */
+    const char *s = run.script < run.argc ? run.argv[run.script] : "stdin";
+    const char *slash = strrchr(s, '/');
+    opts.live_name = strcmp(s, "-") == 0 ? "stdin" : slash ? slash + 1 : s;
+  }
   if (run.args == has_error)
     bad_lua_option(run.argv[run.script]);
   if ((run.args & has_i) ||

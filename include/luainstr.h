@@ -221,6 +221,23 @@ LUAINSTR_API int (luainstr_reset)(struct lua_State *L);
 **               samples do
 **               Before luainstr_open and before any chunk is loaded, as
 **               "probe"
+**   "live"      the live view (docs/live-protocol.md): "HOST:PORT", or
+**               "PORT" for 127.0.0.1:PORT (0: any free port), serves a
+**               page of this state's frames, spikes, function table and
+**               memory, and takes commands from it, applied at the next
+**               frame mark (with frame mode off, at the next probe: the
+**               probe's fast path is off meanwhile); one server a process,
+**               every live state listed in it; it prints its URL (with
+**               the token) on stderr.  "page": the same records with no
+**               server, for a host's own loop (the WebAssembly page).
+**               "off": detached.  LUAINSTR_EIO when the server cannot
+**               start (the port is taken; the message says why): the
+**               program runs on.  Off by default
+**   "live_token"  the token the page's URL carries (letters, digits and
+**               -_.~; default: 32 hex digits from the system's random
+**               source); before "live"
+**   "live_name" the state's name in the page (default: its first chunk's
+**               name, else "state N"); before "live"
 ** Returns LUAINSTR_EARG for an unknown name or a bad value. */
 LUAINSTR_API int (luainstr_set_option)(struct lua_State *L, const char *name,
                                       const char *value);

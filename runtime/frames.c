@@ -26,9 +26,12 @@
 #include <string.h>
 
 #include "profiler.h"
+#include "live.h"
 
 #define LI_WINDOW 63            /* frames of the running median */
 #define LI_HISTORY 4            /* frames before any can be a spike */
+
+static uint64_t ns(int64_t ticks, double k);
 
 /* One frame's summary (ticks). */
 typedef struct fsum {
@@ -306,10 +309,28 @@ static int is_spike(const li_prof *P, const li_frames *F, int64_t d) {
 ** Marks
 ** ====================================================================== */
 
-void li_frames_mark(li_prof *P, li_stack *S, uint64_t t) {
+/* The live view's record of the frame that just ended (ns: the tick's
+** length as known now, without the wait of a calibration). */
+static void live_record(li_prof *P, const fsum *s, int is_sp, uint64_t t,
+                        li_lrec_frame *o) {
+  double k = li_clock_ns_per_tick_now(&P->clock);
+  memset(o, 0, sizeof *o);
+  o->index = s->index;
+  o->t_ns = t;                  /* (ticks: li_live_frame makes it ns) */
+  o->duration_ns = ns(s->dur, k);
+  o->idle_ns = ns(s->idle, k);
+  o->busy_ns = ns(s->dur - s->idle, k);
+  o->calls = s->calls;
+  o->alloc_bytes = s->alloc;
+  o->spike = (uint32_t)is_sp;
+}
+
+void li_frames_mark(li_prof *P, lua_State *L, li_stack *S, uint64_t t) {
   li_frames *F = P->frames;
   fsum *s;
   int64_t dur, busy;
+  int spiked = 0;
+  li_lrec_frame rec;
   if (F == NULL) return;
   /* a coroutine suspended since before the frame began ran nothing in it:
   ** its calls were split when it stopped, at the mark after that */
@@ -333,10 +354,14 @@ void li_frames_mark(li_prof *P, li_stack *S, uint64_t t) {
   if (is_spike(P, F, busy)) {
     F->seen++;
     keep_spike(P, s);
+    spiked = 1;
   }
   window_add(F, busy);
   li_trace(P, S, 'F', LI_NONE, t);
+  if (P->live != NULL) live_record(P, s, spiked, t, &rec);
   begin_frame(P, t);
+  /* (last: the view's commands may stop, reset or dump the profiler) */
+  if (P->live != NULL) li_live_frame(P, L, &rec);
 }
 
 void li_frames_pause(li_prof *P, uint64_t t) {
@@ -544,6 +569,14 @@ int li_frames_snapshot(const li_prof *P, li_profile *out, double k) {
       fr[i].spike = (uint32_t)s + 1;
   }
   free(order);
+  return 0;
+}
+
+int li_frames_spike(const li_prof *P, uint64_t index, li_pspike *out, double k) {
+  const li_frames *F = P->frames;
+  for (uint32_t i = 0; F != NULL && i < F->nspikes; i++)
+    if (F->spikes[i].frame == index)
+      return spike_model(P, &F->spikes[i], out, k) ? 1 : -1;
   return 0;
 }
 

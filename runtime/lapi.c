@@ -13,6 +13,7 @@
 #include "luainstr.h"
 #include "profiler.h"
 #include "heapwalk.h"
+#include "live.h"
 
 #define MODNAME "luainstr"
 #define LI_TRACE_DEFAULT 1000000u    /* events: 24 MB */
@@ -231,6 +232,7 @@ static int set_frames(lua_State *L, li_prof *P, const char *value) {
   }
   if (!li_frames_set(P, cap))
     return fail(P, LUAINSTR_EMEM, "not enough memory for the frames%s", "");
+  li_live_update(P);            /* (marks poll the live view, or probes do) */
   return LUAINSTR_OK;
 }
 
@@ -313,6 +315,9 @@ int (luainstr_set_option)(lua_State *L, const char *name, const char *value) {
                 "'%s'", value ? value : "(null)");
   }
   if (strcmp(name, "frames") == 0) return set_frames(L, P, value);
+  if (strcmp(name, "live") == 0) return li_live_set(P, L, value);
+  if (strcmp(name, "live_token") == 0) return li_live_set_token(P, value);
+  if (strcmp(name, "live_name") == 0) return li_live_set_name(P, value);
   if (strcmp(name, "memory") == 0) return set_memory(L, P, value);
   if (strncmp(name, "spike", 5) == 0) return set_spikes(P, name, value);
   return fail(P, LUAINSTR_EARG, "unknown option '%s'", name);
@@ -403,10 +408,13 @@ static int frame_mark(li_prof *P, lua_State *L) {
   if (P->frames == NULL)
     return fail(P, LUAINSTR_EORDER, "frame: frame marking is off (set the "
                 "option 'frames' to on)%s", "");
-  if (!P->on)
+  if (!P->on) {
+    /* (the live view's commands still come: "start", "resume") */
+    if (P->live != NULL) li_live_poll(P, L);
     return fail(P, LUAINSTR_EORDER, "frame: the profiler is not collecting%s", "");
+  }
   li_infer_settle(P);
-  li_frames_mark(P, L == P->curL && P->cur ? P->cur : &P->main,
+  li_frames_mark(P, L, L == P->curL && P->cur ? P->cur : &P->main,
                  li_clock_ticks(&P->clock));
   return LUAINSTR_OK;
 }
@@ -697,8 +705,12 @@ static int l_memory(lua_State *L) {
 ** the profiler is not collecting, so a program can always call it) */
 static int l_frame(lua_State *L) {
   li_prof *P = lprof(L);
-  lua_pushboolean(L, P != NULL && P->frames != NULL && P->on &&
-                     frame_mark(P, L) == LUAINSTR_OK);
+  int marked = P != NULL && P->frames != NULL && P->on &&
+               frame_mark(P, L) == LUAINSTR_OK;
+  /* not collecting: the live view's commands still come ("resume") */
+  if (!marked && P != NULL && P->live != NULL && P->frames != NULL && !P->on)
+    li_live_poll(P, L);
+  lua_pushboolean(L, marked);
   return 1;
 }
 

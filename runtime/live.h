@@ -314,6 +314,12 @@ void li_live_spike(struct li_prof *P, uint64_t index);
 /* Commands waiting, the table and memory when due: at marks, and at
 ** probes while frame mode is off (the probe tests li_live_due first). */
 void li_live_poll(struct li_prof *P, struct lua_State *L);
+/* At a probe with frame mode off (P->live_probe): is a command waiting, or
+** the table due?  (An atomic load and a clock read.) */
+int li_live_due(struct li_prof *P);
+/* Frame mode or the channel changed: P->live_probe and the probe's fast
+** path set again. */
+void li_live_update(struct li_prof *P);
 /* "page" channels: every message since the last drain, as one JSON array
 ** (malloc'd; *len its length).  NULL: none, or no memory. */
 char *li_live_drain(struct li_prof *P, size_t *len);
@@ -321,5 +327,8 @@ char *li_live_drain(struct li_prof *P, size_t *len);
 int li_live_command(struct li_prof *P, const char *json, size_t len);
 /* The state closes: END posted, detached, freed. */
 void li_live_close(struct li_prof *P);
+/* P's channel while it is attached (NULL: none): tests read and write its
+** rings as the server does. */
+li_live_chan *li_live_channel(struct li_prof *P);
 
 #endif

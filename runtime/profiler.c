@@ -29,6 +29,7 @@
 #include "direct.h"
 #include "jit.h"
 #include "heapwalk.h"
+#include "live.h"
 
 
 /* Its address is the registry key of the profiler ud (profiler.h): a
@@ -67,7 +68,8 @@ static LI_INLINE li_chunk *chunk_of(lua_State *L, int direct) {
 
 /* P->fast: the probe's fast path may run (probe_fast). */
 void li_prof_set_fast(li_prof *P) {
-  P->fast = P->on && LI_CLOCK_INLINE(&P->clock) && P->trace_cap == 0;
+  P->fast = P->on && LI_CLOCK_INLINE(&P->clock) && P->trace_cap == 0 &&
+            !P->live_probe;
   li_set_cur(P, P->curL, P->cur);
 }
 
@@ -227,6 +229,9 @@ static LI_INLINE int probe_run(lua_State *L, int direct) {
   lua_Integer id = 0;
   if (n > 0 && !(direct && li_d_arg1_int(L, &id))) id = lua_tointegerx(L, 1, NULL);
   if (P == NULL) return n > 0 ? n - 1 : 0;  /* not a map: as probe_nothing */
+  /* the live view with frame mode off: commands and tables at probes
+  ** (live.c; the fast path is off meanwhile) */
+  if (LI_UNLIKELY(P->live_probe) && li_live_due(P)) li_live_poll(P, L);
   if (id <= 0) {                        /* an exit */
     if (!P->on) return n > 0 ? n - 1 : 0;
     return leave(P, L, direct ? li_d_caller(L) : li_api_caller(L),
@@ -662,6 +667,7 @@ static int prof_gc(lua_State *L) {
     P->on_close = NULL;
     fn(L, P->on_close_ud);
   }
+  li_live_close(P);             /* END to the page, the files removed */
   P->closed = 1;
   P->on = 0;
   li_prof_set_fast(P);

@@ -269,6 +269,9 @@ struct li_prof {
   char **heap_files;    /* heap snapshots written (absolute paths,
                            malloc'd), oldest first (heap.c) */
   uint32_t nheap_files;
+  struct li_live *live; /* the live view (live.c; NULL: off) */
+  int live_probe;       /* live on with frame mode off: the probe's general
+                           path polls it (li_live_due), the fast path is off */
   void (*on_close)(lua_State *L, void *ud);  /* called as the state closes */
   void *on_close_ud;    /* its argument */
   char errmsg[512];     /* the last failed API call's message */
@@ -412,8 +415,13 @@ int li_frames_set(li_prof *P, uint64_t cap);
 /* The spike rule (P->spike_*) changed: keep at most spike_keep trees. */
 #define LI_SPIKES_MAX 1024u
 void li_frames_rule(li_prof *P);
-/* End the running frame at t (S: the stack of the thread that marks it). */
-void li_frames_mark(li_prof *P, li_stack *S, uint64_t t);
+/* End the running frame at t (S: the stack of the thread that marks it,
+** L that thread: the live view's commands run there). */
+void li_frames_mark(li_prof *P, lua_State *L, li_stack *S, uint64_t t);
+/* The kept tree of spike frame `index` in the model's shape (k ns a
+** tick): 1 (out->nodes malloc'd, the caller's), 0 none kept, -1 no
+** memory (live.c's SPIKE records). */
+int li_frames_spike(const li_prof *P, uint64_t index, li_pspike *out, double k);
 /* Collection stops at t (stop, disable) and starts again at t: the time
 ** between is no frame's; the running frame goes on. */
 void li_frames_pause(li_prof *P, uint64_t t);

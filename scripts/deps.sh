@@ -23,6 +23,8 @@ packages=(
   lua-penlight luarocks lua-busted lua-ldoc lua-luassert prosody nmap-common
   # real Lua 5.1 code run under luaprof5.1
   lua-markdown lua-check
+  # (helper-server) the live view's server and its client tests
+  libwebsockets-dev python3-websocket
 )
 
 missing=()

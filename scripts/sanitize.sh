@@ -17,6 +17,7 @@
 #   tsan  build-tsan/ with -DLUAINSTR_SANITIZE=thread, and the test of two
 #         profiled states in two threads (test_threads, and
 #         test_threads_lua5N and test_threads_luajit for the other Luas)
+#         and the live view's ring between two threads (test_live_ring)
 #         in it
 #
 # usage: scripts/sanitize.sh [asan|tsan|all]      (default: all)
@@ -63,6 +64,8 @@ fi
 if [ "$what" != asan ]; then
   # Only test_threads, on every Lua: Criterion cannot start under TSan,
   # and the rest of the suite runs one thread (the ASan build covers it).
-  part tsan build-tsan thread test_threads_all -R '^test_threads(_lua5[0-9]|_luajit)?$' || status=1
+  # (and the live view's ring, test_live_ring: a producer and a consumer
+  # thread, built with test_threads_all)
+  part tsan build-tsan thread test_threads_all -R '^(test_threads(_lua5[0-9]|_luajit)?|test_live_ring)$' || status=1
 fi
 exit $status
