@@ -391,9 +391,11 @@ async function liveTest(page) {
   const s2 = await page.eval(SESSION);
   check('Live: the view\'s commands went through the page, acknowledged', s2.commands >= 2 && s2.acks >= 2,
         JSON.stringify(s2));
-  if (screenshot) {
-    await page.eval(`document.getElementById('liveview').scrollIntoView()`);
+  if (screenshot) {   // the page with the view below, its spike open
+    await page.send('Emulation.setDeviceMetricsOverride', { width: 1280, height: 1280, deviceScaleFactor: 1, mobile: false });
+    await page.eval('window.scrollTo(0, 0); new Promise((r) => setTimeout(r, 500))');
     await page.screenshot(screenshot);
+    await page.send('Emulation.clearDeviceMetricsOverride');
     check('screenshot', true, screenshot);
   }
   await click(page, '#stop');
