@@ -345,8 +345,9 @@ static const char *const live_options[][2] = {
 };
 
 
-/* The idle span between two ticks (LUAINSTR_EORDER while collection is
-** stopped: then nothing is open, and nothing is to close). */
+/* The idle span between two ticks: the browser's wait for the next
+** animation frame.  (While collection is paused or stopped, begin does
+** nothing and end says none is open: harmless either way.) */
 static void idle (int begin) {
   if (begin && !host.idle)
     host.idle = luainstr_idle_begin(host.L) == LUAINSTR_OK;
@@ -402,14 +403,9 @@ const char *li_wasm_live_tick (double dt) {
   /* The frame's mark, which also applies the view's commands. */
   luainstr_frame(L);
   if (status != LUA_OK) {
-    /* os.exit ends the session: with 0 or true as a success */
-    if (lua_touserdata(L, -1) == &exit_marker && exit_status == 0) {
-      host.live = 0;
-      err = NULL;
-    } else {
-      err = keep_error(call_error(L));
-      host.live = 0;
-    }
+    /* an error ends the session, and so does os.exit (0 or true: NULL) */
+    err = keep_error(call_error(L));
+    host.live = 0;
   } else
     idle(1);
   lua_settop(L, 0);

@@ -211,14 +211,16 @@ factory().then((M) => {
     for (let i = 0; i < n; i++) { L.liveTick(1 / 60); s.take(L.liveDrain()); }
     return s.msgs.slice(before);
   }
-  check('command: spike_rule taken', L.liveCommand({ cmd: 'spike_rule', factor: 3.5, ms: 1, id: 7 }) === null, L.error());
+  let r = L.liveCommand({ cmd: 'spike_rule', factor: 3.5, ms: 1, id: 7 });
+  check('command: spike_rule taken', r === null, r);
   let got = frames(2);
   const ack7 = got.find((x) => x.type === 'ack' && x.id === 7);
   check('command: its ack, ok, with its id', ack7 && ack7.ok === true, JSON.stringify(ack7));
   const st = got.filter((x) => x.type === 'status').pop();
   check('command: the status shows the new rule', st && st.spike_factor === 3.5 && st.spike_ms === 1, JSON.stringify(st));
 
-  check('command: pause taken (JSON text)', L.liveCommand('{"cmd":"pause","id":8}') === null, L.error());
+  r = L.liveCommand('{"cmd":"pause","id":8}');
+  check('command: pause taken (JSON text)', r === null, r);
   got = frames(3);
   const paused = got.filter((x) => x.type === 'status').pop();
   check('command: paused', got.some((x) => x.type === 'ack' && x.id === 8 && x.ok) && paused && paused.collection === 'paused',
@@ -227,7 +229,8 @@ factory().then((M) => {
   got = frames(10);
   check('paused: no frames', !got.some((x) => x.type === 'frames' && x.frames.length > 0),
         got.map((x) => x.type).join(' '));
-  check('command: resume taken', L.liveCommand({ cmd: 'resume', id: 9 }) === null, L.error());
+  r = L.liveCommand({ cmd: 'resume', id: 9 });
+  check('command: resume taken', r === null, r);
   got = frames(70);    // (frames batch every 50 ms: enough ticks for one)
   const resumed = got.filter((x) => x.type === 'status').pop();
   check('command: resumed', got.some((x) => x.type === 'ack' && x.id === 9 && x.ok) && resumed &&
@@ -236,11 +239,21 @@ factory().then((M) => {
   check('resumed: frames again, numbered on', after.length > 0 && after[0].index === lastBefore + 1,
         after.length + ' frames from ' + (after[0] && after[0].index) + ', the last before the pause ' + lastBefore);
   const nacks = s.acks.length;
-  check('command: an unknown one is refused', L.liveCommand('{"cmd":"launch","id":10}') !== null);
-  check('command: not JSON is refused', L.liveCommand('{"cmd":') !== null);
+  r = L.liveCommand('{"cmd":"launch","id":10}');
+  check('command: an unknown one is refused', r !== null, r);
+  r = L.liveCommand('{"cmd":');
+  check('command: not JSON is refused', r !== null, r);
   got = frames(2);
   check('refused commands: no ack, the game goes on', s.acks.length === nacks && L.liveRunning(),
         got.map((x) => x.type).join(' '));
+
+  // a report: made on the Lua thread at the next mark, offered as a download
+  // (in the page the file is in the module's memory file system)
+  r = L.liveCommand({ cmd: 'report', format: 'csv', id: 11 });
+  got = frames(2);
+  const ack11 = got.find((x) => x.type === 'ack' && x.id === 11);
+  check('command: a report, acknowledged with its download', r === null && ack11 && ack11.ok === true &&
+        /^\/download\/\d+\/1$/.test(ack11.download) && ack11.format === 'csv', r || JSON.stringify(ack11));
 
   // ---- the end ---------------------------------------------------------------------
   check('stop', L.liveStop() === null && L.liveRunning() === false);
