@@ -17,6 +17,13 @@ Module['luainstr'] = (function () {
   var setOption = fn('li_wasm_set_option', 'number', ['string', 'string']);
   var error = fn('li_wasm_error', 'number', []);
   var free = fn('li_wasm_free', null, []);
+  var liveStart = fn('li_wasm_live_start', 'number', ['string', 'string']);
+  var liveTick = fn('li_wasm_live_tick', 'number', ['number']);
+  var liveRunning = fn('li_wasm_live_running', 'number', []);
+  var liveDrain = fn('li_wasm_live_drain', 'number', []);
+  var liveCommand = fn('li_wasm_live_command', 'number', ['string']);
+  var liveStop = fn('li_wasm_live_stop', 'number', []);
+  var livePage = fn('li_wasm_live_page', 'number', []);
   return {
     // null, or the error message (with traceback)
     run: function (source, chunkname) { return str(run(source, chunkname == null ? null : chunkname)); },
@@ -27,6 +34,18 @@ Module['luainstr'] = (function () {
     // null, or why the option was refused
     setOption: function (name, value) { return str(setOption(name, value == null ? null : String(value))); },
     error: function () { return str(error()); },
-    free: function () { free(); }
+    free: function () { free(); },
+    // live mode (README.md): null, or the error message
+    liveStart: function (source, chunkname) { return str(liveStart(source, chunkname == null ? null : chunkname)); },
+    // one frame: tick(dt) and its mark; null, or tick's error
+    liveTick: function (dt) { return str(liveTick(dt == null ? 1 / 60 : +dt)); },
+    liveRunning: function () { return liveRunning() !== 0; },
+    // the messages since the last drain: JSON text of an array, or null
+    liveDrain: function () { return str(liveDrain()); },
+    // a command (an object or its JSON text): null taken, or why not
+    liveCommand: function (cmd) { return str(liveCommand(typeof cmd === 'string' ? cmd : JSON.stringify(cmd))); },
+    liveStop: function () { return str(liveStop()); },
+    // the live view's page (html), or null
+    livePage: function () { return str(livePage()); }
   };
 })();

@@ -37,4 +37,40 @@ const char *li_wasm_error(void);
 /* Closes the state and frees everything; options are forgotten. */
 void li_wasm_free(void);
 
+/* ---- live mode: the live view without a server (issue 22;
+** docs/live-protocol.md, "In the browser without a server") ------------- */
+
+/* Like li_wasm_run, in a fresh state with frame marks, memory mode and the
+** live channel "page" on (after the options given): runs source, which
+** defines the game's tick function (a global function tick(dt), or the
+** chunk returns one), and keeps it.  NULL, or the error message. */
+const char *li_wasm_live_start(const char *source, const char *chunkname);
+
+/* One frame: the span since the last tick is idle (the browser's), then
+** tick(dt) runs and the frame is marked (commands are applied there).
+** NULL, or tick's error (with traceback), which ends the session. */
+const char *li_wasm_live_tick(double dt);
+
+/* 1 while a session runs (started; its tick has not failed, called
+** os.exit or been stopped). */
+int li_wasm_live_running(void);
+
+/* Every message since the last drain, as one JSON array (the protocol's
+** server -> client messages, in order); NULL when there are none. */
+const char *li_wasm_live_drain(void);
+
+/* A command from the view (JSON, as a client sends it; its ack comes in a
+** later drain): NULL taken, or why not. */
+const char *li_wasm_live_command(const char *json);
+
+/* Ends the session: no more ticks, and collection stopped as the view's
+** "stop" command does (its ack and status come in the next drain); the
+** state stays for reports and output() until the next run.  NULL, or why
+** not. */
+const char *li_wasm_live_stop(void);
+
+/* The live view's page (the html report's application in live mode), to
+** open in a frame with "#embed"; NULL on failure (li_wasm_error). */
+const char *li_wasm_live_page(void);
+
 #endif

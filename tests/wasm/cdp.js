@@ -8,6 +8,7 @@
 //   await page.goto(url);
 //   await page.waitFor('document.body.dataset.state === "ready"', 30000);
 //   const v = await page.eval('1 + 1');      // awaits promises, by value
+//   const w = await page.frameEval((url) => url.startsWith('blob:'), 'document.title');
 //   await page.screenshot('shot.png');
 //   await b.close();
 'use strict';
@@ -116,6 +117,38 @@ class Page {
       { expression, awaitPromise: true, returnByValue: true, userGesture: true });
     if (r.exceptionDetails)
       throw new Error('eval: ' + (r.exceptionDetails.exception?.description || r.exceptionDetails.text));
+    return r.result.value;
+  }
+
+  // The value of an expression in a child frame, the first whose URL
+  // passes test.  A frame in this page's process is evaluated in an
+  // isolated world of it (its DOM, not its scripts' variables); one in a
+  // process of its own (an out-of-process frame: a blob: frame of a file://
+  // page, whose origin is opaque) is a target of its own, attached to.
+  async frameEval(test, expression) {
+    const { frameTree } = await this.send('Page.getFrameTree');
+    const find = (t) => (t.frame.parentId && test(t.frame.url) ? t.frame
+      : (t.childFrames || []).map(find).find((f) => f) || null);
+    const frame = find(frameTree);
+    const params = { expression, awaitPromise: true, returnByValue: true, userGesture: true };
+    let r;
+    if (frame) {
+      const { executionContextId } = await this.send('Page.createIsolatedWorld',
+        { frameId: frame.id, worldName: 'cdp-test' });
+      r = await this.send('Runtime.evaluate', Object.assign({ contextId: executionContextId }, params));
+    } else {
+      const { targetInfos } = await this.browser.send('Target.getTargets');
+      const t = targetInfos.find((i) => i.type === 'iframe' && test(i.url));
+      if (!t) throw new Error('frameEval: no such frame');
+      if (!this.frameSessions) this.frameSessions = new Map();
+      if (!this.frameSessions.has(t.targetId)) {
+        const { sessionId } = await this.browser.send('Target.attachToTarget', { targetId: t.targetId, flatten: true });
+        this.frameSessions.set(t.targetId, sessionId);
+      }
+      r = await this.browser.send('Runtime.evaluate', params, this.frameSessions.get(t.targetId));
+    }
+    if (r.exceptionDetails)
+      throw new Error('frameEval: ' + (r.exceptionDetails.exception?.description || r.exceptionDetails.text));
     return r.result.value;
   }
 

@@ -13,8 +13,13 @@
 #          that parses), a failing script's message;
 #   known  a script with known durations through the page, not isolated and
 #          isolated: the csv and json figures within 5% (it prints what it
-#          measured against what it expected).
-# With LI_UPDATE_SCREENSHOT=1 it also rewrites docs/web-page.png.
+#          measured against what it expected);
+#   live   the live sample's game loop on requestAnimationFrame with the
+#          live view in its frame, from file:// and from the server: frames
+#          and the planted spike arrive, its tree names the planted
+#          function, a command from the view is acknowledged, Stop.
+# With LI_UPDATE_SCREENSHOT=1 it also rewrites docs/web-page.png and
+# docs/web-live.png.
 # Exits 77 (skipped) when Chromium or node is missing.
 set -uo pipefail
 
@@ -75,17 +80,19 @@ t() {
     { failures=$((failures + 1)); echo "FAIL: $name"; }
 }
 
-shot=$tmp/web-page.png
-[[ ${LI_UPDATE_SCREENSHOT:-0} == 1 ]] && shot=$root/docs/web-page.png
+shot=$tmp/web-page.png liveshot=$tmp/web-live.png
+[[ ${LI_UPDATE_SCREENSHOT:-0} == 1 ]] && shot=$root/docs/web-page.png liveshot=$root/docs/web-live.png
 t "page from file://" page "file://$tmp/site/web/index.html"
 t "page from a server" page "$plain"
 t "page from a server, cross-origin isolated" page "$isolated" "$shot"
 t "known answers, not isolated" known "$plain"
 t "known answers, cross-origin isolated" known "$isolated"
-[[ ${LI_UPDATE_SCREENSHOT:-0} == 1 ]] && echo "wrote $shot"
+t "live view from file://" live "file://$tmp/site/web/index.html"
+t "live view from a server, cross-origin isolated" live "$isolated" "$liveshot"
+[[ ${LI_UPDATE_SCREENSHOT:-0} == 1 ]] && echo "wrote $shot and $liveshot"
 
 if [[ $failures -gt 0 ]]; then
-  echo "page_chromium: $failures of 5 failed"
+  echo "page_chromium: $failures of 7 failed"
   exit 1
 fi
 echo "page_chromium: all passed"

@@ -10,6 +10,12 @@
 //   node page_test.js known URL BROWSER WORKDIR
 //       runs a script with known durations through the page and checks the
 //       csv and json reports' figures within 5%.
+//   node page_test.js live URL BROWSER WORKDIR [SCREENSHOT]
+//       chooses the live sample, clicks Live: the game loop runs on
+//       requestAnimationFrame, frames and the planted spike arrive in the
+//       live view in its frame (blob:, #embed, postMessage), the spike's
+//       tree names the planted function, a command from the view comes
+//       back acknowledged; Stop ends it and offers the session's report.
 //
 // The known-answer script runs twice and only the second run is checked:
 // the first warms the wasm code up (optimizing tier) and grows its memory.
@@ -302,6 +308,108 @@ async function knownTest(page) {
                         `(${(noop.total_ns / N).toFixed(0)} ns a call)`);
 }
 
+// ---- live --------------------------------------------------------------------
+const SESSION = `(() => { const s = window.luainstrPage.session();
+  return s && { frames: s.frames, messages: s.messages, batches: s.batches, spikes: s.spikes,
+                acks: s.acks, commands: s.commands }; })()`;
+const IS_VIEW = (u) => u.startsWith('blob:');   // the live view's frame
+
+// The live view in its frame (report/html.c's live mode, #embed): frames
+// arriving, the planted spike listed with the planted function first by
+// self time, opened (its table), and its own buttons' commands applied.
+const PLANTED_SPIKE = (t) => {   // frames 30, 90, 150, ...: the 60th from 30
+  const m = /^frame (\d+): .*most self time: Level\.rebuild_navgrid$/.exec(t);
+  return m !== null && +m[1] % 60 === 30;
+};
+async function liveView(page) {
+  const fe = (expr) => page.frameEval(IS_VIEW, expr);
+  const waitView = async (expr, ms) => {
+    const end = Date.now() + ms;
+    while (!(await fe(expr))) {
+      if (Date.now() > end) return false;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return true;
+  };
+  const received = `+(/frames received (\\d+)/.exec(document.getElementById('counters').textContent) || [0, -1])[1]`;
+  const n1 = await fe(received);
+  const more = await waitView(`${received} > ${n1 + 30}`, 20000);
+  check('view: frames arriving', n1 > 0 && more, `${n1}, then ${await fe(received)} received; ` +
+        await fe(`document.getElementById('hdr').textContent`));
+  check('view: embedded, no connection of its own', /in this page/.test(await fe(`document.getElementById('conn').textContent`)),
+        await fe(`document.getElementById('conn').textContent`));
+  const spikes = await fe(`Array.prototype.map.call(document.querySelectorAll('#spikes button'), (b) => b.textContent)`);
+  const k = spikes.findIndex(PLANTED_SPIKE);
+  check('view: a planted spike listed, Level.rebuild_navgrid first by self time', k >= 0,
+        k >= 0 ? spikes[k] : spikes.slice(0, 4).join(' | '));
+  if (k >= 0) {
+    await fe(`document.querySelectorAll('#spikes button')[${k}].click()`);
+    // (the frame's idle span, the wait for the animation frame before its
+    // tick, is a row of its own: the zone idle)
+    const first = `(() => { const r = Array.prototype.find.call(document.querySelectorAll('#rows tr'),
+      (tr) => !/^zone idle/.test(tr.cells[0].textContent)); return r ? r.cells[0].textContent : ''; })()`;
+    const opened = await waitView(`/Level\\.rebuild_navgrid/.test(${first})`, 5000);
+    check('view: the spike opened, its table led by Level.rebuild_navgrid (idle aside)', opened,
+          await fe(`document.getElementById('crumbs').textContent`) + ' / first row: ' + await fe(first));
+  }
+  // commands from the view's own buttons: to the page, to li_live_command,
+  // applied at a mark, acknowledged and shown
+  const status = `document.getElementById('lstatus').textContent`;
+  await fe(`document.getElementById('c-pause').click()`);
+  check('view: Pause applied', await waitView(`/collection paused/.test(${status})`, 10000), await fe(status));
+  await fe(`document.getElementById('c-resume').click()`);
+  check('view: Resume applied', await waitView(`/collection running/.test(${status})`, 10000), await fe(status));
+}
+
+async function liveTest(page) {
+  await page.waitFor('["ready", "failed"].includes(document.body.dataset.state)', 60000);
+  if (!check('module loaded', await page.eval('document.body.dataset.state') === 'ready')) return;
+  await page.eval(`(() => { const s = document.getElementById('sample'); s.value = 'live';
+    s.dispatchEvent(new Event('change')); })()`);
+  check('the live sample in the editor', await page.eval(
+    '/function tick\\(dt\\)/.test(document.getElementById("source").value)'));
+  await click(page, '#live');
+  await page.waitFor('["live", "done"].includes(document.body.dataset.state)', 30000);
+  const st = await page.eval('[document.body.dataset.state, document.getElementById("status").textContent]');
+  if (!check('Live: the loop runs', st[0] === 'live', st.join(': '))) {
+    console.log('output: ' + await page.eval('document.getElementById("output").textContent'));
+    return;
+  }
+  check('Live: the view in its frame, the report hidden', await page.eval(`(() => {
+    const v = document.getElementById('liveview'), r = document.getElementById('report');
+    return !v.hidden && r.hidden && v.src.startsWith('blob:') && v.src.endsWith('#embed'); })()`));
+  // the planted spikes come at frames 30, 90, 150: at 60 frames a second
+  // within 3 s, longer on a loaded machine
+  await page.waitFor(`(() => { const s = window.luainstrPage.session();
+    return s && s.frames >= 160 && s.spikes >= 2; })()`, 60000);
+  const s1 = await page.eval(SESSION);
+  check('Live: frames and spikes posted to the view', s1.batches > 0 && s1.spikes >= 2, JSON.stringify(s1));
+  await liveView(page);
+  check('Live: status', /^Live: frame \d+, \d+ fps, \d+ spike trees?$/.test(
+    await page.eval('document.getElementById("status").textContent')),
+    await page.eval('document.getElementById("status").textContent'));
+  const s2 = await page.eval(SESSION);
+  check('Live: the view\'s commands went through the page, acknowledged', s2.commands >= 2 && s2.acks >= 2,
+        JSON.stringify(s2));
+  if (screenshot) {   // the page with the view below, its spike open
+    await page.send('Emulation.setDeviceMetricsOverride', { width: 1280, height: 1280, deviceScaleFactor: 1, mobile: false });
+    await page.eval('window.scrollTo(0, 0); new Promise((r) => setTimeout(r, 500))');
+    await page.screenshot(screenshot);
+    await page.send('Emulation.clearDeviceMetricsOverride');
+    check('screenshot', true, screenshot);
+  }
+  await click(page, '#stop');
+  await page.waitFor('document.body.dataset.state === "done"', 10000);
+  const done = await page.eval(`[document.getElementById('status').textContent,
+    document.getElementById('report-link').hidden, document.getElementById('live').disabled,
+    document.getElementById('stop').disabled, document.getElementById('output').textContent]`);
+  check('Stop: stopped, the report offered, Live again, Stop off',
+        /^Stopped after \d+ frames/.test(done[0]) && !done[1] && !done[2] && done[3], JSON.stringify(done.slice(0, 4)));
+  check('Stop: what the game printed', /^frame 120 /m.test(done[4]), JSON.stringify(done[4].slice(0, 120)));
+  const html = await page.eval(`fetch(document.getElementById('report-link').href).then((r) => r.text())`);
+  check('Stop: the session\'s report names the planted function', html.includes('Level.rebuild_navgrid'));
+}
+
 (async () => {
   const b = await launch(browserPath, { userDataDir: path.join(workdir, 'chrome-profile'), width: 1280, height: 900 });
   let page;
@@ -310,6 +418,7 @@ async function knownTest(page) {
     await page.goto(url);
     if (mode === 'page') await pageTest(page);
     else if (mode === 'known') await knownTest(page);
+    else if (mode === 'live') await liveTest(page);
     else throw new Error('unknown mode ' + mode);
   } catch (e) {
     check('no exception', false, e.stack);
