@@ -808,6 +808,12 @@ char *li_live_drain(li_prof *P, size_t *len) {
   return json;
 }
 
+const char *li_live_page_download(li_prof *P, uint32_t n) {
+  li_live *V = P->live;
+  if (V == NULL || V->mode != MODE_PAGE) return NULL;
+  return li_live_view_download(V->view, n);
+}
+
 int li_live_command(li_prof *P, const char *json, size_t len) {
   li_live *V = P->live;
   li_live_cmd c;

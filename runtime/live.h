@@ -331,6 +331,9 @@ void li_live_update(struct li_prof *P);
 char *li_live_drain(struct li_prof *P, size_t *len);
 /* A command for a "page" channel (JSON as a client sends): 0 taken. */
 int li_live_command(struct li_prof *P, const char *json, size_t len);
+/* "page" channels: the file of download N an ack named ("/download/S/N"),
+** for the page to offer (NULL: no such download). */
+const char *li_live_page_download(struct li_prof *P, uint32_t n);
 /* The state closes: END posted, detached, freed. */
 void li_live_close(struct li_prof *P);
 /* P's channel while it is attached (NULL: none): tests read and write its

@@ -120,6 +120,20 @@
   // which cannot be named: hence the target origin "*" (the frame is only
   // ever this page's own document).
 
+  // An ack's download ("/download/S/N", a file the command wrote in the
+  // module's memory file system): the view gets a blob: URL of its bytes
+  // instead (it accepts one when embedded); released with the downloads.
+  var downloadTypes = { html: 'text/html', json: 'application/json',
+                        heapsnapshot: 'application/json', chrome: 'application/json' };
+  function offerDownload(ack) {
+    var m = /^\/download\/\d+\/(\d+)$/.exec(ack.download);
+    var bytes = m ? M.luainstr.liveDownload(+m[1]) : null;
+    if (bytes === null) { delete ack.download; return; }
+    ack.download = URL.createObjectURL(new Blob([bytes], {
+      type: downloadTypes[ack.format] || 'text/plain' }));
+    urls.push(ack.download);
+  }
+
   function postToView(text) {
     if (text === null || live === null || live.view === null) return;
     var msgs = JSON.parse(text);
@@ -127,7 +141,10 @@
     for (var i = 0; i < msgs.length; i++) {
       if (msgs[i].type === 'frames') live.batches++;
       else if (msgs[i].type === 'spike') live.spikes++;
-      else if (msgs[i].type === 'ack') live.acks++;
+      else if (msgs[i].type === 'ack') {
+        live.acks++;
+        if (typeof msgs[i].download === 'string') offerDownload(msgs[i]);
+      }
     }
     live.view.postMessage({ luainstr_live: msgs }, '*');
   }

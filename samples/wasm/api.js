@@ -24,6 +24,7 @@ Module['luainstr'] = (function () {
   var liveCommand = fn('li_wasm_live_command', 'number', ['string']);
   var liveStop = fn('li_wasm_live_stop', 'number', []);
   var livePage = fn('li_wasm_live_page', 'number', []);
+  var liveDownload = fn('li_wasm_live_download', 'number', ['number']);
   return {
     // null, or the error message (with traceback)
     run: function (source, chunkname) { return str(run(source, chunkname == null ? null : chunkname)); },
@@ -46,6 +47,12 @@ Module['luainstr'] = (function () {
     liveCommand: function (cmd) { return str(liveCommand(typeof cmd === 'string' ? cmd : JSON.stringify(cmd))); },
     liveStop: function () { return str(liveStop()); },
     // the live view's page (html), or null
-    livePage: function () { return str(livePage()); }
+    livePage: function () { return str(livePage()); },
+    // the bytes (a Uint8Array) of the file an ack's download "/download/S/N"
+    // names, by its N; null when there is none (error() says why)
+    liveDownload: function (n) {
+      var path = str(liveDownload(n >>> 0));
+      return path === null ? null : FS.readFile(path);
+    }
   };
 })();

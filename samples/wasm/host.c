@@ -21,6 +21,8 @@
 **   li_wasm_live_command(json)       a command from the view
 **   li_wasm_live_stop()              the session ends (the state stays)
 **   li_wasm_live_page()              the live view's page (html)
+**   li_wasm_live_download(n)         the file of the ack's download N (its
+**                                    path in the module's file system)
 **
 ** It is an engine host like samples/host/: the script is loaded with
 ** luaL_loadbufferx routed through wrap_luaL_loadbufferx, whose loader is
@@ -430,6 +432,21 @@ const char *li_wasm_live_drain (void) {
   return host.drained;
 }
 
+
+/* The path of download n ("/download/S/n" in an ack), in the module's
+** memory file system, where the command wrote it; NULL: none (li_wasm_error
+** says why). */
+EMSCRIPTEN_KEEPALIVE
+const char *li_wasm_live_download (unsigned n) {
+  li_prof *P = host.L != NULL ? li_prof_get(host.L) : NULL;
+  const char *path = P != NULL ? li_live_page_download(P, (uint32_t)n) : NULL;
+  if (path == NULL) {
+    snprintf(host.error, sizeof host.error,
+             "li_wasm_live_download: no download %u in this session", n);
+    return NULL;
+  }
+  return path;
+}
 
 EMSCRIPTEN_KEEPALIVE
 const char *li_wasm_live_command (const char *json) {

@@ -73,4 +73,9 @@ const char *li_wasm_live_stop(void);
 ** open in a frame with "#embed"; NULL on failure (li_wasm_error). */
 const char *li_wasm_live_page(void);
 
+/* The file of download n that an ack of this session named
+** ("/download/S/n"): its path in the module's memory file system; NULL when
+** there is none (li_wasm_error). */
+const char *li_wasm_live_download(unsigned n);
+
 #endif

@@ -254,6 +254,12 @@ factory().then((M) => {
   const ack11 = got.find((x) => x.type === 'ack' && x.id === 11);
   check('command: a report, acknowledged with its download', r === null && ack11 && ack11.ok === true &&
         /^\/download\/\d+\/1$/.test(ack11.download) && ack11.format === 'csv', r || JSON.stringify(ack11));
+  // its file, as the page reads it for the view's link: the csv report
+  const csv = ack11 ? L.liveDownload(1) : null;
+  const csvText = csv ? Buffer.from(csv).toString('utf8') : '';
+  check('download 1: the csv report\'s bytes', csv !== null && csvText.startsWith('name,source,') &&
+        csvText.includes('Level.rebuild_navgrid'), csvText.slice(0, 120));
+  check('download 2: none yet', L.liveDownload(2) === null && /no download 2/.test(L.error()), L.error());
 
   // ---- the end ---------------------------------------------------------------------
   check('stop', L.liveStop() === null && L.liveRunning() === false);
