@@ -943,12 +943,21 @@ Test(heap, nothing_changes) {
   lua_pushinteger(L, 7);
   lua_pushliteral(L, "base slot");
   lua_newtable(L);
-  /* (the first snapshot too: a call of its own would have cost 5.2-5.4 a
-  ** call record the first time, 80 bytes on 5.2) */
+  /* (the first snapshot too, where the walk runs in the host's frame with
+  ** its queue in C (5.2-5.4, Lua's headers): a call of its own would have
+  ** cost a call record the first time, 80 bytes on 5.2.  5.1 and LuaJIT
+  ** make the walk's C function once, at the first snapshot without a
+  ** profiler (li_heap_prepare); a queue on the Lua stack may grow it.) */
   before = lua_gc(L, LUA_GCCOUNT, 0) * 1024 + lua_gc(L, LUA_GCCOUNTB, 0);
   h = snapshot(L, "n1.heapsnapshot");     /* (snapshot() checks the top) */
-  cr_assert_eq(lua_gc(L, LUA_GCCOUNT, 0) * 1024 + lua_gc(L, LUA_GCCOUNTB, 0), before,
-               "nothing allocated in the Lua heap by the first snapshot");
+#if LUA_VERSION_NUM >= 502
+  {
+    const char *refs = getenv("LUAINSTR_HEAP_REFS");
+    if (refs == NULL || strcmp(refs, "off") != 0)
+      cr_assert_eq(lua_gc(L, LUA_GCCOUNT, 0) * 1024 + lua_gc(L, LUA_GCCOUNTB, 0), before,
+                   "nothing allocated in the Lua heap by the first snapshot");
+  }
+#endif
   cr_assert_eq(lua_tointeger(L, 1), 7);
   cr_assert_str_eq(lua_tostring(L, 2), "base slot");
   cr_assert(lua_istable(L, 3));
