@@ -255,10 +255,10 @@ factory().then((M) => {
   check('command: a report, acknowledged with its download', r === null && ack11 && ack11.ok === true &&
         /^\/download\/\d+\/1$/.test(ack11.download) && ack11.format === 'csv', r || JSON.stringify(ack11));
   // its file, as the page reads it for the view's link: the csv report
-  const csv = ack11 ? L.liveDownload(1) : null;
-  const csvText = csv ? Buffer.from(csv).toString('utf8') : '';
-  check('download 1: the csv report\'s bytes', csv !== null && csvText.startsWith('name,source,') &&
-        csvText.includes('Level.rebuild_navgrid'), csvText.slice(0, 120));
+  const dl1 = ack11 ? L.liveDownload(1) : null;
+  const dl1Text = dl1 ? Buffer.from(dl1).toString('utf8') : '';
+  check('download 1: the csv report\'s bytes', dl1 !== null && dl1Text.startsWith('name,source,') &&
+        dl1Text.includes("Level.rebuild_navgrid"), dl1Text.slice(0, 120));
   check('download 2: none yet', L.liveDownload(2) === null && /no download 2/.test(L.error()), L.error());
 
   // ---- the end ---------------------------------------------------------------------
