@@ -8,8 +8,10 @@
 -- stack room (run.sh reads both from the log).  Calling any C function
 -- where the stack has no room for it grows the stack, and Lua takes a
 -- collector step there, before the function runs: a C call at the same
--- depth just before (select) makes that room, so what is measured is the
--- snapshot's own doing.
+-- depth just before (select; every call below is made from the same
+-- register, the locals all declared first) makes that room, so what is
+-- measured, from the count before to the count after, is the snapshot's
+-- own doing.
 local H = require("heaphelp")
 local load = loadstring or load
 local flag = { on = false, ran = 0 }
@@ -24,12 +26,13 @@ end
 local taken = 0
 for n = 1, 40 do
   local body = assert(load("local p, path, flag = ... local " .. string.rep("x, ", n) .. [[y = 1
-    select("#")  -- (a C call at the same depth first: see above)
-    local g0 = collectgarbage("count")
+    local g0, r, msg, g1
+    select("#")  -- (a C call at the same depth as every call below, first)
+    g0 = collectgarbage("count")
     flag.on = true
-    local r, msg = p.snapshot(path)
+    r, msg = p.snapshot(path)
     flag.on = false
-    local g1 = collectgarbage("count")
+    g1 = collectgarbage("count")
     return r, msg, g0, g1]]))
   garbage()
   if H.p then
