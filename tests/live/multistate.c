@@ -2,17 +2,20 @@
 ** multistate.c -- several Lua states in one process, each on a pthread of
 ** its own, each profiled in frame mode and attached to the one live
 ** server (live_test.py multistate checks that the page lists them all
-** and that each streams its own frames).
+** and that each streams its own frames; tests/livepage/states_test.js
+** that the page in a browser shows each and commands each apart).
 **
 **   multistate ADDR STATES FRAMES [FPS]
 **
 ** State k (1..STATES) is named "state-k"; its game calls state_k_update
-** each frame and runs FRAMES + 10 k frames, so that a client can tell the
-** streams apart.  The states attach one after another as their threads
-** start (the first starts the server and prints its URL on stderr); the
-** loops start when a line "go" comes on stdin.  At the end each thread
-** prints "multistate: state-k marks=N" and closes its state.  Exit status
-** 0 unless a state failed.
+** k times each frame (a frame's calls tell whose it is) and runs FRAMES +
+** 10 k frames, so that a client can tell the streams apart; with FRAMES 0
+** the games run until a second line (or the end) comes on stdin.  The
+** states attach one after another as their threads start (the first
+** starts the server and prints its URL on stderr); the loops start when a
+** line "go" comes on stdin.  At the end each thread prints "multistate:
+** state-k marks=N" and closes its state.  Exit status 0 unless a state
+** failed.
 */
 #define _POSIX_C_SOURCE 200809L
 
@@ -41,6 +44,7 @@ static const char *addr;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static int attached, go;
+static int quit;                /* FRAMES 0: the games end (atomic) */
 
 static int l_mark(lua_State *L) {
   job *j = lua_touserdata(L, lua_upvalueindex(1));
@@ -62,10 +66,16 @@ static int l_wait(lua_State *L) {
   return 0;
 }
 
+/* running(): false once the games are to end (FRAMES 0) */
+static int l_running(lua_State *L) {
+  lua_pushboolean(L, !__atomic_load_n(&quit, __ATOMIC_RELAXED));
+  return 1;
+}
+
 static void *run(void *ud) {
   job *j = ud;
   lua_State *L = luaL_newstate();
-  char name[32], src[1024];
+  char name[32], src[1200];
   int ok;
   if (L == NULL) {
     j->failed = 1;
@@ -92,13 +102,20 @@ static void *run(void *ud) {
     lua_pushlightuserdata(L, j);
     lua_pushcclosure(L, l_wait, 1);
     lua_setglobal(L, "wait");
+    lua_pushcfunction(L, l_running);
+    lua_setglobal(L, "running");
     snprintf(src, sizeof src,
       "local t = {}\n"
       "local function state_%d_update(i)\n"
       "  for n = 1, 100 do t[n] = (t[n] or 0) + i end\n"
       "end\n"
-      "for i = 1, %d do state_%d_update(i); mark(); wait() end\n",
-      j->k, j->frames, j->k);
+      "local i, last = 0, %d\n"
+      "while (last == 0 or i < last) and running() do\n"
+      "  i = i + 1\n"
+      "  for _ = 1, %d do state_%d_update(i) end\n"
+      "  mark(); wait()\n"
+      "end\n",
+      j->k, j->frames, j->k, j->k);
     if (luainstr_loadbufferx(L, src, strlen(src), name, "t") != LUA_OK ||
         luainstr_pcall(L, 0, 0, 0) != LUA_OK) {
       fprintf(stderr, "multistate: %s: %s\n", name, lua_tostring(L, -1));
@@ -126,14 +143,14 @@ int main(int argc, char **argv) {
   n = atoi(argv[2]);
   frames = atoi(argv[3]);
   fps = argc > 4 ? atof(argv[4]) : 60;
-  if (n < 1 || n > MAX_STATES || frames < 1 || fps <= 0) {
-    fprintf(stderr, "multistate: 1 to %d states, frames >= 1, fps > 0\n",
+  if (n < 1 || n > MAX_STATES || frames < 0 || fps <= 0) {
+    fprintf(stderr, "multistate: 1 to %d states, frames >= 0, fps > 0\n",
             MAX_STATES);
     return 2;
   }
   for (i = 0; i < n; i++) {
     jobs[i].k = i + 1;
-    jobs[i].frames = frames + 10 * (i + 1);
+    jobs[i].frames = frames > 0 ? frames + 10 * (i + 1) : 0;
     jobs[i].period = (long long)(1e9 / fps);
     jobs[i].marks = jobs[i].failed = 0;
     if (pthread_create(&t[i], NULL, run, &jobs[i]) != 0) {
@@ -151,6 +168,10 @@ int main(int argc, char **argv) {
   go = 1;
   pthread_cond_broadcast(&cv);
   pthread_mutex_unlock(&mu);
+  if (frames == 0) {
+    if (fgets(line, sizeof line, stdin) == NULL) line[0] = '\0';
+    __atomic_store_n(&quit, 1, __ATOMIC_RELAXED);
+  }
   for (i = 0; i < n; i++) {
     pthread_join(t[i], NULL);
     failed |= jobs[i].failed;
