@@ -58,9 +58,11 @@ if [ "$what" != tsan ]; then
   # (less, for CI's time: DevTools' loader in node, the behaviour suites
   # with a snapshot at exit, and the hostile heaps on 5.1-5.3: they run
   # unsanitized in every CI run, and the snapshot's code is the same on
-  # every Lua, sanitized here on 5.4 and LuaJIT)
+  # every Lua, sanitized here on 5.4 and LuaJIT; and the live page's
+  # browser tests: the game and the server they drive are sanitized by the
+  # live view's client tests, live_*, which run here)
   part asan build-asan address,undefined all \
-    -E '^(heap_devtools|heap_exit_.*|heap_hostile_lua5[123])$' || status=1
+    -E '^(heap_devtools|heap_exit_.*|heap_hostile_lua5[123]|live_page_.*)$' || status=1
 fi
 if [ "$what" != asan ]; then
   # Only test_threads, on every Lua: Criterion cannot start under TSan,
@@ -68,7 +70,9 @@ if [ "$what" != asan ]; then
   # (and the live view's ring, test_live_ring: a producer and a consumer
   # thread, built with test_threads_all)
   # (and the live view's client tests: the server's thread with one or
-  # several Lua threads, about 20 s; their hosts are built with it too)
-  part tsan build-tsan thread test_threads_all -R '^(test_threads(_lua5[0-9]|_luajit)?|test_live_ring|live_.*)$' || status=1
+  # several Lua threads, about 20 s; their hosts are built with it too;
+  # not the live page's browser tests, which install a full build)
+  part tsan build-tsan thread test_threads_all -R '^(test_threads(_lua5[0-9]|_luajit)?|test_live_ring|live_.*)$' \
+    -E '^live_page_' || status=1
 fi
 exit $status
