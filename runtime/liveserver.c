@@ -949,6 +949,7 @@ static int li_srv_callback(struct lws *wsi, enum lws_callback_reasons reason,
       li_sclient *cl = calloc(1, sizeof *cl);
       int sndbuf = LI_SRV_SNDBUF;
       if (cl == NULL) return -1;
+      sync_chans(s);            /* a state attached a moment ago is listed */
       /* a modest socket buffer: a slow reader's backlog is then in its
       ** queue, where stale frames are dropped, not megabytes of them in
       ** the kernel's (which would grow it for a fast one on loopback) */
@@ -1241,8 +1242,6 @@ static int li_srv_start(li_srv *s, const char *addr, const char *token,
     return -1;
   }
   s->running = 1;
-  fprintf(stderr, "luainstr: live view at %s\n", s->url);
-  fflush(stderr);
   return 0;
 }
 
@@ -1282,6 +1281,7 @@ int li_live_server_attach(li_live_chan *c, const char *addr,
   li_srv *s = &li_server;
   li_schan *ch, *o;
   char ebuf[8];
+  int started = 0;
   if (err == NULL || errlen == 0) { err = ebuf; errlen = sizeof ebuf; }
   if (c == NULL || c->out == NULL || c->in == NULL) {
     snprintf(err, errlen, "no channel");
@@ -1294,6 +1294,7 @@ int li_live_server_attach(li_live_chan *c, const char *addr,
       pthread_mutex_unlock(&li_srv_life);
       return -1;
     }
+    started = 1;
   } else if (!same_addr(s, addr)) {
     snprintf(err, errlen, "the server of this process is at %s:%d, "
              "not \"%s\" (one server per process)", s->host, s->port, addr);
@@ -1341,6 +1342,12 @@ int li_live_server_attach(li_live_chan *c, const char *addr,
   else o->next = ch;
   pthread_mutex_unlock(&s->mu);
   lws_cancel_service(s->ctx);
+  /* (the URL once the state is in the list: a client that connects as
+  ** soon as it reads the line finds the state listed) */
+  if (started) {
+    fprintf(stderr, "luainstr: live view at %s\n", s->url);
+    fflush(stderr);
+  }
   pthread_mutex_unlock(&li_srv_life);
   return 0;
 fail:
