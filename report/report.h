@@ -162,6 +162,11 @@ typedef struct li_profile {
   uint64_t mem_blocks;  /* blocks the map tracks now */
   uint64_t mem_map_bytes;   /* the block map's own memory (malloc'd) */
   uint64_t mem_untracked_frees; /* frees of blocks made before memory mode */
+  const char *version;  /* luainstr's version (LUAINSTR_VERSION) of the
+                           program that took it, e.g. "0.1.0"; NULL unknown */
+  uint64_t time_ns;     /* when it was taken, ns since the Unix epoch
+                           (CLOCK_REALTIME; 0 unknown): collection began
+                           wall_ns before it, give or take pauses */
   const char *probe;    /* how the probe read its calls (option "probe"):
                            "fast", "direct" or "api"; NULL unknown */
   /* heap snapshots (docs/heap.md) */

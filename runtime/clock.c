@@ -173,6 +173,12 @@ void li_clock_start(li_clock *c) {
   }
 }
 
+uint64_t li_clock_epoch_ns(void) {
+  struct timespec ts;
+  if (clock_gettime(CLOCK_REALTIME, &ts) != 0 || ts.tv_sec <= 0) return 0;
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 const char *li_clock_name(const li_clock *c) {
   return c->name;
 }

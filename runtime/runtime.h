@@ -76,6 +76,10 @@ void li_clock_calibrate(li_clock *c);
 void li_clock_start(li_clock *c);
 const char *li_clock_name(const li_clock *c);
 
+/* The time of day, ns since the Unix epoch (CLOCK_REALTIME), for reports
+** that state when they were taken; 0 when the system cannot say. */
+uint64_t li_clock_epoch_ns(void);
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
 /* The clock read with no call (the probe's fast path): when c->tsc. */

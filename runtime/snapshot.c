@@ -246,6 +246,8 @@ int li_snapshot(li_prof *P, li_profile *out) {
   out->overhead_ns = to_ns((int64_t)(P->entries * P->pair_cost), k);
   out->clock = li_clock_name(&P->clock);
   out->probe = li_prof_probe_name(P);
+  out->version = LUAINSTR_VERSION;
+  out->time_ns = li_clock_epoch_ns();
   out->clock_resolution_ns = (double)P->clock.resolution * k;
   if (notes(P, out) != 0) goto nomem;
   out->heap_files = (const char *const *)P->heap_files;
