@@ -1,12 +1,20 @@
 /*
-** luainstr.c -- the `luainstr` command: instrument one Lua chunk.
+** luainstr.c -- the `luainstr` command: instrument one Lua chunk, or merge
+** reports.
 **
 **   luainstr [-o OUT] [--chunkname NAME] [--lua VERSION] FILE|-
+**   luainstr merge [-f FORMAT] [-o OUT] REPORT...
 **
 ** The input is read whole (any bytes, NULs included), rewritten, and the
 ** result goes to stdout or OUT.  Exit status: 0 done; 1 the input does not
 ** compile (Lua's own message on stderr, nothing written); 2 usage, I/O or
 ** memory trouble.
+**
+** `merge` (the first argument exactly: a file named merge is instrumented
+** as ./merge) reads json and pprof reports and writes their sum
+** (report/reader.h, docs/merge.md) in any format; one report is written
+** as it is, in another format.  Exit status: 0 done; 1 a report could not
+** be read; 2 usage, I/O or memory trouble.
 */
 #define _XOPEN_SOURCE 700  /* POSIX 2008 with XSI: realpath, mkstemp, fsync */
 
@@ -21,6 +29,8 @@
 #include <lauxlib.h>
 
 #include "instrument.h"
+#include "reader.h"
+#include "report.h"
 #include "rewrite.h"
 
 #ifndef LI_VERSION
@@ -72,7 +82,11 @@ static void usage(FILE *f)
         "                    or jit (LuaJIT 2.1); 5.4 input is also compiled"
         " to check it\n"
         "  --help            show this help and exit\n"
-        "  --version         show the version and exit\n", f);
+        "  --version         show the version and exit\n"
+        "       " PROGNAME " merge [-f FORMAT] [-o OUT] REPORT...\n"
+        "Merge json and pprof reports of one program into one report"
+        " (" PROGNAME " merge\n"
+        "--help).\n", f);
 }
 
 static int usage_error(const char *what, const char *arg)
@@ -539,12 +553,166 @@ static int parse_args(int argc, char **argv, cli_opts *o)
   return -1;
 }
 
+
+/* ======================================================================
+** luainstr merge
+** ====================================================================== */
+
+static void merge_usage(FILE *f)
+{
+  fprintf(f, "usage: " PROGNAME " merge [-f FORMAT] [-o OUT] REPORT...\n"
+          "Sum reports of the same program (json or pprof, in any mix) into"
+          " one:\n"
+          "calls, times and memory figures add up, functions and call paths"
+          " matched\n"
+          "by name, source and lines; frames, spike frames and traces are"
+          " left out.\n"
+          "One REPORT is written as it is, in FORMAT.\n"
+          "  -f FORMAT  the report's format: %s\n"
+          "             (default: the first REPORT's, json or pprof)\n"
+          "  -o OUT     write it to OUT, whole or not at all (default:"
+          " stdout)\n"
+          "  --help     show this help and exit\n"
+          "Exit status: 0 done, 1 a report could not be read, 2 usage, I/O"
+          " or memory.\n", li_report_formats());
+}
+
+static int merge_usage_error(const char *what, const char *arg)
+{
+  fprintf(stderr, PROGNAME " merge: %s '%s'\n", what, arg);
+  merge_usage(stderr);
+  return ST_TROUBLE;
+}
+
+/* The format a report of p was read from: json, or pprof (no other can be
+** read back): what the first REPORT gives -f by default. */
+static const char *format_of(const char *path)
+{
+  unsigned char head[64];
+  size_t n = 0;
+  FILE *f = fopen(path, "rb");
+  const char *fmt;
+  if (f != NULL) {
+    n = fread(head, 1, sizeof head, f);
+    fclose(f);
+  }
+  fmt = li_report_sniff(head, n);
+  return fmt != NULL ? fmt : "json";
+}
+
+/* Read the reports, sum them, write the result.  Returns an exit status. */
+static int merge_reports(const char *format, const char *out,
+                         char **paths, int n)
+{
+  li_profile **in = calloc((size_t)n, sizeof *in);
+  li_profile *sum = NULL;
+  const li_profile *result;
+  char err[512];
+  int status = ST_OK;
+  if (in == NULL) {
+    fprintf(stderr, PROGNAME " merge: not enough memory\n");
+    return ST_TROUBLE;
+  }
+  for (int k = 0; k < n && status == ST_OK; k++) {
+    in[k] = li_read_report(paths[k], err, sizeof err);
+    if (in[k] == NULL) {
+      fprintf(stderr, PROGNAME " merge: %s\n", err);
+      status = ST_SYNTAX;
+    }
+  }
+  if (status == ST_OK && n > 1) {
+    sum = li_merge((const li_profile *const *)in, (size_t)n, err, sizeof err);
+    if (sum == NULL) {
+      fprintf(stderr, PROGNAME " merge: %s\n", err);
+      status = ST_TROUBLE;
+    }
+  }
+  result = n > 1 ? sum : in[0];
+  if (status == ST_OK && out != NULL) {
+    if (li_report_to_path(result, format, out, err, sizeof err) != 0) {
+      fprintf(stderr, PROGNAME " merge: %s\n", err);
+      status = ST_TROUBLE;
+    }
+  } else if (status == ST_OK) {
+    char *text = NULL;
+    size_t len = 0;
+    if (li_report_to_string(result, format, &text, &len) != 0) {
+      fprintf(stderr, PROGNAME " merge: cannot write the %s report: %s\n",
+              format, strerror(errno != 0 ? errno : ENOMEM));
+      status = ST_TROUBLE;
+    } else {
+      status = write_output(NULL, text, len);
+    }
+    free(text);
+  }
+  li_profile_free(sum);
+  for (int k = 0; k < n; k++) li_profile_free(in[k]);
+  free(in);
+  return status;
+}
+
+/* luainstr merge ARGS (argv[0] is "merge").  Returns an exit status. */
+static int merge_main(int argc, char **argv)
+{
+  const char *format = NULL, *out = NULL, *v;
+  char **paths = calloc((size_t)argc, sizeof *paths);
+  int n = 0, options = 1, status;
+  if (paths == NULL) {
+    fprintf(stderr, PROGNAME " merge: not enough memory\n");
+    return ST_TROUBLE;
+  }
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!options || a[0] != '-' || a[1] == '\0') {
+      paths[n++] = argv[i];
+    } else if (strcmp(a, "--") == 0) {
+      options = 0;
+    } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      merge_usage(stdout);
+      free(paths);
+      return ST_OK;
+    } else if (strncmp(a, "-o", 2) == 0 || strncmp(a, "-f", 2) == 0) {
+      if ((v = option_value(argc, argv, &i, 2)) == NULL) {
+        free(paths);
+        return merge_usage_error("missing value after", a);
+      }
+      if (a[1] == 'o') out = strcmp(v, "-") == 0 ? NULL : v;
+      else format = v;
+    } else {
+      free(paths);
+      return merge_usage_error("unknown option", a);
+    }
+  }
+  if (n == 0) {
+    free(paths);
+    fprintf(stderr, PROGNAME " merge: no report to merge\n");
+    merge_usage(stderr);
+    return ST_TROUBLE;
+  }
+  if (format == NULL) format = format_of(paths[0]);
+  if (!li_report_known(format)) {
+    free(paths);
+    if (strcmp(format, "pprof") == 0) {
+      fprintf(stderr, PROGNAME " merge: pprof: this build has no "
+              "protobuf-c\n");
+      return ST_TROUBLE;
+    }
+    return merge_usage_error("unknown format", format);
+  }
+  status = merge_reports(format, out, paths, n);
+  free(paths);
+  return status;
+}
+
 int main(int argc, char **argv)
 {
   cli_opts opts;
   job j;
   char *name = NULL;
-  int status = parse_args(argc, argv, &opts);
+  int status;
+  if (argc > 1 && strcmp(argv[1], "merge") == 0)
+    return merge_main(argc - 1, argv + 1);
+  status = parse_args(argc, argv, &opts);
   if (status >= 0) return status;
 
   memset(&j, 0, sizeof j);

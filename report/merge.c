@@ -1,0 +1,412 @@
+/*
+** merge.c -- many profiles of the same program summed into one (li_merge,
+** reader.h): a fleet's reports, or one process's reports taken one after
+** another, made into the one profile every writer can write.
+**
+** Functions are matched by what names them in every report (zone flag,
+** name, source, line, lastline), call-tree nodes by their path of
+** functions from the root: a hash table each, the output's functions and
+** nodes in the order they are first met (so parents still come before
+** their children).  Figures that count add up (saturating, never
+** wrapping); min_ns is the least of the calls that ran, max_ns,
+** max_alloc_bytes and peak_live_bytes the most (a peak is one process's:
+** processes do not share memory).  What belongs to one run's timeline
+** (frames, spike frames, trace events) cannot be added up: it is left out
+** and a warning line says so.
+*/
+#include <inttypes.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader.h"
+
+/* An open-addressing table of indexes into an array the caller keeps. */
+typedef struct table {
+  uint32_t *slot;       /* index + 1; 0: empty */
+  size_t mask;          /* slots - 1 (a power of 2) */
+  uint32_t n;           /* entries */
+} table;
+
+/* The merge's state. */
+typedef struct merger {
+  li_profile *out;
+  li_pfunc *funcs;      /* the output's functions (owned by out at the end) */
+  uint32_t nfuncs, fcap;
+  li_pnode *nodes;      /* the output's call tree */
+  uint32_t nnodes, ncap;
+  table ft, nt;         /* functions by identity, nodes by (parent, func) */
+  char *warnings;       /* merged warning lines, each once */
+  size_t wlen, wcap;
+} merger;
+
+static uint64_t add(uint64_t a, uint64_t b) {
+  return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static uint64_t max64(uint64_t a, uint64_t b) {
+  return a > b ? a : b;
+}
+
+static void add_mem(li_pmem *to, const li_pmem *m) {
+  to->alloc_bytes = add(to->alloc_bytes, m->alloc_bytes);
+  to->alloc_count = add(to->alloc_count, m->alloc_count);
+  to->alloc_bytes_total = add(to->alloc_bytes_total, m->alloc_bytes_total);
+  to->alloc_count_total = add(to->alloc_count_total, m->alloc_count_total);
+  to->free_bytes = add(to->free_bytes, m->free_bytes);
+  to->live_bytes = add(to->live_bytes, m->live_bytes);
+  to->peak_live_bytes = max64(to->peak_live_bytes, m->peak_live_bytes);
+  to->max_alloc_bytes = max64(to->max_alloc_bytes, m->max_alloc_bytes);
+}
+
+/* ---- hashing ------------------------------------------------------------- */
+
+static uint64_t mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15u + (h << 6) + (h >> 2);
+  return h;
+}
+
+static uint64_t hash_str(uint64_t h, const char *s) {
+  h ^= 14695981039346656037u;
+  for (; s != NULL && *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211u;
+  return mix(h, s == NULL);
+}
+
+static uint64_t hash_func(const li_pfunc *f) {
+  uint64_t h = hash_str(hash_str((uint64_t)f->zone, f->name), f->source);
+  return mix(mix(h, f->line), f->lastline);
+}
+
+static int same_str(const char *a, const char *b) {
+  return a == NULL || b == NULL ? a == b : strcmp(a, b) == 0;
+}
+
+static int same_func(const li_pfunc *a, const li_pfunc *b) {
+  return !a->zone == !b->zone && a->line == b->line &&
+         a->lastline == b->lastline && same_str(a->name, b->name) &&
+         same_str(a->source, b->source);
+}
+
+static uint64_t hash_node(uint32_t parent, uint32_t func) {
+  return mix(mix(0, parent), func) * 0xff51afd7ed558ccdu;
+}
+
+/* Make room for one more entry (rehashing with hashof): 0 or -1. */
+static int table_grow(table *t, const merger *m,
+                      uint64_t (*hashof)(const merger *, uint32_t)) {
+  size_t nslots;
+  uint32_t *slot;
+  if (t->slot != NULL && (size_t)t->n + 1 <= (t->mask + 1) / 2) return 0;
+  nslots = t->slot != NULL ? (t->mask + 1) * 2 : 256;
+  if (nslots > SIZE_MAX / sizeof *slot) return -1;
+  slot = calloc(nslots, sizeof *slot);
+  if (slot == NULL) return -1;
+  for (size_t i = 0; t->slot != NULL && i <= t->mask; i++) {
+    size_t j;
+    if (t->slot[i] == 0) continue;
+    j = (size_t)hashof(m, t->slot[i] - 1) & (nslots - 1);
+    while (slot[j] != 0) j = (j + 1) & (nslots - 1);
+    slot[j] = t->slot[i];
+  }
+  free(t->slot);
+  t->slot = slot;
+  t->mask = nslots - 1;
+  return 0;
+}
+
+static uint64_t func_hash_at(const merger *m, uint32_t i) {
+  return hash_func(&m->funcs[i]);
+}
+
+static uint64_t node_hash_at(const merger *m, uint32_t i) {
+  return hash_node(m->nodes[i].parent, m->nodes[i].func);
+}
+
+/* ---- functions and nodes ------------------------------------------------- */
+
+/* The output's index of function f (added, its strings copied, if new):
+** 0, or -1 when memory ran out. */
+static int func_index(merger *m, const li_pfunc *f, uint32_t *index) {
+  size_t j;
+  li_pfunc *o;
+  if (table_grow(&m->ft, m, func_hash_at) < 0) return -1;
+  j = (size_t)hash_func(f) & m->ft.mask;
+  for (; m->ft.slot[j] != 0; j = (j + 1) & m->ft.mask)
+    if (same_func(&m->funcs[m->ft.slot[j] - 1], f)) {
+      *index = m->ft.slot[j] - 1;
+      return 0;
+    }
+  if (m->nfuncs == m->fcap) {
+    uint32_t ncap = m->fcap ? m->fcap * 2 : 64;
+    li_pfunc *nf = m->fcap >= UINT32_MAX / 2 ? NULL
+                 : realloc(m->funcs, (size_t)ncap * sizeof *nf);
+    if (nf == NULL) return -1;
+    m->funcs = nf;
+    m->fcap = ncap;
+  }
+  o = &m->funcs[m->nfuncs];
+  memset(o, 0, sizeof *o);
+  o->zone = f->zone;
+  o->line = f->line;
+  o->lastline = f->lastline;
+  if (f->name != NULL &&
+      (o->name = li_profile_strdup(m->out, f->name, strlen(f->name))) == NULL)
+    return -1;
+  if (f->source != NULL &&
+      (o->source = li_profile_strdup(m->out, f->source,
+                                     strlen(f->source))) == NULL)
+    return -1;
+  m->ft.slot[j] = ++m->nfuncs;
+  m->ft.n++;
+  *index = m->nfuncs - 1;
+  return 0;
+}
+
+/* The output's node for func under parent (added if new): 0 or -1. */
+static int node_index(merger *m, uint32_t parent, uint32_t func,
+                      uint32_t *index) {
+  size_t j;
+  li_pnode *o;
+  if (table_grow(&m->nt, m, node_hash_at) < 0) return -1;
+  j = (size_t)hash_node(parent, func) & m->nt.mask;
+  for (; m->nt.slot[j] != 0; j = (j + 1) & m->nt.mask) {
+    const li_pnode *n = &m->nodes[m->nt.slot[j] - 1];
+    if (n->parent == parent && n->func == func) {
+      *index = m->nt.slot[j] - 1;
+      return 0;
+    }
+  }
+  if (m->nnodes == m->ncap) {
+    uint32_t ncap = m->ncap * 2;
+    li_pnode *nn = m->ncap >= UINT32_MAX / 2 ? NULL
+                 : realloc(m->nodes, (size_t)ncap * sizeof *nn);
+    if (nn == NULL) return -1;
+    m->nodes = nn;
+    m->ncap = ncap;
+  }
+  o = &m->nodes[m->nnodes];
+  memset(o, 0, sizeof *o);
+  o->parent = parent;
+  o->func = func;
+  m->nt.slot[j] = ++m->nnodes;
+  m->nt.n++;
+  *index = m->nnodes - 1;
+  return 0;
+}
+
+/* ---- warnings ------------------------------------------------------------ */
+
+/* Add the line of len bytes (a newline after it) unless it is there. */
+static int warn_line(merger *m, const char *line, size_t len) {
+  for (size_t i = 0; i < m->wlen;) {
+    const char *nl = memchr(m->warnings + i, '\n', m->wlen - i);
+    size_t l = (size_t)(nl - (m->warnings + i));
+    if (l == len && memcmp(m->warnings + i, line, len) == 0) return 0;
+    i += l + 1;
+  }
+  if (m->wlen + len + 2 > m->wcap) {
+    size_t ncap = m->wcap ? m->wcap : 256;
+    char *nb;
+    while (ncap < m->wlen + len + 2) ncap *= 2;
+    nb = realloc(m->warnings, ncap);
+    if (nb == NULL) return -1;
+    m->warnings = nb;
+    m->wcap = ncap;
+  }
+  memcpy(m->warnings + m->wlen, line, len);
+  m->wlen += len;
+  m->warnings[m->wlen++] = '\n';
+  m->warnings[m->wlen] = '\0';
+  return 0;
+}
+
+static int warn_lines(merger *m, const char *w) {
+  while (w != NULL && *w != '\0') {
+    size_t len = strcspn(w, "\n");
+    if (warn_line(m, w, len) < 0) return -1;
+    w += len + (w[len] == '\n');
+  }
+  return 0;
+}
+
+/* ---- one input ----------------------------------------------------------- */
+
+/* Add profile k, in, to the sums; fmap: room for its functions' indexes,
+** nmap for its nodes'.  0, or -1 with err. */
+static int add_profile(merger *m, const li_profile *in, size_t k,
+                       uint32_t *fmap, uint32_t *nmap, char *err,
+                       size_t errlen) {
+  for (uint32_t i = 0; i < in->nfuncs; i++) {
+    const li_pfunc *f = &in->funcs[i];
+    li_pfunc *o;
+    if (func_index(m, f, &fmap[i]) < 0) goto nomem;
+    o = &m->funcs[fmap[i]];
+    if (f->calls > 0 && (o->calls == 0 || f->min_ns < o->min_ns))
+      o->min_ns = f->min_ns;
+    o->max_ns = max64(o->max_ns, f->max_ns);
+    o->calls = add(o->calls, f->calls);
+    o->errors = add(o->errors, f->errors);
+    o->total_ns = add(o->total_ns, f->total_ns);
+    o->self_ns = add(o->self_ns, f->self_ns);
+    add_mem(&o->mem, &f->mem);
+  }
+  for (uint32_t i = 0; i < in->nnodes; i++) {
+    const li_pnode *n = &in->nodes[i];
+    li_pnode *o;
+    if (i == 0) {
+      nmap[0] = 0;
+    } else {
+      if (n->parent >= i || n->func >= in->nfuncs) {
+        snprintf(err, errlen, "merge: profile %zu: node %" PRIu32 " has %s",
+                 k + 1, i, n->parent >= i ? "no parent before it"
+                                          : "no function");
+        return -1;
+      }
+      if (node_index(m, nmap[n->parent], fmap[n->func], &nmap[i]) < 0)
+        goto nomem;
+    }
+    o = &m->nodes[nmap[i]];
+    o->calls = add(o->calls, n->calls);
+    o->errors = add(o->errors, n->errors);
+    o->total_ns = add(o->total_ns, n->total_ns);
+    o->self_ns = add(o->self_ns, n->self_ns);
+    add_mem(&o->mem, &n->mem);
+  }
+  if (warn_lines(m, in->warnings) < 0) goto nomem;
+  return 0;
+nomem:
+  snprintf(err, errlen, "merge: out of memory");
+  return -1;
+}
+
+/* ---- the summary --------------------------------------------------------- */
+
+/* The string all n profiles agree on (at offset off), copied; NULL when
+** they differ or none has one.  -1 when memory ran out. */
+static int common_str(merger *m, const li_profile *const *in, size_t n,
+                      size_t off, const char **out) {
+  const char *s = *(const char *const *)((const char *)in[0] + off);
+  *out = NULL;
+  for (size_t k = 1; k < n; k++)
+    if (!same_str(s, *(const char *const *)((const char *)in[k] + off)))
+      return 0;
+  if (s != NULL && (*out = li_profile_strdup(m->out, s, strlen(s))) == NULL)
+    return -1;
+  return 0;
+}
+
+static int merge_summary(merger *m, const li_profile *const *in, size_t n) {
+  li_profile *o = m->out;
+  double pair = 0, inside = 0;
+  uint64_t probes = 0, open = 0;
+  int lost = 0;
+  for (size_t k = 0; k < n; k++) {
+    const li_profile *p = in[k];
+    o->wall_ns = add(o->wall_ns, p->wall_ns);
+    o->probes = add(o->probes, p->probes);
+    o->overhead_ns = add(o->overhead_ns, p->overhead_ns);
+    /* the probe's cost, per probe: the mean of the runs', weighted by
+       their probes (a calibration each; NaN: json's null, not known) */
+    if (p->probes > 0 && isfinite(p->probe_pair_ns) &&
+        isfinite(p->probe_inside_ns)) {
+      pair += p->probe_pair_ns * (double)p->probes;
+      inside += p->probe_inside_ns * (double)p->probes;
+      probes += p->probes;
+    }
+    if (p->clock_resolution_ns > o->clock_resolution_ns)
+      o->clock_resolution_ns = p->clock_resolution_ns;
+    open = add(open, p->open_calls);
+    o->time_ns = max64(o->time_ns, p->time_ns);
+    o->memory |= p->memory != 0;
+    add_mem(&o->mem_outside, &p->mem_outside);
+    o->mem_blocks = add(o->mem_blocks, p->mem_blocks);
+    o->mem_map_bytes = add(o->mem_map_bytes, p->mem_map_bytes);
+    o->mem_untracked_frees = add(o->mem_untracked_frees,
+                                 p->mem_untracked_frees);
+    lost |= p->tracing || p->framing || (p->events != NULL && p->nevents) ||
+            (p->frames != NULL && p->nframes) || (p->spikes && p->nspikes);
+  }
+  o->probe_pair_ns = probes > 0 ? pair / (double)probes : in[0]->probe_pair_ns;
+  o->probe_inside_ns = probes > 0 ? inside / (double)probes
+                                  : in[0]->probe_inside_ns;
+  o->open_calls = open > UINT32_MAX ? UINT32_MAX : (uint32_t)open;
+  if (common_str(m, in, n, offsetof(li_profile, clock), &o->clock) < 0 ||
+      common_str(m, in, n, offsetof(li_profile, probe), &o->probe) < 0 ||
+      common_str(m, in, n, offsetof(li_profile, version), &o->version) < 0)
+    return -1;
+  if (lost) {
+    static const char note[] = "merge: frames, spike frames and trace "
+      "events belong to one run each: left out of the merged profile";
+    if (warn_line(m, note, sizeof note - 1) < 0) return -1;
+  }
+  return 0;
+}
+
+/* ---- li_merge ------------------------------------------------------------ */
+
+li_profile *li_merge(const li_profile *const *in, size_t n, char *err,
+                     size_t errlen) {
+  merger m;
+  int rc = 0;
+  if (n == 0) {
+    snprintf(err, errlen, "merge: no profile to merge");
+    return NULL;
+  }
+  memset(&m, 0, sizeof m);
+  m.out = li_profile_new();
+  m.ncap = 64;
+  m.nodes = calloc(m.ncap, sizeof *m.nodes);
+  if (m.out == NULL || m.nodes == NULL) goto nomem;
+  m.nodes[0].func = UINT32_MAX;   /* the root */
+  m.nnodes = 1;
+  for (size_t k = 0; k < n && rc == 0; k++) {
+    const li_profile *p = in[k];
+    uint32_t *fmap = malloc(((size_t)p->nfuncs + 1) * sizeof *fmap);
+    uint32_t *nmap = malloc(((size_t)p->nnodes + 1) * sizeof *nmap);
+    if (fmap == NULL || nmap == NULL) {
+      free(fmap);
+      free(nmap);
+      goto nomem;
+    }
+    rc = add_profile(&m, p, k, fmap, nmap, err, errlen);
+    free(fmap);
+    free(nmap);
+  }
+  if (rc < 0) goto fail;
+  if (merge_summary(&m, in, n) < 0) goto nomem;
+  /* hand everything to the output */
+  if (li_profile_own(m.out, m.funcs) < 0) {
+    m.funcs = NULL;
+    goto nomem;
+  }
+  m.out->funcs = m.funcs;
+  m.out->nfuncs = m.nfuncs;
+  m.funcs = NULL;
+  if (li_profile_own(m.out, m.nodes) < 0) {
+    m.nodes = NULL;
+    goto nomem;
+  }
+  m.out->nodes = m.nodes;
+  m.out->nnodes = m.nnodes;
+  m.nodes = NULL;
+  if (li_profile_own(m.out, m.warnings) < 0) {
+    m.warnings = NULL;
+    goto nomem;
+  }
+  m.out->warnings = m.warnings;
+  free(m.ft.slot);
+  free(m.nt.slot);
+  return m.out;
+nomem:
+  snprintf(err, errlen, "merge: out of memory");
+fail:
+  free(m.funcs);
+  free(m.nodes);
+  free(m.warnings);
+  free(m.ft.slot);
+  free(m.nt.slot);
+  li_profile_free(m.out);
+  return NULL;
+}
