@@ -120,5 +120,5 @@ echo
 echo "fuzz.sh: ${seconds}s per target"
 printf '  %s\n' "${summary[@]}"
 depth=$(find $w/depth -type f | wc -l)
-echo "  known depth limit (README \"Limits\"): $depth distinct inputs kept in $w/depth"
+echo "  known depth limit (docs/limits.md): $depth distinct inputs kept in $w/depth"
 exit $status
