@@ -12,13 +12,15 @@
 # hit the known depth limit (docs/limits.md) are kept in
 # build-fuzz/fuzz/depth/ and counted, not failed; LI_FUZZ_DEPTH_STRICT=1
 # fails them too.  FUZZ_TARGETS="fuzz_report" runs only some targets.
+# fuzz_readjson (the json report's reader) runs for a third of SECONDS:
+# CI's time is short, and fuzz_report reads back every report it writes.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$PWD
 seconds=${1:-60}
 [[ $seconds =~ ^[0-9]+$ && $seconds -gt 0 ]] || {
   echo "usage: scripts/fuzz.sh [SECONDS]" >&2; exit 2; }
-targets=(${FUZZ_TARGETS:-fuzz_rewrite fuzz_factory fuzz_report fuzz_heapread fuzz_heap fuzz_live})
+targets=(${FUZZ_TARGETS:-fuzz_rewrite fuzz_factory fuzz_report fuzz_heapread fuzz_heap fuzz_live fuzz_readjson})
 
 bash scripts/deps.sh
 cc=$(command -v clang-14 || command -v clang) || {
@@ -57,6 +59,12 @@ if [[ ! -d $w/seeds/fuzz_heapread ]]; then
   cp tests/heap/luaheap/*.heapsnapshot tests/heap/luaheap/bad/*.heapsnapshot \
      $w/seeds/fuzz_heapread/
 fi
+# fuzz_readjson: real json reports (tests/merge/known.lua's, frames, memory
+# and a trace ring)
+if [[ ! -d $w/seeds/fuzz_readjson ]]; then
+  mkdir -p $w/seeds/fuzz_readjson
+  cp tests/fuzz/readjson/*.json $w/seeds/fuzz_readjson/
+fi
 # fuzz_heap's seeds: random bytes (a flags byte, then operations), made
 # apart so that a seed directory from before the target also gets them
 if [[ ! -d $w/seeds/fuzz_heap ]]; then
@@ -94,11 +102,13 @@ summary=()
 for t in "${targets[@]}"; do
   mkdir -p $w/corpus/$t
   log=$w/logs/$t.log
-  echo "fuzz.sh: $t for ${seconds}s (log $log)"
+  secs=$seconds
+  [[ $t == fuzz_readjson ]] && secs=$(( (seconds + 2) / 3 ))
+  echo "fuzz.sh: $t for ${secs}s (log $log)"
   rc=0
   dict=tests/fuzz/lua.dict              # (a target's own, when it has one)
   [[ -f tests/fuzz/$t.dict ]] && dict=tests/fuzz/$t.dict
-  $b/bin/$t -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 \
+  $b/bin/$t -max_total_time="$secs" -timeout=30 -rss_limit_mb=2048 \
     -max_len=8192 -print_final_stats=1 -dict=$dict \
     -artifact_prefix="$w/artifacts/$t-" \
     $w/corpus/$t $w/seeds/$t >"$log" 2>&1 || rc=$?

@@ -12,7 +12,10 @@
 ** order, with names and sources read back byte for byte; `folded` values
 ** add up to the rounded total self time (docs/reports.md), `folded-calls` values
 ** to the calls, with one frame per level of the node's path, and
-** `folded-alloc` values to the nodes' own allocated bytes.
+** `folded-alloc` values to the nodes' own allocated bytes.  (helper-merge)
+** The `json` report reads back (li_read_json) into a profile whose `json`
+** report is the same bytes, and li_merge of the profile with itself
+** doubles every function's calls.
 */
 #include <inttypes.h>
 #include <stdint.h>
@@ -22,6 +25,7 @@
 
 #include "fuzz_common.h"
 #include "json_check.h"
+#include "reader.h"
 #include "report.h"
 #include "writers.h"
 
@@ -327,6 +331,51 @@ static void check_folded(const li_profile *p, const char *s, size_t n, int what)
            names[what], sum, want);
 }
 
+/* ---- json, read back ------------------------------------------------------- */
+
+static void check_read_back(const li_profile *p, const char *json, size_t len) {
+  char err[256], *again = NULL;
+  size_t alen = 0;
+  const li_profile *two[2];
+  li_profile *back = li_read_json(json, len, "fuzz.json", err, sizeof err), *m;
+  FZ_CHECK(back != NULL, "json: does not read back: %s\n%.*s", err, (int)len,
+           json);
+  FZ_CHECK(li_report_to_string(back, "json", &again, &alen) == 0,
+           "json: the profile read back is not written");
+  FZ_CHECK(alen == len && memcmp(again, json, len) == 0,
+           "json: read back and written again, it differs:\n%.*s\n%.*s",
+           (int)len, json, (int)alen, again);
+  free(again);
+  two[0] = two[1] = back;
+  m = li_merge(two, 2, err, sizeof err);
+  FZ_CHECK(m != NULL, "li_merge: %s", err);
+  for (uint32_t i = 0; i < p->nfuncs; i++) {
+    uint64_t calls = 0, want = 0;
+    for (uint32_t k = 0; k < m->nfuncs; k++)
+      if (strcmp(m->funcs[k].name, p->funcs[i].name) == 0 &&
+          strcmp(m->funcs[k].source, p->funcs[i].source) == 0 &&
+          m->funcs[k].line == p->funcs[i].line &&
+          m->funcs[k].lastline == p->funcs[i].lastline &&
+          !m->funcs[k].zone == !p->funcs[i].zone)
+        calls = m->funcs[k].calls;
+    /* (functions alike in all of that are one function in a merge) */
+    for (uint32_t k = 0; k < p->nfuncs; k++)
+      if (strcmp(p->funcs[k].name, p->funcs[i].name) == 0 &&
+          strcmp(p->funcs[k].source, p->funcs[i].source) == 0 &&
+          p->funcs[k].line == p->funcs[i].line &&
+          p->funcs[k].lastline == p->funcs[i].lastline &&
+          !p->funcs[k].zone == !p->funcs[i].zone)
+        for (int twice = 0; twice < 2; twice++)   /* (li_merge saturates) */
+          want = want > UINT64_MAX - p->funcs[k].calls
+                     ? UINT64_MAX : want + p->funcs[k].calls;
+    FZ_CHECK(calls == want,
+             "li_merge: function %u has %" PRIu64 " calls, not %" PRIu64, i,
+             calls, want);
+  }
+  li_profile_free(m);
+  li_profile_free(back);
+}
+
 /* ---- the target ------------------------------------------------------------ */
 
 static void check_format(const li_profile *p, const char *format) {
@@ -338,6 +387,7 @@ static void check_format(const li_profile *p, const char *format) {
   if (strcmp(format, "json") == 0 || strcmp(format, "chrome") == 0)
     FZ_CHECK(fz_json_valid(out, len, err, sizeof err), "%s: invalid JSON: %s",
              format, err);
+  if (strcmp(format, "json") == 0) check_read_back(p, out, len);
   else if (strcmp(format, "csv") == 0) check_csv(p, out, len);
   else if (strcmp(format, "folded") == 0) check_folded(p, out, len, 0);
   else if (strcmp(format, "folded-calls") == 0) check_folded(p, out, len, 1);
