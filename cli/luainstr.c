@@ -600,43 +600,48 @@ static const char *format_of(const char *path)
   return fmt != NULL ? fmt : "json";
 }
 
-/* Read the reports, sum them, write the result.  Returns an exit status. */
+/* Read the reports, sum them, write the result.  Returns an exit status.
+** One report at a time is added to the sum of those before it, so that
+** memory holds three profiles, not a fleet's (sums, least and most do not
+** depend on the grouping; the probe's cost, a mean weighted by probes,
+** only to the last bits of a double). */
 static int merge_reports(const char *format, const char *out,
                          char **paths, int n)
 {
-  li_profile **in = calloc((size_t)n, sizeof *in);
   li_profile *sum = NULL;
-  const li_profile *result;
   char err[512];
   int status = ST_OK;
-  if (in == NULL) {
-    fprintf(stderr, PROGNAME " merge: not enough memory\n");
-    return ST_TROUBLE;
-  }
   for (int k = 0; k < n && status == ST_OK; k++) {
-    in[k] = li_read_report(paths[k], err, sizeof err);
-    if (in[k] == NULL) {
+    li_profile *in = li_read_report(paths[k], err, sizeof err);
+    if (in == NULL) {
       fprintf(stderr, PROGNAME " merge: %s\n", err);
       status = ST_SYNTAX;
+    } else if (sum == NULL) {
+      sum = in;   /* one report alone is written as it is */
+    } else {
+      const li_profile *two[2];
+      li_profile *next;
+      two[0] = sum;
+      two[1] = in;
+      next = li_merge(two, 2, err, sizeof err);
+      if (next == NULL) {
+        fprintf(stderr, PROGNAME " merge: %s\n", err);
+        status = ST_TROUBLE;
+      }
+      li_profile_free(sum);
+      li_profile_free(in);
+      sum = next;
     }
   }
-  if (status == ST_OK && n > 1) {
-    sum = li_merge((const li_profile *const *)in, (size_t)n, err, sizeof err);
-    if (sum == NULL) {
-      fprintf(stderr, PROGNAME " merge: %s\n", err);
-      status = ST_TROUBLE;
-    }
-  }
-  result = n > 1 ? sum : in[0];
   if (status == ST_OK && out != NULL) {
-    if (li_report_to_path(result, format, out, err, sizeof err) != 0) {
+    if (li_report_to_path(sum, format, out, err, sizeof err) != 0) {
       fprintf(stderr, PROGNAME " merge: %s\n", err);
       status = ST_TROUBLE;
     }
   } else if (status == ST_OK) {
     char *text = NULL;
     size_t len = 0;
-    if (li_report_to_string(result, format, &text, &len) != 0) {
+    if (li_report_to_string(sum, format, &text, &len) != 0) {
       fprintf(stderr, PROGNAME " merge: cannot write the %s report: %s\n",
               format, strerror(errno != 0 ? errno : ENOMEM));
       status = ST_TROUBLE;
@@ -646,8 +651,6 @@ static int merge_reports(const char *format, const char *out,
     free(text);
   }
   li_profile_free(sum);
-  for (int k = 0; k < n; k++) li_profile_free(in[k]);
-  free(in);
   return status;
 }
 

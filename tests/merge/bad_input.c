@@ -15,7 +15,9 @@
 ** profile that is written (the reader's checks are what the writers rely
 ** on): in every format the first WRITE_ALL times (html, with its script's
 ** hash, is most of the test's time), as json after that.
-** Prints what it did; exit status 1 on the first failure.
+** Then li_merge of all the reports at once gives the csv (and call tree,
+** as folded-calls) that merging them one at a time does, as `luainstr
+** merge` does.  Prints what it did; exit status 1 on the first failure.
 */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -143,8 +145,45 @@ static int check_report(const char *path, const char *data, size_t size,
   return 0;
 }
 
+/* li_merge of n profiles at once, and one at a time: the same csv and
+** folded-calls reports. */
+static int check_grouping(li_profile **in, int n) {
+  static const char *const formats[] = {"csv", "folded-calls"};
+  char err[256];
+  li_profile *all = li_merge((const li_profile *const *)in, (size_t)n, err,
+                             sizeof err), *acc = NULL;
+  CHECK(all != NULL, "li_merge: %s", err);
+  for (int k = 1; k < n; k++) {
+    const li_profile *two[2];
+    li_profile *next;
+    two[0] = acc != NULL ? acc : in[0];
+    two[1] = in[k];
+    next = li_merge(two, 2, err, sizeof err);
+    CHECK(next != NULL, "li_merge: %s", err);
+    li_profile_free(acc);
+    acc = next;
+  }
+  for (size_t i = 0; i < 2; i++) {
+    char *a = NULL, *b = NULL;
+    size_t na = 0, nb = 0;
+    int same = li_report_to_string(all, formats[i], &a, &na) == 0 &&
+               li_report_to_string(acc, formats[i], &b, &nb) == 0 &&
+               na == nb && memcmp(a, b, na) == 0;
+    free(a);
+    free(b);
+    CHECK(same, "%d reports merged at once and one at a time: the %s "
+          "reports differ", n, formats[i]);
+  }
+  li_profile_free(all);
+  li_profile_free(acc);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   unsigned long reads = 0;
+  li_profile *in[16];
+  char err[512];
+  int nin = 0;
   for (int i = 1; i < argc; i++) {
     FILE *f = fopen(argv[i], "rb");
     char *data;
@@ -161,9 +200,17 @@ int main(int argc, char **argv) {
     }
     fclose(f);
     check_report(argv[i], data, (size_t)size, &reads);
+    if (!failed && nin < 16 &&
+        (in[nin++] = li_read_json(data, (size_t)size, argv[i], err,
+                                  sizeof err)) == NULL) {
+      fprintf(stderr, "bad_input: %s\n", err);
+      return 1;
+    }
     free(data);
     if (failed) return 1;
   }
+  if (nin >= 3 && check_grouping(in, nin) != 0) return 1;
+  for (int k = 0; k < nin; k++) li_profile_free(in[k]);
   printf("bad_input: %d reports, %lu cut or garbled copies read: each "
          "refused with a message naming it, or read and written\n",
          argc - 1, reads);
