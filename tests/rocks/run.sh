@@ -84,7 +84,9 @@ git -C "$src" ls-files -z -c -o --exclude-standard |
   while IFS= read -r -d '' f; do [ -e "$src/$f" ] && printf '%s\0' "$f"; done |
   tar -C "$src" --null -T - -cf - | tar -C "$tmp/src" -xf - || fail "copying the tree"
 specs=("$tmp"/src/luainstr-*.rockspec)
-[ ${#specs[@]} -eq 1 ] && [ -f "${specs[0]}" ] || fail "not one luainstr-*.rockspec at the top of the tree: ${specs[*]}"
+if [ ${#specs[@]} -ne 1 ] || [ ! -f "${specs[0]}" ]; then
+  fail "not one luainstr-*.rockspec at the top of the tree: ${specs[*]}"
+fi
 
 # --- 2. luarocks make ---------------------------------------------------------
 export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-2}
@@ -101,7 +103,8 @@ grep -E "Linking C (executable|static library|shared library)" "$tmp/make.log" >
   fail "the rock built more than the module"
 mod=$tmp/tree/lib/lua/$lv/luainstr.so
 [ -f "$mod" ] || fail "no $mod after luarocks make"
-rocks list --porcelain | grep -q "^luainstr[[:space:]]" || fail "luarocks list has no luainstr"
+rock_version=$(rocks list --porcelain | awk '$1 == "luainstr" { print $2 }')
+[ -n "$rock_version" ] || fail "luarocks list has no luainstr"
 
 # --- 3. the tree's paths, luainstr.run, the report ----------------------------
 eval "$(rocks path)" || fail "luarocks path"
@@ -113,6 +116,10 @@ found=$("$interp" -e '
     if h then h:close() print(f) return end
   end')
 [ "$found" = "$mod" ] || fail "the tree's paths find '$found' first, not $mod"
+# the module's own version is the rock's (less the rockspec's revision)
+mod_version=$("$interp" -e 'print(require("luainstr").version)') || fail "require 'luainstr' failed"
+[ "$mod_version" = "${rock_version%-*}" ] ||
+  fail "require('luainstr').version is '$mod_version', the rock is $rock_version"
 
 cp "$here/known.lua" "$tmp/known.lua"
 (cd "$tmp" && "$interp" known.lua) >"$tmp/plain.out" 2>&1 || fail "$interp known.lua failed"

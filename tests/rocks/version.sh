@@ -11,8 +11,9 @@ src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd) || exit 2
 fail() { echo "rocks/version.sh: FAIL: $*" >&2; exit 1; }
 
 specs=("$src"/luainstr-*.rockspec)
-[ ${#specs[@]} -eq 1 ] && [ -f "${specs[0]}" ] ||
+if [ ${#specs[@]} -ne 1 ] || [ ! -f "${specs[0]}" ]; then
   fail "not one luainstr-*.rockspec at the top of the tree: ${specs[*]##*/}"
+fi
 name=${specs[0]##*/}
 [[ $name =~ ^luainstr-([0-9][0-9.]*)-([0-9]+)\.rockspec$ ]] || fail "$name: not luainstr-VERSION-REVISION.rockspec"
 file_version=${BASH_REMATCH[1]} revision=${BASH_REMATCH[2]}
