@@ -121,7 +121,8 @@ static void print_help (FILE *f) {
   "  -o FILE          write the report to FILE (default: stderr)\n"
   "  -f FORMAT        report format: text (default), csv, folded,\n"
   "                   folded-calls, callgrind, chrome, html, json,\n"
-  "                   folded-alloc\n"
+  "                   folded-alloc, pprof (gzipped, for go tool pprof;\n"
+  "                   builds with protobuf-c)\n"
   "  --trace[=N]      trace mode: record every call's start and end, in a\n"
   "                   buffer of N events of 24 bytes (default 1000000);\n"
   "                   -f chrome turns it on by itself.  When it is full:\n"
@@ -282,8 +283,11 @@ static int own_options (int argc, char **argv, Options *o) {
   if (o->live_token != NULL && o->live == NULL)
     usage_error("%s", "option '--live-token' needs '--live'");
   if (!known_format(o->format)) {
-    fprintf(stderr, SELF ": unknown format '%s' (formats: %s)\n",
-            o->format, li_report_formats());
+    if (li_report_missing(o->format) != NULL)
+      fprintf(stderr, SELF ": %s\n", li_report_missing(o->format));
+    else
+      fprintf(stderr, SELF ": unknown format '%s' (formats: %s)\n",
+              o->format, li_report_formats());
     exit(EXIT_USAGE);
   }
   if (o->trace == NULL && strcmp(o->format, "chrome") == 0)

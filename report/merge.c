@@ -8,7 +8,7 @@
 ** functions from the root: a hash table each, the output's functions and
 ** nodes in the order they are first met (so parents still come before
 ** their children).  Figures that count add up (saturating, never
-** wrapping); min_ns is the least of the calls that ran, max_ns,
+** wrapping); min_ns is the least of the reports that know it, max_ns,
 ** max_alloc_bytes and peak_live_bytes the most (a peak is one process's:
 ** processes do not share memory).  What belongs to one run's timeline
 ** (frames, spike frames, trace events) cannot be added up: it is left out
@@ -243,7 +243,10 @@ static int add_profile(merger *m, const li_profile *in, size_t k,
     li_pfunc *o;
     if (func_index(m, f, &fmap[i]) < 0) goto nomem;
     o = &m->funcs[fmap[i]];
-    if (f->calls > 0 && (o->calls == 0 || f->min_ns < o->min_ns))
+    /* the least of the reports that know it: pprof holds no min or max
+       (both 0); a function ran when it has calls */
+    if (f->calls > 0 && f->max_ns > 0 &&
+        (o->max_ns == 0 || f->min_ns < o->min_ns))
       o->min_ns = f->min_ns;
     o->max_ns = max64(o->max_ns, f->max_ns);
     o->calls = add(o->calls, f->calls);
@@ -283,15 +286,19 @@ nomem:
 
 /* ---- the summary --------------------------------------------------------- */
 
-/* The string all n profiles agree on (at offset off), copied; NULL when
-** they differ or none has one.  -1 when memory ran out. */
+/* The string the n profiles agree on (at offset off), copied: those that
+** do not know it (NULL: a pprof report has no clock) do not count; NULL
+** when two differ or none has one.  -1 when memory ran out. */
 static int common_str(merger *m, const li_profile *const *in, size_t n,
                       size_t off, const char **out) {
-  const char *s = *(const char *const *)((const char *)in[0] + off);
+  const char *s = NULL;
   *out = NULL;
-  for (size_t k = 1; k < n; k++)
-    if (!same_str(s, *(const char *const *)((const char *)in[k] + off)))
-      return 0;
+  for (size_t k = 0; k < n; k++) {
+    const char *t = *(const char *const *)((const char *)in[k] + off);
+    if (t == NULL) continue;
+    if (s != NULL && strcmp(s, t) != 0) return 0;
+    s = t;
+  }
   if (s != NULL && (*out = li_profile_strdup(m->out, s, strlen(s))) == NULL)
     return -1;
   return 0;

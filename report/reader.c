@@ -112,10 +112,11 @@ const char *li_report_sniff(const void *data, size_t size) {
 
 /* ---- a file -------------------------------------------------------------- */
 
-#ifndef LI_HAVE_PPROF
-/* Builds without protobuf-c and zlib (LUAINSTR_PPROF off, WebAssembly):
-** the pprof reader is report/readpprof.c, not built; a pprof file is then
-** refused by name. */
+#ifndef LI_PPROF
+/* Builds without protobuf-c and zlib (LUAINSTR_PPROF off, WebAssembly;
+** CMake defines LI_PPROF where they are): the pprof reader,
+** report/readpprof.c, is not built; a pprof file is then refused by
+** name. */
 li_profile *li_read_pprof(const void *data, size_t size, const char *name,
                           char *err, size_t errlen) {
   (void)data;

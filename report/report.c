@@ -52,6 +52,13 @@ int li_report_known(const char *format) {
   return find_format(format) != NULL;
 }
 
+const char *li_report_missing(const char *format) {
+  if (format == NULL || li_report_known(format)) return NULL;
+  if (strcmp(format, "pprof") == 0)
+    return "pprof: this build has no protobuf-c";
+  return NULL;
+}
+
 const char *li_report_formats(void) {
   return format_names + 2;
 }
@@ -354,7 +361,9 @@ int li_report_to_path(const li_profile *p, const char *format,
   struct stat st;
   int r;
   if (!li_report_known(format)) {
-    if (err != NULL && errlen > 0)
+    if (err != NULL && errlen > 0 && li_report_missing(format) != NULL)
+      snprintf(err, errlen, "%s", li_report_missing(format));
+    else if (err != NULL && errlen > 0)
       snprintf(err, errlen, "unknown report format '%s' (known: %s)",
                str_or_empty(format), li_report_formats());
     errno = EINVAL;

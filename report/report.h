@@ -178,6 +178,11 @@ typedef struct li_profile {
 /* Is format a known report format? */
 int li_report_known(const char *format);
 
+/* Why format, a format some builds have, is not in this one, as a message
+** ("pprof: this build has no protobuf-c"); NULL when it is there or is no
+** format at all. */
+const char *li_report_missing(const char *format);
+
 /* The formats, comma separated, for messages. */
 const char *li_report_formats(void);
 

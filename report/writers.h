@@ -9,6 +9,8 @@
 **   callgrind.c `callgrind`: the Callgrind format (KCachegrind,
 **              callgrind_annotate)
 **   json.c     `json`: the whole profile (docs/json-schema.md)
+**   pprof.c    `pprof`: pprof's profile.proto, gzipped (docs/pprof.md);
+**              only in builds with protobuf-c and zlib (LI_PPROF)
 **
 ** Each format is one module with one entry point, li_write_<id>.  Adding a
 ** format is one line in LI_REPORT_FORMATS (plus its .c in CMakeLists.txt):
@@ -35,7 +37,16 @@
   X(callgrind, "callgrind") \
   X(chrome, "chrome") \
   X(html, "html") \
-  X(json, "json")
+  X(json, "json") \
+  LI_REPORT_FORMAT_PPROF(X)
+
+/* (helper-pprof) pprof is listed only where it is built (CMake's
+** LUAINSTR_PPROF); elsewhere li_report_missing says why it is not. */
+#ifdef LI_PPROF
+#define LI_REPORT_FORMAT_PPROF(X) X(pprof, "pprof")
+#else
+#define LI_REPORT_FORMAT_PPROF(X)
+#endif
 
 /* A writer prints p to f and returns 0, or -1 (errno set) when f is in
 ** error or memory ran out.  It only reads p. */

@@ -351,8 +351,11 @@ static int dump(lua_State *L, li_prof *P, const char *format,
   char err[300];
   if (format == NULL) format = "text";
   if (!li_report_known(format)) {
-    snprintf(err, sizeof err, "unknown format '%.64s' (formats: %s)", format,
-             li_report_formats());
+    if (li_report_missing(format) != NULL)
+      snprintf(err, sizeof err, "%s", li_report_missing(format));
+    else
+      snprintf(err, sizeof err, "unknown format '%.64s' (formats: %s)", format,
+               li_report_formats());
     return fail(P, LUAINSTR_EARG, "%s", err);
   }
   if (!P->ever_started)
@@ -577,7 +580,9 @@ static int l_reset(lua_State *L) {
 
 static const char *check_format(lua_State *L, int arg) {
   const char *format = luaL_optstring(L, arg, "text");
-  if (!li_report_known(format))
+  if (li_report_missing(format) != NULL)
+    luaL_argerror(L, arg, li_report_missing(format));
+  else if (!li_report_known(format))
     luaL_argerror(L, arg, lua_pushfstring(L, "unknown format '%s' (formats: %s)",
                                           format, li_report_formats()));
   return format;

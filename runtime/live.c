@@ -383,7 +383,8 @@ static const char *extension(const char *format) {
   static const char *const ext[][2] = {
     {"text", "txt"}, {"csv", "csv"}, {"html", "html"}, {"json", "json"},
     {"chrome", "trace.json"}, {"callgrind", "callgrind"},
-    {"folded", "folded"}, {"folded-calls", "folded"}, {"folded-alloc", "folded"}};
+    {"folded", "folded"}, {"folded-calls", "folded"}, {"folded-alloc", "folded"},
+    {"pprof", "pb.gz"}};
   for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++)
     if (strcmp(format, ext[i][0]) == 0) return ext[i][1];
   return "out";
@@ -412,6 +413,10 @@ static void cmd_report(li_live *V, lua_State *L, const li_live_cmd *c) {
   int r;
   memcpy(format, c->format, sizeof c->format);
   format[sizeof c->format] = '\0';
+  if (li_report_missing(format) != NULL) {
+    ack(V, c, 0, li_report_missing(format), NULL);
+    return;
+  }
   if (!li_report_known(format)) {
     snprintf(err, sizeof err, "unknown format '%s' (formats: %s)", format,
              li_report_formats());

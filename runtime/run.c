@@ -407,6 +407,8 @@ int (luaopen_luainstr_run)(lua_State *L) {
     fname = NULL;                                    /* stdin, as lua.c */
   lua_pop(L, 1);
   if (format == NULL || format[0] == '\0') format = "text";
+  if (li_report_missing(format) != NULL)
+    return luaL_error(L, RUN ": %s", li_report_missing(format));
   if (!li_report_known(format))
     return luaL_error(L, RUN ": unknown LUAINSTR_FORMAT '%s' (formats: %s)",
                       format, li_report_formats());

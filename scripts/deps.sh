@@ -25,6 +25,9 @@ packages=(
   lua-markdown lua-check
   # (helper-server) the live view's server and its client tests
   libwebsockets-dev python3-websocket
+  # (helper-pprof) the pprof report (protobuf-c, zlib) and its consumer
+  # in the tests, `go tool pprof`
+  libprotobuf-c-dev protobuf-c-compiler zlib1g-dev golang-go
 )
 
 missing=()

@@ -392,7 +392,11 @@ Test(formats, known_and_unknown) {
   char *out = (char *)1, err[256] = "";
   size_t len = 1;
   cr_assert_str_eq(li_report_formats(),
-                   "text, csv, folded, folded-calls, folded-alloc, callgrind, chrome, html, json");
+                   "text, csv, folded, folded-calls, folded-alloc, callgrind, chrome, html, json"
+#ifdef LI_PPROF
+                   ", pprof"                /* (helper-pprof) where it is built */
+#endif
+                   );
   cr_assert(li_report_known("folded-calls"));
   cr_assert(!li_report_known("folded_calls"));
   cr_assert(li_report_known("text"));
@@ -410,7 +414,20 @@ Test(formats, known_and_unknown) {
   snprintf(path, sizeof path, "%s/r.xml", dir);
   cr_assert_eq(li_report_to_path(&p, "xml", path, err, sizeof err), -1);
   cr_assert_str_eq(err, "unknown report format 'xml' (known: text, csv, folded, "
-                       "folded-calls, folded-alloc, callgrind, chrome, html, json)");
+                       "folded-calls, folded-alloc, callgrind, chrome, html, json"
+#ifdef LI_PPROF
+                       ", pprof"
+#endif
+                       ")");
+  /* (helper-pprof) a format this build leaves out says why */
+#ifdef LI_PPROF
+  cr_assert_null(li_report_missing("pprof"));
+#else
+  cr_assert_str_eq(li_report_missing("pprof"), "pprof: this build has no protobuf-c");
+  cr_assert_eq(li_report_to_path(&p, "pprof", path, err, sizeof err), -1);
+  cr_assert_str_eq(err, "pprof: this build has no protobuf-c");
+#endif
+  cr_assert_null(li_report_missing("xml"));
   cr_assert_eq(count_entries(dir), 0);
   remove_tree(dir);
   free(dir);

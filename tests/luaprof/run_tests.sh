@@ -514,7 +514,15 @@ usage() {
   grep -q 'luainstr profile' "$o/prof.stderr" && why+=("a report was written")
   end_test
 }
-usage format_unknown 2 "luaprof: unknown format 'xml' (formats: text, csv, folded, folded-calls, folded-alloc, callgrind, chrome, html, json)" -f xml marker.lua
+# (helper-pprof) pprof is listed where it is built (protobuf-c); a build
+# without it says so
+if "$prof" -f pprof -o /dev/null -e "" > /dev/null 2>&1; then
+  li_pprof=", pprof"
+else
+  li_pprof=""
+  usage format_pprof_missing 2 "luaprof: pprof: this build has no protobuf-c" -f pprof marker.lua
+fi
+usage format_unknown 2 "luaprof: unknown format 'xml' (formats: text, csv, folded, folded-calls, folded-alloc, callgrind, chrome, html, json$li_pprof)" -f xml marker.lua
 usage format_missing 2 "luaprof: option '-f' needs an argument" -f
 usage o_missing      2 "luaprof: option '-o' needs an argument" -o
 usage bad_long       2 "luaprof: unrecognized option '--bogus'" --bogus marker.lua

@@ -1,7 +1,8 @@
 -- known.lua N OUT: a program whose calls are known from N, for the merge
 -- tests (tests/merge/run.sh).  It stops the profiler and writes the same
 -- stopped profile twice, OUT.json and OUT.csv: the csv is what the json's
--- figures are checked against, and the merge's sums against the csvs.
+-- figures are checked against, and the merge's sums against the csvs; and
+-- OUT.pb.gz in builds that write pprof.
 --   leaf: N*(N+1)/2 calls, mid: N, boom: 1 (its error caught), frame: N
 --   frames when frame mode is on (the last one slow: a spike)
 local p = require "luainstr"
@@ -33,3 +34,4 @@ assert(not pcall(boom))
 p.stop()
 assert(p.dump_to(out .. ".json", "json"))
 assert(p.dump_to(out .. ".csv", "csv"))
+pcall(p.dump_to, out .. ".pb.gz", "pprof")   -- (an error: no pprof here)

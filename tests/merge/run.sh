@@ -12,6 +12,9 @@
 #     calls are the ones N gives; a report merged with itself doubles;
 #   - every format is written from a merge; frames, spikes and traces are
 #     left out with a warning;
+#   - json and pprof mixed (in builds that write pprof): the pprof report
+#     read back holds the run's csv figures, and a merge of json and pprof
+#     reports their sums; the default format is the first report's;
 #   - bad input: bad_input (every truncation of each report, garbled
 #     copies), missing and foreign files, usage errors, exit statuses.
 set -euo pipefail
@@ -112,7 +115,8 @@ for k in keys:
         assert int(out[k][c]) == sum(int(r[c]) for r in have), (k, c)
     for c in most:
         assert int(out[k][c]) == max(int(r[c]) for r in have), (k, c)
-    ran = [int(r["min_ns"]) for r in have if int(r["calls"]) > 0]
+    ran = [int(r["min_ns"]) for r in have
+           if int(r["calls"]) > 0 and int(r["max_ns"]) > 0]
     assert int(out[k]["min_ns"]) == (min(ran) if ran else 0), (k, "min_ns")
 # the calls known.lua makes for N = 3, 5, 8
 calls = {n: int(r["calls"]) for (n, s, l), r in out.items()}
@@ -184,6 +188,50 @@ done
 cmp -s "$t/stdout.json" <("$luainstr" merge -o - "$t/plain.json" "$t/mem.json") ||
   fail "stdout and -o - differ"
 head -c 40 "$t/stdout.json" | grep -q luainstr-profile || fail "the default format is not the first input's"
+
+# --- json and pprof, mixed ------------------------------------------------------
+if "$luainstr" merge --help | grep -q pprof; then
+  [[ -s $t/mem.pb.gz ]] || fail "known.lua wrote no pprof report"
+  "$luainstr" merge -f csv -o "$t/mixed.csv" "$t/plain.json" "$t/mem.pb.gz" "$t/frames.json"
+  "$luainstr" merge -f csv -o "$t/mem.pb.read.csv" "$t/mem.pb.gz"
+  python3 - "$t" <<'EOF' || fail "json and pprof merged: not the sums"
+import csv, sys
+t = sys.argv[1]
+def rows(path):
+    with open(path, newline="") as f:
+        return {(r["name"], r["source"], r["line"]): r for r in csv.DictReader(f)}
+# the pprof report as read: the run's calls, times and allocations (pprof
+# has no errors, min, max, frees or peaks)
+run, pp = rows(f"{t}/mem.csv"), rows(f"{t}/mem.pb.read.csv")
+assert set(run) == set(pp), (sorted(run), sorted(pp))
+for k in run:
+    for c in ("calls", "alloc_bytes", "alloc_count"):
+        assert run[k][c] == pp[k][c], (k, c, run[k][c], pp[k][c])
+    for c in ("total_ns", "self_ns"):
+        a, b = int(run[k][c]), int(pp[k][c])
+        assert abs(a - b) <= max(2, a // 10000), (k, c, a, b)
+ins = [rows(f"{t}/plain.read.csv"), pp, rows(f"{t}/frames.read.csv")]
+out = rows(f"{t}/mixed.csv")
+assert set(out) == set().union(*ins)
+for k in out:
+    have = [r[k] for r in ins if k in r]
+    for c in ("calls", "total_ns", "self_ns", "errors", "alloc_bytes",
+              "alloc_count", "free_bytes", "live_bytes"):
+        assert int(out[k][c]) == sum(int(r[c]) for r in have), (k, c)
+    for c in ("max_ns", "peak_live_bytes", "max_alloc_bytes"):
+        assert int(out[k][c]) == max(int(r[c]) for r in have), (k, c)
+    ran = [int(r["min_ns"]) for r in have
+           if int(r["calls"]) > 0 and int(r["max_ns"]) > 0]
+    assert int(out[k]["min_ns"]) == (min(ran) if ran else 0), (k, "min_ns")
+print(f"json and pprof: {len(out)} functions, the sums of the three")
+EOF
+  # the first report's format by default: pprof (gzip) here
+  "$luainstr" merge -o "$t/mixed.out" "$t/mem.pb.gz" "$t/plain.json"
+  [[ $(head -c 2 "$t/mixed.out" | od -An -tx1 | tr -d ' ') == 1f8b ]] ||
+    fail "the default format is not the first report's (pprof)"
+  "$luainstr" merge -f csv -o "$t/mixed2.csv" "$t/mixed.out" ||
+    fail "the merged pprof report does not read back"
+fi
 
 # --- bad input ---------------------------------------------------------------
 "$bin/merge_bad_input" "$t/plain.json" "$t/frames.json" "$t/trace.json"

@@ -98,6 +98,9 @@ factory().then((M) => {
   const folded = report('folded') || '';
   check('folded has the path main;b;a', /main chunk \(spin\.lua\);local b \(spin\.lua:8\);local a \(spin\.lua:7\) \d+/.test(folded), folded);
   check('unknown format fails', report('nope') === null && error() !== '');
+  // (helper-pprof) the WebAssembly build has no protobuf-c: pprof says so
+  check('pprof: not in this build', report('pprof') === null &&
+        /pprof: this build has no protobuf-c/.test(error()), error());
 
   // --- chrome needs trace mode, asked before the run ----------------------------
   check('trace option accepted', setOption('trace', 'on') === null);
