@@ -25,6 +25,8 @@ packages=(
   lua-markdown lua-check
   # (helper-server) the live view's server and its client tests
   libwebsockets-dev python3-websocket
+  # (helper-version) the manual pages' tests: groff -ww, man, lexgrog
+  groff-base man-db
 )
 
 missing=()
