@@ -247,7 +247,7 @@ LUAINSTR_API int (luainstr_set_option)(struct lua_State *L, const char *name,
 ** option "frames" on; LUAINSTR_EORDER when it is off or collection is
 ** not running).  Each frame's duration and calls are kept in a ring
 ** buffer, and the call tree of the slowest spike frames: the frame's own
-** figures.  Cost of a mark: see README "Frames".
+** figures.  Cost of a mark: see docs/frames.md, "Frames".
 **
 ** A zone is a named span that nests with function calls, like a call of a
 ** function named "zone NAME": luainstr_zone_begin() opens one in the

@@ -3,7 +3,7 @@
 ** with probe text spliced in out.  Nothing is ever removed or moved: the
 ** output minus the inserted spans is the input, byte for byte.
 **
-** Probe protocol (what the runtime must provide, see README "How probes work"):
+** Probe protocol (what the runtime must provide, see docs/probes.md):
 **   line 1:  local P=(("").__luainstr or <no-op factory>)("<descriptors>");P(1);
 **            or, with opts->probe_upvalue (the loader's form):
 **            local P <const> = ...;return function(...)do local _=_ENV end P(1);

@@ -140,7 +140,7 @@ static int li_xpcall(lua_State *L) {
 **    LuaJIT's own check raises its own message at the caller's line
 **    ("bad argument #1 to 'pcall' (value expected)");
 **  - its environment is the globals, as a C function's is.
-** What remains (README's limits): a traceback taken inside the protected
+** What remains (docs/luajit.md, "Limits"): a traceback taken inside the protected
 ** call shows the pcall line twice (and a pcall called with no name, as
 ** pcall(pcall, f) calls it, reads "[C]: in function <[C]:0>" where stock
 ** LuaJIT shows "[builtin#20]: at 0x..."); debug.getinfo levels counted
@@ -318,7 +318,7 @@ static void push_lua_pcalls(lua_State *L, int orig_p, int orig_x) {
 ** JIT records a call of either alike, a stitch of the trace around it, so
 ** the traces and their aborts are the same (measured with jit.attach on
 ** resume, wrap and yield loops: equal counts, no abort).  What a program
-** can see (README's limits): tostring gives "function: 0x..." rather than
+** can see (docs/luajit.md, "Limits"): tostring gives "function: 0x..." rather than
 ** "function: builtin#35", and a traceback line of one called with no name
 ** reads "[C]: at 0x..." rather than "[builtin#35]: at 0x...". */
 

@@ -21,7 +21,7 @@
 ** without the headers, or a library that fails the check, has the API
 ** probe only.  This is the one file of the runtime that reads Lua's
 ** structures (luaver.c reads two fields of 5.1's and 5.2's lua_State for
-** lua_isyieldable and the main thread).  (README "What the probe reads".)
+** lua_isyieldable and the main thread).  (docs/probes.md, "What the probe reads".)
 */
 #ifndef LI_DIRECT_H
 #define LI_DIRECT_H

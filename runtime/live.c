@@ -49,13 +49,6 @@
 #define MODE_SERVER 1
 #define MODE_PAGE 2
 
-/* A function's figures as a TABLE sends them; per node while summed. */
-typedef struct tally {
-  uint64_t calls;
-  int64_t self, total;          /* ticks */
-  uint64_t alloc;
-} tally;
-
 struct li_live {
   li_live_chan chan;    /* the channel the server knows (by address) */
   int mode;             /* MODE_* */
@@ -76,8 +69,7 @@ struct li_live {
   uint32_t nprev;
   unsigned char *buf;   /* records are built here (grown) */
   size_t cap;
-  tally *nd, *fn;       /* the table's scratch: per node, per function */
-  uint32_t *walk;       /* its tree walk (4 arrays of nodes) */
+  li_tally *nd, *fn;    /* the table's scratch: per node, per function */
   uint32_t capnd, capfn;
   char *dir;            /* files of commands (absolute; NULL: none yet) */
   uint32_t nfiles;
@@ -248,7 +240,7 @@ void li_live_spike(li_prof *P, uint64_t index) {
 
 
 /* ======================================================================
-** The function table: the report's function figures (snapshot.c's sums,
+** The function table: the report's function figures (li_snapshot_tally,
 ** open calls counted as if they ended now), sent for the functions whose
 ** figures changed since the last TABLE
 ** ====================================================================== */
@@ -256,17 +248,14 @@ void li_live_spike(li_prof *P, uint64_t index) {
 static int grow_table(li_live *V, const li_prof *P) {
   if (P->nnode > V->capnd) {
     uint32_t cap = P->nnode + P->nnode / 2 + 64;
-    tally *nd = realloc(V->nd, (size_t)cap * sizeof *nd);
-    uint32_t *w;
+    li_tally *nd = realloc(V->nd, (size_t)cap * sizeof *nd);
     if (nd == NULL) return 0;
     V->nd = nd;
-    if ((w = realloc(V->walk, ((size_t)cap * 4 + 1) * sizeof *w)) == NULL) return 0;
-    V->walk = w;
     V->capnd = cap;
   }
   if (P->nfn > V->capfn) {
     uint32_t cap = P->nfn + P->nfn / 2 + 64;
-    tally *fn = realloc(V->fn, (size_t)cap * sizeof *fn);
+    li_tally *fn = realloc(V->fn, (size_t)cap * sizeof *fn);
     li_lrec_row *prev;
     if (fn == NULL) return 0;
     V->fn = fn;
@@ -283,79 +272,14 @@ static int grow_table(li_live *V, const li_prof *P) {
   return 1;
 }
 
-/* The calls still open in S, as if they ended at t (snapshot.c's
-** close_virtually, the frames left as they are). */
-static void close_open(const li_prof *P, const li_stack *S, uint64_t t, tally *nd) {
-  uint64_t excl = S->excl;
-  int64_t charge = 0, carry = 0;
-  if (S->n == 0) return;
-  if (S->resuming) {            /* (li_prof_charge) */
-    uint64_t pairs = P->entries - S->res_pairs0;
-    charge = (int64_t)((t - S->res_t0) - pairs * P->pair_cost);
-    excl += pairs * P->pair_cost;
-  }
-  for (uint32_t i = S->n; i-- > 0;) {
-    const li_frame *fr = &S->f[i];
-    int64_t incl = (int64_t)(t - fr->start - (excl - fr->excl0) - P->inside_cost);
-    int64_t child = fr->child + carry + (i == S->n - 1 ? charge : 0);
-    nd[fr->node].total += incl;
-    nd[fr->node].self += incl - child;
-    carry = incl;
-  }
-}
-
-/* V->fn: every function's figures (snapshot.c's sum_functions: a
-** function's inclusive time counts only its nodes with no node of the same
-** function above them).  *live: bytes of tracked blocks alive. */
+/* V->fn: every function's figures, as a report made now would have them
+** (li_snapshot_tally).  *live: bytes of tracked blocks alive. */
 static int table_figures(li_live *V, li_prof *P, uint64_t now, int64_t *live) {
-  uint32_t nn = P->nnode, sp = 0;
-  uint32_t *first, *kids, *next, *stack, *onpath;
-  tally *nd, *fn;
+  uint32_t open;
   if (!grow_table(V, P)) return 0;
-  nd = V->nd;
-  fn = V->fn;
-  first = V->walk;                      /* nn + 1 */
-  kids = first + nn + 1;                /* nn each */
-  next = kids + nn;
-  stack = next + nn;
   *live = 0;
-  for (uint32_t i = 0; i < nn; i++) {
-    const li_node *n = &P->node[i];
-    nd[i].calls = n->calls;
-    nd[i].self = n->self;
-    nd[i].total = n->total;
-    nd[i].alloc = n->mem.alloc_bytes;
-    *live += n->mem.live;
-  }
-  for (const li_stack *S = &P->main; S != NULL; S = S->next)
-    close_open(P, S, S->suspended ? S->susp_since : now, nd);
-  memset(fn, 0, (size_t)P->nfn * sizeof *fn);
-  onpath = calloc(P->nfn ? P->nfn : 1, sizeof *onpath);
-  if (onpath == NULL) return 0;
-  memset(first, 0, ((size_t)nn + 1) * sizeof *first);
-  for (uint32_t i = 1; i < nn; i++) first[P->node[i].parent + 1]++;
-  for (uint32_t i = 0; i < nn; i++) first[i + 1] += first[i];
-  for (uint32_t i = 0; i < nn; i++) next[i] = first[i];
-  for (uint32_t i = 1; i < nn; i++) kids[next[P->node[i].parent]++] = i;
-  for (uint32_t i = 0; i < nn; i++) next[i] = first[i];
-  stack[sp++] = 0;
-  while (sp > 0) {
-    uint32_t v = stack[sp - 1], fv = P->node[v].func;
-    if (next[v] == first[v] && fv != LI_NONE) {       /* first visit */
-      fn[fv].calls += nd[v].calls;
-      fn[fv].self += nd[v].self;
-      fn[fv].alloc += nd[v].alloc;
-      if (onpath[fv]++ == 0) fn[fv].total += nd[v].total;
-    }
-    if (next[v] < first[v + 1]) {
-      stack[sp++] = kids[next[v]++];
-    } else {
-      if (fv != LI_NONE) onpath[fv]--;
-      sp--;
-    }
-  }
-  free(onpath);
-  return 1;
+  for (uint32_t i = 0; i < P->nnode; i++) *live += P->node[i].mem.live;
+  return li_snapshot_tally(P, now, V->nd, V->fn, &open);
 }
 
 static void post_table(li_live *V, li_prof *P, lua_State *L, uint64_t now) {
@@ -390,7 +314,7 @@ static void post_table(li_live *V, li_prof *P, lua_State *L, uint64_t now) {
       r.calls = V->fn[f].calls;
       r.self_ns = (int64_t)to_ns(V->fn[f].self, k);
       r.total_ns = (int64_t)to_ns(V->fn[f].total, k);
-      r.alloc_bytes = V->fn[f].alloc;
+      r.alloc_bytes = V->fn[f].mem.alloc_bytes;
       r.live_bytes = P->fn[f].live > 0 ? P->fn[f].live : 0;
       if (memcmp(&r, &V->prev[f], sizeof r) != 0) rows[n++] = r;
     }
@@ -710,7 +634,6 @@ static void live_free(li_prof *P) {
   free(V->buf);
   free(V->nd);
   free(V->fn);
-  free(V->walk);
   free(V->prev);
   free(V);
   P->live = NULL;

@@ -536,6 +536,23 @@ int li_host_pcall(lua_State *L, int nargs, int nresults, int msgh);
 int li_snapshot(li_prof *P, li_profile *out);
 void li_snapshot_free(li_profile *p);
 
+/* A node's or a function's figures as a snapshot reports them, in ticks
+** (times unclamped: below zero when calls were shorter than the probes'
+** cost; the model shows those as 0). */
+typedef struct li_tally {
+  uint64_t calls, errors;
+  int64_t total, self, min, max;
+  li_pmem mem;          /* nodes: alloc_*_total include the subtree */
+} li_tally;
+
+/* The figures of every node (nd: P->nnode of them) and every function
+** (fn: P->nfn) at time now, the calls still open counted as if they ended
+** then (a suspended coroutine's when it was suspended), *open how many
+** they are: the one computation behind the reports' figures and the live
+** view's function table.  0 when memory ran out. */
+int li_snapshot_tally(const li_prof *P, uint64_t now, li_tally *nd,
+                      li_tally *fn, uint32_t *open);
+
 /* ---- what the runtime's parts share of the profiler --------------------
 ** profiler.c  the probe, the factory, zones, the profiler's life
 ** calltree.c  function records and call-tree nodes

@@ -9,20 +9,12 @@
 
 #include "profiler.h"
 
-/* Figures in ticks while the snapshot is made (times unclamped, as the
-** nodes keep them). */
-typedef struct tally {
-  uint64_t calls, errors;
-  int64_t total, self, min, max;
-  li_pmem mem;          /* nodes: alloc_*_total include the subtree */
-} tally;
-
 /* Close a copy of S's frames into the node tallies, as close_top would.  A
 ** stack waiting in coroutine.resume (a dump from inside a coroutine) has
 ** the coroutine's time so far charged to its top call first, as the
 ** resume will when it returns. */
 static int close_virtually(const li_prof *P, const li_stack *S, uint64_t t,
-                           tally *nd) {
+                           li_tally *nd) {
   li_frame *f;
   li_stack c = *S;
   uint32_t n = S->n;
@@ -35,7 +27,7 @@ static int close_virtually(const li_prof *P, const li_stack *S, uint64_t t,
   while (n > 0) {
     li_frame *fr = &f[--n];
     int64_t incl = li_frame_incl(P, &c, fr, t), whole = incl + fr->done;
-    tally *b = &nd[fr->node];
+    li_tally *b = &nd[fr->node];
     b->total += incl;
     b->self += incl - fr->child;
     if (whole < b->min) b->min = whole;
@@ -48,7 +40,7 @@ static int close_virtually(const li_prof *P, const li_stack *S, uint64_t t,
 
 /* Add node v's figures to its function's; `outer`: no node of the same
 ** function above it. */
-static void add_node(tally *a, const tally *b, int outer) {
+static void add_node(li_tally *a, const li_tally *b, int outer) {
   a->calls += b->calls;
   a->errors += b->errors;
   a->self += b->self;
@@ -72,7 +64,7 @@ static void add_node(tally *a, const tally *b, int outer) {
 ** the outermost activation already includes the inner ones).  A depth-first
 ** walk of the tree keeps, for every function, how many of its nodes are on
 ** the path from the root. */
-static int sum_functions(const li_prof *P, const tally *nd, tally *fn) {
+static int sum_functions(const li_prof *P, const li_tally *nd, li_tally *fn) {
   uint32_t nn = P->nnode, *first, *kids, *onpath, *stack, *next, sp = 0;
   first = calloc((size_t)nn + 1, sizeof *first);
   kids = malloc((size_t)nn * sizeof *kids);
@@ -164,21 +156,12 @@ static int notes(const li_prof *P, li_profile *out) {
   return 0;
 }
 
-int li_snapshot(li_prof *P, li_profile *out) {
-  tally *fn, *nd;
-  uint64_t now;
-  double k;
+int li_snapshot_tally(const li_prof *P, uint64_t now, li_tally *nd,
+                      li_tally *fn, uint32_t *open) {
   uint32_t i;
-  memset(out, 0, sizeof *out);
-  li_clock_calibrate(&P->clock);
-  k = P->clock.ns_per_tick;
-  now = li_clock_ticks(&P->clock);
-  fn = calloc(P->nfn ? P->nfn : 1, sizeof *fn);
-  nd = calloc(P->nnode ? P->nnode : 1, sizeof *nd);
-  out->funcs = calloc(P->nfn ? P->nfn : 1, sizeof *out->funcs);
-  out->nodes = calloc(P->nnode ? P->nnode : 1, sizeof *out->nodes);
-  if (fn == NULL || nd == NULL || out->funcs == NULL || out->nodes == NULL)
-    goto nomem;
+  *open = 0;
+  memset(nd, 0, (size_t)P->nnode * sizeof *nd);
+  memset(fn, 0, (size_t)P->nfn * sizeof *fn);
   for (i = 0; i < P->nnode; i++) {
     const li_node *n = &P->node[i];
     nd[i].calls = n->calls; nd[i].errors = n->errors;
@@ -192,16 +175,34 @@ int li_snapshot(li_prof *P, li_profile *out) {
   }
   /* inclusive allocations: children come after their parents */
   for (i = P->nnode; i-- > 1;) {
-    tally *up = &nd[P->node[i].parent];
+    li_tally *up = &nd[P->node[i].parent];
     up->mem.alloc_bytes_total += nd[i].mem.alloc_bytes_total;
     up->mem.alloc_count_total += nd[i].mem.alloc_count_total;
   }
   for (const li_stack *S = &P->main; S != NULL; S = S->next) {
     if (!close_virtually(P, S, S->suspended ? S->susp_since : now, nd))
-      goto nomem;
-    out->open_calls += S->n;
+      return 0;
+    *open += S->n;
   }
-  if (!sum_functions(P, nd, fn)) goto nomem;
+  return sum_functions(P, nd, fn);
+}
+
+int li_snapshot(li_prof *P, li_profile *out) {
+  li_tally *fn, *nd;
+  uint64_t now;
+  double k;
+  uint32_t i;
+  memset(out, 0, sizeof *out);
+  li_clock_calibrate(&P->clock);
+  k = P->clock.ns_per_tick;
+  now = li_clock_ticks(&P->clock);
+  fn = calloc(P->nfn ? P->nfn : 1, sizeof *fn);
+  nd = calloc(P->nnode ? P->nnode : 1, sizeof *nd);
+  out->funcs = calloc(P->nfn ? P->nfn : 1, sizeof *out->funcs);
+  out->nodes = calloc(P->nnode ? P->nnode : 1, sizeof *out->nodes);
+  if (fn == NULL || nd == NULL || out->funcs == NULL || out->nodes == NULL)
+    goto nomem;
+  if (!li_snapshot_tally(P, now, nd, fn, &out->open_calls)) goto nomem;
   for (i = 0; i < P->nfn; i++) {
     li_pfunc *o = &out->funcs[i];
     const li_fn *f = &P->fn[i];

@@ -9,7 +9,7 @@
 #
 # Corpora grow across runs in build-fuzz/fuzz/corpus/TARGET (seeds are
 # read from build-fuzz/fuzz/seeds/TARGET and never written).  Inputs that
-# hit the known depth limit (README "Limits") are kept in
+# hit the known depth limit (docs/limits.md) are kept in
 # build-fuzz/fuzz/depth/ and counted, not failed; LI_FUZZ_DEPTH_STRICT=1
 # fails them too.  FUZZ_TARGETS="fuzz_report" runs only some targets.
 set -euo pipefail
@@ -120,5 +120,5 @@ echo
 echo "fuzz.sh: ${seconds}s per target"
 printf '  %s\n' "${summary[@]}"
 depth=$(find $w/depth -type f | wc -l)
-echo "  known depth limit (README \"Limits\"): $depth distinct inputs kept in $w/depth"
+echo "  known depth limit (docs/limits.md): $depth distinct inputs kept in $w/depth"
 exit $status

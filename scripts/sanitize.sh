@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# sanitize.sh -- the sanitizer builds (README.md, "Sanitizer builds"):
+# sanitize.sh -- the sanitizer builds (docs/testing.md, "Sanitizer builds"):
 #   asan  build-asan/ with -DLUAINSTR_SANITIZE=address,undefined, and the
 #         ctest suite in it (less a few heavy heap tests, below):
 #         AddressSanitizer, LeakSanitizer (on, in

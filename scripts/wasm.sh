@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# wasm.sh -- the WebAssembly builds (README "WebAssembly"): installs what
+# wasm.sh -- the WebAssembly builds (docs/wasm.md): installs what
 # they need (emscripten from Debian, Debian's lua5.4 and lua5.3 sources),
 # builds Lua and luainstr with emcc, one tree per Lua, runs the wasm tests
 # (ctest -L wasm) in each and prints the sizes of what it built.

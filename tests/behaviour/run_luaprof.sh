@@ -29,7 +29,7 @@
 #                   package.cpath is the same), LUAPROF_BIN is not run
 #   LI_JIT_WRAPPERS=1  (LuaJIT) two known differences of the profiled
 #                   side's pcall, xpcall and coroutine functions are not
-#                   compared (README's limits, runtime/boundary.c):
+#                   compared (docs/luajit.md "Limits", runtime/boundary.c):
 #                   pcall and xpcall are Lua functions around LuaJIT's own
 #                   there, so a traceback taken inside one shows the
 #                   original's line, "[C]: in function 'pcall'", and

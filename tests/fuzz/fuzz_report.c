@@ -10,7 +10,7 @@
 ** valid JSON (json_check.c, strict); `csv` has 16 fields in every record,
 ** one record per called function after the header, in li_report_order's
 ** order, with names and sources read back byte for byte; `folded` values
-** add up to the rounded total self time (README), `folded-calls` values
+** add up to the rounded total self time (docs/reports.md), `folded-calls` values
 ** to the calls, with one frame per level of the node's path, and
 ** `folded-alloc` values to the nodes' own allocated bytes.
 */

@@ -19,7 +19,7 @@
 ** Compile depth: the original and every instrumented text are compiled by
 ** luaL_loadbufferx called from this function, so at the same C depth.  An
 ** instrumented text that fails with "C stack overflow" where the original
-** compiles is the known limit of README "Limits" (deep nesting near Lua's
+** compiles is the known limit of docs/limits.md (deep nesting near Lua's
 ** 200 C levels): it is counted and reported on stderr (and the input saved
 ** to $LI_FUZZ_DEPTH_DIR if set), and fails the target only with
 ** LI_FUZZ_DEPTH_STRICT=1.  Any other compile error of an instrumented text

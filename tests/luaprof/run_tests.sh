@@ -466,7 +466,7 @@ fi
 # busy machine does not fail it, but a 20 ms calibration does.
 if [ -n "${LI_SANITIZER:-}" ] && ! skip startup_cost; then
   # valgrind cannot run a program built with a sanitizer (the sanitizer
-  # build's ctest sets LI_SANITIZER; README.md, "Sanitizer builds").
+  # build's ctest sets LI_SANITIZER; docs/testing.md, "Sanitizer builds").
   echo "skip startup_cost: valgrind cannot run a program built with -fsanitize=$LI_SANITIZER"
 elif [ "$V" = 54 ] && ! skip startup_cost; then
   # The fixed cost of starting luaprof (probe and clock calibration), in

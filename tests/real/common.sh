@@ -104,7 +104,7 @@ run_side() {
   for s in stdout stderr; do
     sed -E 's/^(\t\[C\]: at )0x[0-9a-f]+$/\10x@/' "$out/$side.$s.raw" >"$out/$side.$s"
     # LuaJIT's pcall and xpcall are Lua wrappers under the profiler
-    # (runtime/boundary.c, README's limits): a traceback taken inside one
+    # (runtime/boundary.c, docs/luajit.md "Limits"): a traceback taken inside one
     # shows "[C]: in function 'pcall'" twice, the original's line then the
     # wrapper's.  With LI_JIT_WRAPPERS=1 the first is left out of the
     # profiled side (as tests/behaviour/run_luaprof.sh does).

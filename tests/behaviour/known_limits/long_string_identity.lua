@@ -1,6 +1,6 @@
 -- differs: luaprof
 -- With the runtime the loader lifts a chunk's main function out of its
--- compiled wrapper by a dump and an undump (README "How probes work"): as
+-- compiled wrapper by a dump and an undump (docs/probes.md): as
 -- after any string.dump + load, equal long string constants (over 40
 -- bytes) of the chunk are separate objects, which only `%p` tells apart.
 -- (Offline, and for short strings, they are one object.)
