@@ -271,8 +271,8 @@ static int own_options (int argc, char **argv, Options *o) {
       exit(EXIT_SUCCESS);
     }
     else if (strcmp(argv[i], "--version") == 0) {
-      printf(SELF " (luainstr) %s\n%s\n", LI_VERSION,
-             LI_IS_LUAJIT ? LI_LUAC_BANNER : LUA_COPYRIGHT);
+      /* (lua.c's -v banner: 5.1's LUA_COPYRIGHT alone names no release) */
+      printf(SELF " (luainstr) %s\n%s\n", LI_VERSION, LI_LUAC_BANNER);
       exit(EXIT_SUCCESS);
     }
     else if (argv[i][0] == '-' && argv[i][1] == '-' && argv[i][2] != '\0')

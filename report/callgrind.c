@@ -273,7 +273,12 @@ static void put_profile(FILE *f, cg_state *S, const cg_edge *e,
   }
   fputs("# callgrind format\n"
         "version: 1\n"
-        "creator: luainstr\n"
+        "creator: luainstr", f);
+  if (p->version != NULL) {
+    putc(' ', f);
+    li_put_line_text(f, p->version, NULL);
+  }
+  fputs("\n"
         "positions: line\n"
         "event: ns : Time (ns, probe cost subtracted)\n", f);
   if (p->memory)

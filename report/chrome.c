@@ -248,7 +248,13 @@ int li_write_chrome(const li_profile *p, FILE *f) {
     putc('}', f);
   }
   if (ok) put_frames(f, p, &first);
-  fputs("\n],\n\"otherData\":{\"generator\":\"luainstr\",\"tracing\":", f);
+  fputs("\n],\n\"otherData\":{\"generator\":\"luainstr\",", f);
+  if (p->version != NULL) {
+    fputs("\"luainstr\":", f);
+    li_json_string(f, p->version);
+    putc(',', f);
+  }
+  fputs("\"tracing\":", f);
   fputs(p->tracing ? "true" : "false", f);
   fprintf(f, ",\"events\":%" PRIu64 ",\"events_dropped\":%" PRIu64
           ",\"trace_capacity\":%" PRIu64, p->nevents, p->events_dropped,

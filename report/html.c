@@ -963,6 +963,7 @@ static const char script_core[] =
   "      ['blocks tracked', S.memory.blocks + ' (map ' + fmtBytes(S.memory.map_bytes) + ')'],\n"
   "      ['untracked frees', String(S.memory.untracked_frees)]);\n"
   "  }\n"
+  "  if (typeof D.luainstr === 'string') items.push(['luainstr', disp(D.luainstr)]);\n"
   "  var dl = $('sum');\n"
   "  items.forEach(function (it) {\n"
   "    var d = document.createElement('div'), dt = document.createElement('dt'), dd = document.createElement('dd');\n"
@@ -2320,6 +2321,11 @@ int li_write_html(const li_profile *p, FILE *f) {
   fputs(page_frames, f);
   fputs(page_views, f);
   fputs("<script type=\"application/json\" id=\"li-data\">{\"version\":1,\n", f);
+  if (p->version != NULL) {   /* the program's version, as the json report's */
+    fputs("\"luainstr\":", f);
+    li_json_string(f, p->version);
+    fputs(",\n", f);
+  }
   put_summary(f, p);
   put_warnings(f, p->warnings);
   if (put_sources(f, p, srcid) != 0) {

@@ -212,6 +212,11 @@ static void put_trace(FILE *f, const li_profile *p) {
 
 int li_write_json(const li_profile *p, FILE *f) {
   fputs("{\n  \"format\": \"luainstr-profile\",\n  \"version\": 1,\n", f);
+  if (p->version != NULL) {   /* the program's version, not the schema's */
+    fputs("  \"luainstr\": ", f);
+    li_json_string(f, p->version);
+    fputs(",\n", f);
+  }
   put_summary(f, p);
   put_functions(f, p);
   put_tree(f, p);

@@ -23,6 +23,7 @@
 #define ZLIB_CONST                  /* next_in points to const bytes */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,6 +152,8 @@ typedef struct head {
   pb_function *fn, **fn_ptr;
   pb_location *loc, **loc_ptr;
   pb_line *line, **line_ptr;
+  char **label;               /* each function's name as pprof shows it */
+  uint32_t nlabel;
   int64_t comment;            /* "luainstr VERSION" in the table */
   char comment_text[80];      /* (the table points to it) */
 } head;
@@ -164,6 +167,23 @@ static void head_free(head *h) {
   free(h->loc_ptr);
   free(h->line);
   free(h->line_ptr);
+  if (h->label != NULL)
+    for (uint32_t i = 0; i < h->nlabel; i++) free(h->label[i]);
+  free(h->label);
+}
+
+/* A function's name as pprof shows it (malloc'd; NULL: no memory). */
+static char *label(const li_pfunc *f) {
+  const char *name = f->name != NULL ? f->name : "?";
+  const char *source = f->source != NULL ? f->source : "?";
+  size_t len = strlen(name) + strlen(source) + 16;
+  char *s = malloc(len);
+  if (s == NULL) return NULL;
+  if (f->line != 0)
+    snprintf(s, len, "%s (%s:%" PRIu32 ")", name, source, f->line);
+  else
+    snprintf(s, len, "%s (%s)", name, source);
+  return s;
 }
 
 static void set_type(pb_type *t, strtab *st, const char *type,
@@ -183,10 +203,11 @@ static int make_head(pb_profile *pr, head *h, const li_profile *p,
   uint32_t n = p->nfuncs;
   size_t m = (size_t)n + 1;       /* malloc(0) may be NULL */
   memset(h, 0, sizeof *h);
-  /* "", 7 type and unit names, "wall" again, the comment, a name and a
-  ** source each */
-  if (n > (UINT32_MAX - 10) / 2 || strtab_init(&h->st, 10 + 2 * n) != 0)
+  /* "", 7 type and unit names, "wall" again, the comment, a name, a
+  ** label and a source each */
+  if (n > (UINT32_MAX - 10) / 3 || strtab_init(&h->st, 10 + 3 * n) != 0)
     return -1;
+  if ((h->label = calloc(m, sizeof *h->label)) == NULL) return -1;
   h->fn = malloc(m * sizeof *h->fn);
   h->fn_ptr = malloc(m * sizeof *h->fn_ptr);
   h->loc = malloc(m * sizeof *h->loc);
@@ -223,7 +244,14 @@ static int make_head(pb_profile *pr, head *h, const li_profile *p,
     pb_function *fn = &h->fn[i];
     perftools__profiles__function__init(fn);
     fn->id = (uint64_t)i + 1;
-    fn->name = fn->system_name = intern(&h->st, f->name);
+    /* pprof's tools add up functions by name: the name they show is
+    ** `name (source:line)` (`name (source)` for a main chunk), as the
+    ** folded reports write frames, so that two functions of one name (two
+    ** main chunks, two "anonymous") stay apart; system_name is the name */
+    if ((h->label[i] = label(f)) == NULL) return -1;
+    h->nlabel = i + 1;
+    fn->name = intern(&h->st, h->label[i]);
+    fn->system_name = intern(&h->st, f->name);
     fn->filename = intern(&h->st, f->source);
     fn->start_line = f->line;
     fn->luainstr_last_line = f->lastline;

@@ -295,7 +295,10 @@ static int read_functions(reader *rd) {
     const Perftools__Profiles__Function *f = pr->function[i];
     li_pfunc *o = &p->funcs[i];
     size_t nl, sl;
-    const char *name = str(rd, f->name, &nl, "function name");
+    /* the name luainstr gave it is system_name (name is `name (source:
+    ** line)`, as pprof shows it); another writer's may have only a name */
+    const char *name = str(rd, f->system_name != 0 ? f->system_name : f->name,
+                           &nl, "function name");
     const char *source = str(rd, f->filename, &sl, "function file");
     if (name == NULL || source == NULL) return -1;
     if ((o->name = li_profile_strdup(p, name, nl)) == NULL ||

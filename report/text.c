@@ -233,6 +233,12 @@ static void put_summary(FILE *f, const li_profile *p, uint32_t called) {
   if (p->open_calls > 0)  /* "calls": frames are frame mode's */
     fprintf(f, ", %" PRIu32 " call%s still open", p->open_calls,
             p->open_calls == 1 ? "" : "s");
+  /* last: the line's start, "luainstr profile: WALL wall", is what scripts
+  ** look for, and stays as it was */
+  if (p->version != NULL) {
+    fputs(", luainstr ", f);
+    put_text(f, p->version);
+  }
   putc('\n', f);
 }
 

@@ -187,6 +187,57 @@ int li_snapshot_tally(const li_prof *P, uint64_t now, li_tally *nd,
   return sum_functions(P, nd, fn);
 }
 
+/* A function's self time is the sum of its nodes' (li_snapshot_tally),
+** some of which can be a little below zero (calls shorter than the probes'
+** calibrated cost), where the node shows 0.  So that the nodes' self
+** times, which every report of call paths sums (folded, pprof, callgrind,
+** the flame graphs), add up to the function's as the text and csv reports
+** give it, what those zeros add is taken back from the function's other
+** nodes in proportion to their self times, and the rounding to whole ns is
+** settled on its largest node.  0, or -1 when memory ran out. */
+static int settle_self(li_profile *out) {
+  uint64_t *have = calloc(out->nfuncs ? out->nfuncs : 1, sizeof *have);
+  uint32_t *big = malloc((out->nfuncs ? out->nfuncs : 1) * sizeof *big);
+  double *ratio = malloc((out->nfuncs ? out->nfuncs : 1) * sizeof *ratio);
+  uint32_t i;
+  if (have == NULL || big == NULL || ratio == NULL) {
+    free(have); free(big); free(ratio);
+    return -1;
+  }
+  for (i = 0; i < out->nfuncs; i++) big[i] = UINT32_MAX;
+  for (i = 1; i < out->nnodes; i++) {
+    const li_pnode *n = &out->nodes[i];
+    if (n->func >= out->nfuncs) continue;
+    have[n->func] += n->self_ns;
+    if (big[n->func] == UINT32_MAX || n->self_ns > out->nodes[big[n->func]].self_ns)
+      big[n->func] = i;
+  }
+  for (i = 0; i < out->nfuncs; i++)
+    ratio[i] = have[i] > 0 ? (double)out->funcs[i].self_ns / (double)have[i] : 0;
+  for (i = 1; i < out->nnodes; i++) {
+    li_pnode *n = &out->nodes[i];
+    uint32_t f = n->func;
+    if (f >= out->nfuncs || have[f] == out->funcs[f].self_ns) continue;
+    n->self_ns = ratio[f] < 1 ? (uint64_t)((double)n->self_ns * ratio[f]) : n->self_ns;
+  }
+  /* what is left (the rounding, or all of it when no node had any) goes
+  ** to the largest node */
+  memset(have, 0, out->nfuncs * sizeof *have);
+  for (i = 1; i < out->nnodes; i++)
+    if (out->nodes[i].func < out->nfuncs)
+      have[out->nodes[i].func] += out->nodes[i].self_ns;
+  for (i = 0; i < out->nfuncs; i++) {
+    uint64_t want = out->funcs[i].self_ns;
+    li_pnode *n;
+    if (big[i] == UINT32_MAX || have[i] == want) continue;
+    n = &out->nodes[big[i]];
+    if (have[i] < want) n->self_ns += want - have[i];
+    else n->self_ns -= have[i] - want < n->self_ns ? have[i] - want : n->self_ns;
+  }
+  free(have); free(big); free(ratio);
+  return 0;
+}
+
 int li_snapshot(li_prof *P, li_profile *out) {
   li_tally *fn, *nd;
   uint64_t now;
@@ -233,6 +284,7 @@ int li_snapshot(li_prof *P, li_profile *out) {
     o->mem = nd[i].mem;
   }
   out->nnodes = P->nnode;
+  if (settle_self(out) != 0) goto nomem;
   if (li_frames_snapshot(P, out, k) != 0) goto nomem;
   li_mem_snapshot(P, out);
   if (out->memory) {

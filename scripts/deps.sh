@@ -23,11 +23,13 @@ packages=(
   lua-penlight luarocks lua-busted lua-ldoc lua-luassert prosody nmap-common
   # real Lua 5.1 code run under luaprof5.1
   lua-markdown lua-check
-  # (helper-server) the live view's server and its client tests
+  # the live view's server and its client tests
   libwebsockets-dev python3-websocket
-  # (helper-pprof) the pprof report (protobuf-c, zlib) and its consumer
+  # the pprof report (protobuf-c, zlib) and its consumer
   # in the tests, `go tool pprof`
   libprotobuf-c-dev protobuf-c-compiler zlib1g-dev golang-go
+  # the manual pages' tests: groff -ww, man, lexgrog
+  groff-base man-db
 )
 
 missing=()

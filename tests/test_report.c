@@ -735,6 +735,123 @@ Test(golden, frames_and_memory) {
   check_golden(&p, "callgrind", "frames.callgrind");
 }
 
+
+/* ---- the version of luainstr that took the profile -------------------------- */
+
+/* Where each format states li_profile.version (V below): the report with a
+** version is the one without it plus one insertion after `after` (NULL:
+** the format has no room for it, the two are the same).  The goldens above
+** have no version (NULL: left out), so they hold across releases; the
+** version a real run states is CMake's (tests/version/installed.sh). */
+typedef struct version_place {
+  const char *format;
+  const char *after;    /* text in the report without a version */
+  const char *insert;   /* what the version adds there, V for the version */
+} version_place;
+
+static const version_place version_places[] = {
+  { "text", NULL, NULL },                 /* (end of its first line: below) */
+  { "json", "  \"version\": 1,\n", "  \"luainstr\": \"V\",\n" },
+  { "callgrind", "creator: luainstr", " V" },
+  { "chrome", "\"otherData\":{\"generator\":\"luainstr\",", "\"luainstr\":\"V\"," },
+  { "html", "id=\"li-data\">{\"version\":1,\n", "\"luainstr\":\"V\",\n" },
+  { "csv", NULL, NULL },
+  { "folded", NULL, NULL },
+  { "folded-calls", NULL, NULL },
+  { "folded-alloc", NULL, NULL },
+};
+
+/* without, with the insertion of place (V replaced by version). */
+static char *with_insertion(const char *without, const version_place *pl,
+                            const char *version) {
+  const char *at;
+  if (strcmp(pl->format, "text") == 0) {
+    at = strchr(without, '\n');                 /* the summary line's end */
+    cr_assert_not_null(at);
+  } else {
+    at = strstr(without, pl->after);
+    cr_assert_not_null(at, "%s: no '%s' in\n%s", pl->format, pl->after, without);
+    at += strlen(pl->after);
+  }
+  const char *ins = strcmp(pl->format, "text") == 0 ? ", luainstr V" : pl->insert;
+  size_t n = strlen(without) + strlen(ins) + strlen(version) + 1;
+  char *out = malloc(n), *o = out;
+  memcpy(o, without, (size_t)(at - without));
+  o += at - without;
+  for (const char *c = ins; *c != '\0'; c++) {
+    if (*c == 'V') {
+      strcpy(o, version);
+      o += strlen(version);
+    } else {
+      *o++ = *c;
+    }
+  }
+  strcpy(o, at);
+  return out;
+}
+
+static void check_version_places(li_profile p) {
+  const char *version = "9.8.7-rc1+test";   /* any version: its places */
+  char *list = strdup(li_report_formats()), *save = NULL;
+  int checked = 0;
+  for (char *name = strtok_r(list, ", ", &save); name != NULL;
+       name = strtok_r(NULL, ", ", &save)) {
+    const version_place *pl = NULL;
+    for (size_t i = 0; i < sizeof version_places / sizeof version_places[0]; i++)
+      if (strcmp(version_places[i].format, name) == 0) pl = &version_places[i];
+    /* pprof's version is a comment string in a gzipped message: read
+    ** back by `go tool pprof -comments` in tests/version/installed.sh */
+    if (strcmp(name, "pprof") == 0) continue;
+    cr_assert_not_null(pl, "format %s: where does it state the version? "
+                       "(add it to version_places)", name);
+    size_t len0, len1;
+    p.version = NULL;
+    char *without = report(&p, name, &len0);
+    p.version = version;
+    char *with = report(&p, name, &len1);
+    if (pl->after == NULL && strcmp(name, "text") != 0) {
+      cr_assert(len0 == len1 && memcmp(without, with, len0) == 0,
+                "%s has no room for the version, yet it changed:\n%s", name, with);
+    } else {
+      char *want = with_insertion(without, pl, version);
+      cr_assert(strlen(want) == len1 && memcmp(want, with, len1) == 0,
+                "%s: the version is not where it belongs:\n%s", name, with);
+      free(want);
+    }
+    free(without);
+    free(with);
+    checked++;
+  }
+  cr_assert_geq(checked, 9);
+  free(list);
+}
+
+Test(version, in_every_report_with_room) {
+  check_version_places(known_profile());
+  check_version_places(game_profile());
+}
+
+/* A version read back from a file (luainstr merge) may hold anything: it
+** stays one line of text and one JSON string. */
+Test(version, any_bytes_stay_in_their_place) {
+  li_profile p = known_profile();
+  size_t len;
+  p.version = "1.0\n\"</script>\x01\xff";
+  char *out = report(&p, "text", &len);
+  const char *end = ", luainstr 1.0\\n\"</script>\\x01\\xFF\n";  /* line's end */
+  char *nl = strchr(out, '\n');
+  cr_assert(nl != NULL && (size_t)(nl + 1 - out) >= strlen(end) &&
+            strncmp(nl + 1 - strlen(end), end, strlen(end)) == 0, "%s", out);
+  free(out);
+  out = report(&p, "callgrind", &len);
+  cr_assert_not_null(strstr(out, "\ncreator: luainstr 1.0\\n\"</script>\\x01\\xFF\n"), "%s", out);
+  free(out);
+  out = report(&p, "json", &len);
+  cr_assert_not_null(strstr(out, "\n  \"luainstr\": \"1.0\\n\\\"\\u003c/script\\u003e\\u0001\\u00ff\",\n"),
+                     "%s", out);
+  free(out);
+}
+
 Test(text, frame_summary_and_spikes) {
   li_profile p = game_profile();
   size_t len;

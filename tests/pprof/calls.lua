@@ -2,7 +2,8 @@
 -- and mutual recursion (a function inside its own cum once per stack),
 -- a function called from two places (two paths, one function), a
 -- coroutine, a method, and allocations of known kinds for memory mode.
--- Every function has its own name: pprof's -top merges functions by name.
+-- Two functions share a name ("anonymous"): pprof's -top adds up functions
+-- by name, so the names luainstr gives pprof carry the source and line.
 
 local function fib(n)
   if n < 2 then return n end
@@ -51,4 +52,8 @@ local sum = 0
 for i = 1, 20 do sum = sum + fib(12 + i % 3) end
 for i = 1, 200 do if is_even(i) then sum = sum + 1 end end
 sum = sum + total(make_list(5000)) + consume()
+local step = { function(x) return x + 1 end,
+               function(x) return x * 2 % 1000003 end }
+for _ = 1, 30 do sum = step[1](sum) end
+for _ = 1, 40 do sum = step[2](sum) end
 assert(sum > 0)

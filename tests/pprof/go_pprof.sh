@@ -48,7 +48,8 @@ if "$lp" -f pprof -o "$tmp/lp.pb.gz" "$here/calls.lua" &&
   want=$(python3 -c '
 import csv, sys
 for r in csv.DictReader(open(sys.argv[1], newline="")):
-    print(r["calls"], r["name"])' "$tmp/lp.csv" | sort)
+    line = ":" + r["line"] if r["line"] not in ("", "0") else ""
+    print(r["calls"], "%s (%s%s)" % (r["name"], r["source"], line))' "$tmp/lp.csv" | sort)
   if [ -n "$got" ] && [ "$got" = "$want" ] && [ ! -s "$tmp/err" ]; then
     echo "pass  luaprof -f pprof: calls of $(echo "$want" | wc -l) functions = luaprof -f csv"
   else

@@ -119,6 +119,11 @@ has_names "$tmp/hello.html" frame-names all "main chunk"
 has_names "$tmp/hello.html" row-names "main chunk" "local countdown" "local sum_of_squares" \
   "Greeter:greet" "Greeter.new" "local square"
 [[ $(field "$tmp/hello.html" rows) == 6 ]] || fail "hello: $(field "$tmp/hello.html" rows) rows"
+# (helper-version) the page shows the version of luainstr that took the
+# profile: CMake's project() VERSION, as this build's cache has it
+version=$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$build/CMakeCache.txt")
+[[ -n $version ]] || fail "no CMAKE_PROJECT_VERSION in $build/CMakeCache.txt"
+has_names "$tmp/hello.html" summary "luainstr=$version"
 # no frames, no memory mode: the page as before issue 12
 [[ $(field "$tmp/hello.html" frames-section) == hidden ]] || fail "hello: a frame chart without frames"
 [[ $(field "$tmp/hello.html" mode-switch) == hidden ]] || fail "hello: a bytes switch without memory mode"

@@ -26,7 +26,10 @@ title = re.search(r'<title>(.*?)</title>', dom)
 check(title and html.unescape(title.group(1)) == name + ' - speedscope',
       'speedscope imported the file (title "%s")' % (title.group(1) if title else ''))
 
-fname = [f['name'] for f in doc['functions']]
+# speedscope shows pprof's function names: `name (source:line)`,
+# `name (source)` for a main chunk (report/pprof.c)
+fname = ['%s (%s:%d)' % (f['name'], f['source'], f['line']) if f['line'] else
+         '%s (%s)' % (f['name'], f['source']) for f in doc['functions']]
 tree = doc['tree']
 self_ = collections.Counter()
 total = collections.Counter()
