@@ -254,7 +254,7 @@ static int read_types(reader *rd) {
     char types[200] = "";
     size_t k = 0;
     for (size_t i = 0; i < pr->n_sample_type && k + 1 < sizeof types; i++) {
-      size_t tl, ul;
+      size_t tl = 0, ul = 0;
       const char *t = str(rd, pr->sample_type[i]->type, &tl, "sample type");
       const char *u = str(rd, pr->sample_type[i]->unit, &ul, "sample type");
       int n = snprintf(types + k, sizeof types - k, "%s%.*s/%.*s",
@@ -294,7 +294,7 @@ static int read_functions(reader *rd) {
   for (size_t i = 0; i < pr->n_function; i++) {
     const Perftools__Profiles__Function *f = pr->function[i];
     li_pfunc *o = &p->funcs[i];
-    size_t nl, sl;
+    size_t nl = 0, sl = 0;
     /* the name luainstr gave it is system_name (name is `name (source:
     ** line)`, as pprof shows it); another writer's may have only a name */
     const char *name = str(rd, f->system_name != 0 ? f->system_name : f->name,
