@@ -47,7 +47,7 @@ part() {
   cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
         -DLUAINSTR_SANITIZE="$sanitizers" "${lua_opts[@]}" >/dev/null &&
     cmake --build "$dir" -j2 --target "$target" &&
-    ctest --test-dir "$dir" --output-on-failure "$@" || st=$?
+    ctest --test-dir "$dir" --output-on-failure -j2 "$@" || st=$?
   echo "== sanitize.sh $name: $([ $st -eq 0 ] && echo passed || echo FAILED)" \
        "in $((SECONDS - start)) s"
   return $st
