@@ -569,7 +569,9 @@ static void merge_usage(FILE *f)
           " left out.\n"
           "One REPORT is written as it is, in FORMAT.\n"
           "  -f FORMAT  the report's format: %s\n"
-          "             (default: the first REPORT's, json or pprof)\n"
+          "             (default: the one OUT's name ends in, .pb.gz or\n"
+          "             .pprof, .json, .html, .csv, .txt; else the first\n"
+          "             REPORT's, json or pprof)\n"
           "  -o OUT     write it to OUT, whole or not at all (default:"
           " stdout)\n"
           "  --help     show this help and exit\n"
@@ -598,6 +600,21 @@ static const char *format_of(const char *path)
   }
   fmt = li_report_sniff(head, n);
   return fmt != NULL ? fmt : "json";
+}
+
+/* The format an output file's name asks for (fleet.pb.gz: pprof), or NULL
+** when it names none. */
+static const char *format_by_name(const char *path)
+{
+  static const char *const ext[][2] = {
+    { ".pb.gz", "pprof" }, { ".pprof", "pprof" }, { ".json", "json" },
+    { ".html", "html" }, { ".csv", "csv" }, { ".txt", "text" } };
+  size_t len = path != NULL ? strlen(path) : 0;
+  for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++) {
+    size_t n = strlen(ext[i][0]);
+    if (len > n && strcmp(path + len - n, ext[i][0]) == 0) return ext[i][1];
+  }
+  return NULL;
 }
 
 /* Read the reports, sum them, write the result.  Returns an exit status.
@@ -692,15 +709,20 @@ static int merge_main(int argc, char **argv)
     merge_usage(stderr);
     return ST_TROUBLE;
   }
+  if (format == NULL) format = format_by_name(out);
   if (format == NULL) format = format_of(paths[0]);
   if (!li_report_known(format)) {
     free(paths);
-    if (strcmp(format, "pprof") == 0) {
-      fprintf(stderr, PROGNAME " merge: pprof: this build has no "
-              "protobuf-c\n");
+    if (li_report_missing(format) != NULL) {
+      fprintf(stderr, PROGNAME " merge: %s\n", li_report_missing(format));
       return ST_TROUBLE;
     }
     return merge_usage_error("unknown format", format);
+  }
+  if (out == NULL && li_report_binary_tty(format, stdout)) {
+    free(paths);
+    fprintf(stderr, PROGNAME " merge: " LI_REPORT_BINARY_TTY " (-o)\n", format);
+    return ST_TROUBLE;
   }
   status = merge_reports(format, out, paths, n);
   free(paths);

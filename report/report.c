@@ -356,6 +356,24 @@ static int write_via_link(const li_profile *p, const char *format,
   return r;
 }
 
+static int is_binary(const char *format) {
+  return format != NULL && strcmp(format, "pprof") == 0;
+}
+
+int li_report_binary_tty(const char *format, FILE *f) {
+  return is_binary(format) && isatty(fileno(f));
+}
+
+/* Would a binary format go to the terminal that path names? */
+static int binary_to_tty(const char *format, const char *path) {
+  int fd, tty;
+  if (!is_binary(format)) return 0;
+  if ((fd = open(path, O_WRONLY | O_NOCTTY | O_NONBLOCK)) < 0) return 0;
+  tty = isatty(fd);
+  close(fd);
+  return tty;
+}
+
 int li_report_to_path(const li_profile *p, const char *format,
                       const char *path, char *err, size_t errlen) {
   struct stat st;
@@ -373,6 +391,12 @@ int li_report_to_path(const li_profile *p, const char *format,
     if (err != NULL && errlen > 0)
       snprintf(err, errlen, "cannot write report: no path given");
     errno = ENOENT;
+    return -1;
+  }
+  if (binary_to_tty(format, path)) {
+    if (err != NULL && errlen > 0)
+      snprintf(err, errlen, LI_REPORT_BINARY_TTY, format);
+    errno = EINVAL;
     return -1;
   }
   if (is_stream_path(path))

@@ -204,6 +204,14 @@ int li_report_to_path(const li_profile *p, const char *format,
 ** the current directory cannot be read (the caller keeps path). */
 char *li_report_abspath(const char *path);
 
+/* Is format binary (pprof) and f a terminal, where it would only garble
+** the screen?  luaprof and luainstr.run write to stderr unless given a
+** file: li_report_to_path and luainstr_dump refuse then, with the message
+** LI_REPORT_BINARY_TTY (its %s: the format). */
+int li_report_binary_tty(const char *format, FILE *f);
+#define LI_REPORT_BINARY_TTY \
+  "the %s report is binary (gzip) and is not written to a terminal: give it a file"
+
 /* Write p in format to a malloc'd string (*out, *outlen).  0 or -1. */
 int li_report_to_string(const li_profile *p, const char *format,
                         char **out, size_t *outlen);

@@ -369,6 +369,8 @@ static int dump(lua_State *L, li_prof *P, const char *format,
   if (str != NULL) {
     if (li_report_to_string(&prof, format, str, len) != 0)
       r = fail(P, LUAINSTR_EMEM, "not enough memory%s", "");
+  } else if (path == NULL && li_report_binary_tty(format, stderr)) {
+    r = fail(P, LUAINSTR_EARG, LI_REPORT_BINARY_TTY, format);
   } else if (path == NULL) {
     if (li_report_write(&prof, format, stderr) != 0 || fflush(stderr) != 0)
       r = fail(P, LUAINSTR_EIO, "cannot write the report to stderr%s", "");

@@ -231,6 +231,23 @@ EOF
     fail "the default format is not the first report's (pprof)"
   "$luainstr" merge -f csv -o "$t/mixed2.csv" "$t/mixed.out" ||
     fail "the merged pprof report does not read back"
+  # ...unless OUT's name asks for one
+  "$luainstr" merge -o "$t/named.pb.gz" "$t/plain.json"
+  [[ $(head -c 2 "$t/named.pb.gz" | od -An -tx1 | tr -d ' ') == 1f8b ]] ||
+    fail "-o NAME.pb.gz did not write pprof"
+  "$luainstr" merge -o "$t/named.json" "$t/mem.pb.gz"
+  [[ $(head -c 1 "$t/named.json") == '{' ]] || fail "-o NAME.json did not write json"
+  # pprof is binary: not written to a terminal (script(1) gives one), by
+  # luainstr merge, luaprof or luainstr.run, with a message saying why
+  if command -v script >/dev/null; then
+    hello=$here/../../samples/hello.lua
+    for cmd in "$luainstr merge $t/mem.pb.gz" "$luaprof -f pprof $hello > /dev/null" \
+               "$luaprof -f pprof -o /dev/stderr $hello > /dev/null"; do
+      script -qec "$cmd" /dev/null > "$t/tty" 2>&1 || true
+      grep -q "pprof report is binary (gzip) and is not written to a terminal" "$t/tty" &&
+        ! grep -aq $'\x1f\x8b' "$t/tty" || fail "pprof to a terminal ($cmd): $(head -c 300 "$t/tty")"
+    done
+  elif [[ -n ${CI:-} ]]; then fail "script(1) not found (bsdutils)"; fi
 fi
 
 # --- bad input ---------------------------------------------------------------
