@@ -67,9 +67,11 @@ static const char *boolean(int b) {
 /* ---- sections --------------------------------------------------------- */
 
 static void put_summary(FILE *f, const li_profile *p) {
-  fprintf(f, "  \"summary\": {\"wall_ns\": %" PRIu64 ", \"probes\": %" PRIu64
-          ", \"overhead_ns\": %" PRIu64 ", \"probe_pair_ns\": ",
-          p->wall_ns, p->probes, p->overhead_ns);
+  fprintf(f, "  \"summary\": {\"wall_ns\": %" PRIu64, p->wall_ns);
+  if (p->time_ns != 0)          /* (0: not known, as in a known profile) */
+    fprintf(f, ", \"time_ns\": %" PRIu64, p->time_ns);
+  fprintf(f, ", \"probes\": %" PRIu64 ", \"overhead_ns\": %" PRIu64
+          ", \"probe_pair_ns\": ", p->probes, p->overhead_ns);
   put_double(f, p->probe_pair_ns);
   fputs(", \"probe_inside_ns\": ", f);
   put_double(f, p->probe_inside_ns);

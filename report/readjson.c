@@ -95,6 +95,7 @@ static const field mem_fields[] = { MEM_FIELDS(0) };
 #define SUM(x) offsetof(doc, p.x)
 static const field summary_fields[] = {
   {"wall_ns", K_U64, SUM(wall_ns)},
+  {"time_ns", K_U64, SUM(time_ns)},
   {"probes", K_U64, SUM(probes)},
   {"overhead_ns", K_U64, SUM(overhead_ns)},
   {"probe_pair_ns", K_DOUBLE, SUM(probe_pair_ns)},
