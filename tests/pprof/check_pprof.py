@@ -171,7 +171,8 @@ def top(index, unit, want_flat, want_cum=None):
     text = pprof(*(args + (['-unit=' + unit] if unit else [])))
     rows_top = []
     for line in text.splitlines():
-        m = re.match(r'^\s*(\d+)%s\s+\S+\s+\S+\s+(\d+)%s\s+\S+\s+(.*)$' % (unit, unit), line)
+        # (a figure of 0 is printed bare, without its unit)
+        m = re.match(r'^\s*(\d+)(?:%s)?\s+\S+\s+\S+\s+(\d+)(?:%s)?\s+\S+\s+(.*)$' % (unit, unit), line)
         if m:
             rows_top.append((m.group(3), int(m.group(1)), int(m.group(2))))
     got = {n: f for n, f, c in rows_top if f > 0}
