@@ -79,7 +79,7 @@ static int gz_write(gz_out *g, const void *data, size_t len, int flush) {
     int fl = (size_t)n == len ? flush : Z_NO_FLUSH;
     g->z.next_in = p;
     g->z.avail_in = n;
-    p += n;
+    if (n > 0) p += n;          /* (the last call may pass NULL, 0) */
     len -= n;
     do {                            /* zlib's own loop (zlib's zpipe.c) */
       size_t have;
