@@ -958,38 +958,6 @@ lh_heap *lh_load_mem(const char *name, const void *data, size_t size,
   return analysed(parse(name, data, size, err, errsz), err, errsz);
 }
 
-/* Read the whole of fd into *data (for what cannot be mapped: a pipe). */
-static int slurp(int fd, unsigned char **data, size_t *size)
-{
-  size_t cap = 1 << 16, n = 0;
-  unsigned char *b = malloc(cap);
-  if (b == NULL) return ENOMEM;
-  for (;;) {
-    ssize_t got;
-    if (n == cap) {
-      unsigned char *nb = cap > SIZE_MAX / 2 ? NULL : realloc(b, cap * 2);
-      if (nb == NULL) {
-        free(b);
-        return ENOMEM;
-      }
-      b = nb;
-      cap *= 2;
-    }
-    got = read(fd, b + n, cap - n);
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) {
-      int e = errno;
-      free(b);
-      return e;
-    }
-    if (got == 0) break;
-    n += (size_t)got;
-  }
-  *data = b;
-  *size = n;
-  return 0;
-}
-
 lh_heap *lh_load(const char *path, char *err, size_t errsz)
 {
   struct stat st;
@@ -1021,7 +989,7 @@ lh_heap *lh_load(const char *path, char *err, size_t errsz)
     }
   }
 #endif
-  if (!mapped && (e = slurp(fd, &data, &size)) != 0) {
+  if (!mapped && (e = li_js_read_fd(fd, &data, &size)) != 0) {
     snprintf(err, errsz, "%s: %s", path, strerror(e));
     close(fd);
     return NULL;

@@ -5,12 +5,17 @@
 ** parser.  RFC 8259's grammar, checked byte by byte; the cursor never
 ** passes the end, so a truncated document is an error like any other.
 */
+#define _POSIX_C_SOURCE 200809L       /* read() */
+
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <unistd.h>
 
 #include "jscan.h"
 
@@ -521,4 +526,35 @@ int li_js_skip(li_jscan *s) {
       break;
     }
   }
+}
+
+int li_js_read_fd(int fd, unsigned char **data, size_t *size)
+{
+  size_t cap = 1 << 16, n = 0;
+  unsigned char *b = malloc(cap);
+  if (b == NULL) return ENOMEM;
+  for (;;) {
+    ssize_t got;
+    if (n == cap) {
+      unsigned char *nb = cap > SIZE_MAX / 2 ? NULL : realloc(b, cap * 2);
+      if (nb == NULL) {
+        free(b);
+        return ENOMEM;
+      }
+      b = nb;
+      cap *= 2;
+    }
+    got = read(fd, b + n, cap - n);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      int e = errno;
+      free(b);
+      return e;
+    }
+    if (got == 0) break;
+    n += (size_t)got;
+  }
+  *data = b;
+  *size = n;
+  return 0;
 }

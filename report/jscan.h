@@ -144,4 +144,8 @@ static inline int li_js_next_element(li_jscan *s) {
   return li_js_more(s, ']');
 }
 
+/* Read the whole of fd into *data (malloc'd), its length in *size, for
+** the readers of files: 0, or an errno value (nothing allocated). */
+int li_js_read_fd(int fd, unsigned char **data, size_t *size);
+
 #endif

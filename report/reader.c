@@ -8,12 +8,18 @@
 ** The readers and li_merge hand each array and string over as soon as it
 ** is made, so that an error anywhere frees everything with the profile.
 */
+#define _POSIX_C_SOURCE 200809L       /* open() */
+
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
+#include "jscan.h"
 #include "reader.h"
 
 /* A profile and what it owns. */
@@ -126,52 +132,18 @@ li_profile *li_read_pprof(const void *data, size_t size, const char *name,
 }
 #endif
 
-/* Read all of f into *data (malloc'd), its length in *size: 0 or errno. */
-static int slurp(FILE *f, unsigned char **data, size_t *size) {
-  size_t cap = 1 << 16, n = 0;
-  unsigned char *b = malloc(cap);
-  if (b == NULL) return ENOMEM;
-  for (;;) {
-    size_t got;
-    if (n == cap) {
-      unsigned char *nb = cap > SIZE_MAX / 2 ? NULL : realloc(b, cap * 2);
-      if (nb == NULL) {
-        free(b);
-        return ENOMEM;
-      }
-      b = nb;
-      cap *= 2;
-    }
-    got = fread(b + n, 1, cap - n, f);
-    n += got;
-    if (got == 0) break;
-  }
-  if (ferror(f)) {
-    int e = errno != 0 ? errno : EIO;
-    free(b);
-    return e;
-  }
-  *data = b;
-  *size = n;
-  return 0;
-}
-
 li_profile *li_read_report(const char *path, char *err, size_t errlen) {
   unsigned char *data = NULL;
   size_t size = 0;
   const char *format;
   li_profile *p = NULL;
-  int e;
-  FILE *f;
-  errno = 0;
-  f = fopen(path, "rb");
-  if (f == NULL) {
+  int e, fd = open(path, O_RDONLY);
+  if (fd < 0) {
     snprintf(err, errlen, "%s: %s", path, strerror(errno));
     return NULL;
   }
-  errno = 0;
-  e = slurp(f, &data, &size);
-  fclose(f);
+  e = li_js_read_fd(fd, &data, &size);
+  close(fd);
   if (e != 0) {
     snprintf(err, errlen, "%s: %s", path, strerror(e));
     return NULL;
