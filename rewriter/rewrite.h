@@ -55,7 +55,11 @@ enum {
   LI_PASSTHROUGH = 1, /* binary chunk (or nothing to do): out is a copy */
   LI_ESYNTAX = 2,     /* the rewriter cannot parse it: errline/errmsg set */
   LI_EMEM = 3,        /* out of memory */
-  LI_ETOOBIG = 4      /* input over the size the rewriter takes (4 GiB) */
+  LI_ETOOBIG = 4,     /* input over the size the rewriter takes (4 GiB) */
+  LI_ELIMIT = 5       /* a function has more nested functions than the
+                         dialect's Lua compiles: the caller compiles the
+                         original, and Lua rejects it with its own message
+                         (errline/errmsg say where the rewriter stopped) */
 };
 
 /* What the rewriter knows of one function (index = id - 1). */
