@@ -675,7 +675,7 @@ static int merge_reports(const char *format, const char *out,
 static int merge_main(int argc, char **argv)
 {
   const char *format = NULL, *out = NULL, *v;
-  char **paths = calloc((size_t)argc, sizeof *paths);
+  char **paths = calloc((size_t)argc, sizeof *paths), err[300];
   int n = 0, options = 1, status;
   if (paths == NULL) {
     fprintf(stderr, PROGNAME " merge: not enough memory\n");
@@ -711,13 +711,10 @@ static int merge_main(int argc, char **argv)
   }
   if (format == NULL) format = format_by_name(out);
   if (format == NULL) format = format_of(paths[0]);
-  if (!li_report_known(format)) {
+  if (li_report_format_error(format, err, sizeof err) != NULL) {
     free(paths);
-    if (li_report_missing(format) != NULL) {
-      fprintf(stderr, PROGNAME " merge: %s\n", li_report_missing(format));
-      return ST_TROUBLE;
-    }
-    return merge_usage_error("unknown format", format);
+    fprintf(stderr, PROGNAME " merge: %s\n", err);
+    return ST_TROUBLE;
   }
   if (out == NULL && li_report_binary_tty(format, stdout)) {
     free(paths);
