@@ -196,10 +196,11 @@ END {
 
   printf "\n(1) In-process, corpus: %d files, %.2f MB (%d left out: binary or not compiled by lua%s)\n", nfiles, nbytes / 1e6, nskip, lua
   print  "    load() with the runtime'"'"'s loader / Lua'"'"'s load, CPU time, median of the rounds"
-  printf "    %-8s %10s %12s   %s\n", "build", "ratio", "Lua MB/s", "target <= 1.35"
+  printf "    %-8s %10s %15s %12s   %s\n", "build", "ratio", "(min-max)", "Lua MB/s", "target <= 1.35"
   for (k = 0; k < nb; k++) {
-    r = median(ratio[k])
-    printf "    %-8d %10.3f %12.1f   %s\n", k, r, median(mbs[k]), tick(r <= 1.35)
+    r = median(ratio[k]); m = split(ratio[k], R, " "); lo = hi = R[1]
+    for (i = 2; i <= m; i++) { if (R[i] < lo) lo = R[i]; if (R[i] > hi) hi = R[i] }
+    printf "    %-8d %10.3f %15s %12.1f   %s\n", k, r, sprintf("(%.3f-%.3f)", lo, hi), median(mbs[k]), tick(r <= 1.35)
   }
 
   if (("cli" SUBSEP "corpus" SUBSEP 0) in cpu) {
