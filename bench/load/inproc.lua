@@ -31,7 +31,7 @@ local files = {}
 for path in io.lines(list) do
   if path ~= "" then
     local f = assert(io.open(path, "rb"))
-    local s = f:read(v51 and "*a" or "a")
+    local s = f:read("*a")   -- (5.3 and 5.4 take the "*" too)
     f:close()
     -- what luaL_loadfilex skips
     if s:sub(1, 3) == "\239\187\191" then s = s:sub(4) end

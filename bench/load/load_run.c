@@ -2,15 +2,14 @@
 ** load_run.c -- run commands and measure each child: wall time, CPU time
 ** (user + system) and peak RSS, from wait4()'s rusage (bench/load.sh).
 **
-**   load_run [--each LIST] [--rotate K] [--out-to FILE] -- CMD... [-- CMD...]...
+**   load_run [--each LIST] [--rotate K] -- CMD... [-- CMD...]...
 **
 ** Without --each every command runs once.  With --each, for every path
 ** of LIST (one a line) every command runs once with each argument "{}"
 ** replaced by the path: the commands take turns file by file, in an order
 ** rotated by the file's index plus K, so that a slow phase of a shared
-** machine falls on every command alike.  Children's stdin is /dev/null,
-** stdout goes to /dev/null (--out-to FILE: to FILE, truncated at every
-** run), stderr to /dev/null.  Prints one line per command:
+** machine falls on every command alike.  Children's stdin, stdout and
+** stderr are /dev/null.  Prints one line per command:
 **
 **   cmd=I runs=N wall_ns=W cpu_ns=C maxrss_kb=M fails=F differ=D
 **
@@ -58,7 +57,7 @@ static long long tv_ns(struct timeval tv)
 
 /* Run c once, {} standing for path (NULL: none); returns its exit status,
 ** or -1 when it could not run or died of a signal (said on stderr). */
-static int run_one(command *c, const char *path, const char *out)
+static int run_one(command *c, const char *path)
 {
   char *argv[256];
   struct rusage ru;
@@ -82,10 +81,9 @@ static int run_one(command *c, const char *path, const char *out)
   }
   if (pid == 0) {
     int in = open("/dev/null", O_RDONLY), nul = open("/dev/null", O_WRONLY);
-    int o = out != NULL ? open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644) : nul;
-    if (in < 0 || nul < 0 || o < 0) _exit(126);
+    if (in < 0 || nul < 0) _exit(126);
     dup2(in, 0);
-    dup2(o, 1);
+    dup2(nul, 1);
     dup2(nul, 2);
     execvp(argv[0], argv);
     _exit(127);
@@ -115,13 +113,12 @@ static int run_one(command *c, const char *path, const char *out)
 }
 
 /* Every command once, for path (or none), starting at command first. */
-static int run_all(command *c, int n, const char *path, long first,
-                   const char *out)
+static int run_all(command *c, int n, const char *path, long first)
 {
   int status[MAXCMDS], k;
   for (k = 0; k < n; k++) {
     int i = (int)((first + k) % n);
-    if ((status[i] = run_one(&c[i], path, out)) < 0) return 0;
+    if ((status[i] = run_one(&c[i], path)) < 0) return 0;
   }
   for (k = 1; k < n; k++)
     if (status[k] != status[0]) c[k].differ++;
@@ -130,15 +127,15 @@ static int run_all(command *c, int n, const char *path, long first,
 
 static int usage(void)
 {
-  fputs("usage: load_run [--each LIST] [--rotate K] [--out-to FILE]"
-        " -- CMD... [-- CMD...]...\n", stderr);
+  fputs("usage: load_run [--each LIST] [--rotate K] -- CMD... [-- CMD...]...\n",
+        stderr);
   return 2;
 }
 
 int main(int argc, char **argv)
 {
   command cmds[MAXCMDS];
-  const char *list = NULL, *out = NULL;
+  const char *list = NULL;
   long rotate = 0, index = 0;
   int n = 0, i = 1, ok = 1;
   memset(cmds, 0, sizeof cmds);
@@ -146,7 +143,6 @@ int main(int argc, char **argv)
     if (i + 1 >= argc) return usage();
     if (strcmp(argv[i], "--each") == 0) list = argv[i + 1];
     else if (strcmp(argv[i], "--rotate") == 0) rotate = atol(argv[i + 1]);
-    else if (strcmp(argv[i], "--out-to") == 0) out = argv[i + 1];
     else return usage();
   }
   while (i < argc) {                    /* argv[i] is "--" */
@@ -159,7 +155,7 @@ int main(int argc, char **argv)
   }
   if (n == 0) return usage();
   if (list == NULL) {
-    ok = run_all(cmds, n, NULL, rotate, out);
+    ok = run_all(cmds, n, NULL, rotate);
   } else {
     FILE *f = fopen(list, "r");
     char *line = NULL;
@@ -172,7 +168,7 @@ int main(int argc, char **argv)
     while (ok && (len = getline(&line, &cap, f)) > 0) {
       while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
         line[--len] = '\0';
-      if (len > 0) ok = run_all(cmds, n, line, rotate + index++, out);
+      if (len > 0) ok = run_all(cmds, n, line, rotate + index++);
     }
     free(line);
     fclose(f);
