@@ -346,6 +346,17 @@ static int instrument_old(job *j)
     fprintf(stderr, PROGNAME ": %s:%lu: %s\n", j->id,
             (unsigned long)j->r1.errline, j->r1.errmsg);
     return ST_SYNTAX;
+  case LI_ELIMIT:
+    /* no compiler of this dialect is linked in to say it: the rewriter
+    ** stopped where that Lua's compiler stops, on the same limit */
+    if (j->opts->version == LI_DIALECT_JIT)
+      fprintf(stderr, PROGNAME ": %s:%lu: %s: LuaJIT does not compile it\n",
+              j->id, (unsigned long)j->r1.errline, j->r1.errmsg);
+    else
+      fprintf(stderr, PROGNAME ": %s:%lu: %s: Lua %d.%d does not compile it\n",
+              j->id, (unsigned long)j->r1.errline, j->r1.errmsg,
+              j->opts->version / 10, j->opts->version % 10);
+    return ST_SYNTAX;
   case LI_ETOOBIG:
     fprintf(stderr, PROGNAME ": %s: too large to instrument\n", j->id);
     return ST_TROUBLE;
