@@ -27,20 +27,19 @@ char *li_dup_bytes(const char *s, size_t n) {
   return c;
 }
 
-/* The chunk name as Lua shows it in messages. */
-static char *display_source(const char *chunkname) {
+/* The chunk name as Lua shows it in messages, written at out (room for
+** strlen(chunkname) + 16 bytes). */
+static void display_source(char *out, const char *chunkname) {
   size_t n = strlen(chunkname), line;
-  char *out;
-  if (chunkname[0] == '@' || chunkname[0] == '=')
-    return li_dup_bytes(chunkname + 1, n - 1);
+  if (chunkname[0] == '@' || chunkname[0] == '=') {
+    memcpy(out, chunkname + 1, n);
+    return;
+  }
   line = strcspn(chunkname, "\r\n");
   if (line > 40) line = 40;
-  out = malloc(line + 16);
-  if (out == NULL) return NULL;
   memcpy(out, "[string \"", 9);
   memcpy(out + 9, chunkname, line);
   strcpy(out + 9 + line, line < n ? "...\"]" : "\"]");
-  return out;
 }
 
 static int grow(void **p, uint32_t *cap, uint32_t need, size_t size) {
@@ -71,6 +70,41 @@ static int rehash_fns(li_prof *P) {
   return 1;
 }
 
+/* The profiler's one copy of chunkname (hash h: of its bytes and NUL),
+** followed by its source (display_source); NULL when memory ran out. */
+static const char *chunk_names(li_prof *P, const char *chunkname, uint64_t h) {
+  size_t n = strlen(chunkname);
+  uint32_t k;
+  char *c;
+  for (k = (uint32_t)h & (P->chunkhcap - 1); P->chunkhcap && P->chunkhash[k];
+       k = (k + 1) & (P->chunkhcap - 1))
+    if (strcmp(P->chunks[P->chunkhash[k] - 1], chunkname) == 0)
+      return P->chunks[P->chunkhash[k] - 1];
+  if ((P->nchunks + 1) * 2 > P->chunkhcap) {      /* at most half full */
+    uint32_t cap = P->chunkhcap ? P->chunkhcap * 2 : 64;
+    uint32_t *t = calloc(cap, sizeof *t);
+    if (t == NULL) return NULL;
+    for (uint32_t i = 0; i < P->nchunks; i++) {
+      const char *o = P->chunks[i];
+      k = (uint32_t)hash_bytes(14695981039346656037u, o, strlen(o) + 1) & (cap - 1);
+      while (t[k]) k = (k + 1) & (cap - 1);
+      t[k] = i + 1;
+    }
+    free(P->chunkhash);
+    P->chunkhash = t;
+    P->chunkhcap = cap;
+  }
+  if (!grow((void **)&P->chunks, &P->capchunks, P->nchunks + 1, sizeof *P->chunks) ||
+      (c = malloc(2 * n + 17)) == NULL)
+    return NULL;
+  memcpy(c, chunkname, n + 1);
+  display_source(c + n + 1, chunkname);
+  P->chunks[P->nchunks++] = c;
+  for (k = (uint32_t)h & (P->chunkhcap - 1); P->chunkhash[k]; k = (k + 1) & (P->chunkhcap - 1)) {}
+  P->chunkhash[k] = P->nchunks;
+  return c;
+}
+
 /* The record of a function, created on first sight; its name is pre (of
 ** prelen bytes: "zone " for zones, else "") followed by name.  LI_NONE: no
 ** memory. */
@@ -78,10 +112,11 @@ uint32_t li_fn_find_pre(li_prof *P, const char *chunkname, uint32_t id,
                         const char *pre, size_t prelen,
                         const char *name, size_t namelen, uint32_t line,
                         uint32_t lastline) {
-  uint64_t h = 14695981039346656037u;
+  uint64_t hc = hash_bytes(14695981039346656037u, chunkname, strlen(chunkname) + 1);
+  uint64_t h = hc;
   uint32_t k, i;
+  const char *names;
   li_fn *f;
-  h = hash_bytes(h, chunkname, strlen(chunkname) + 1);
   h = hash_bytes(h, pre, prelen);
   h = hash_bytes(h, name, namelen);
   h = hash_bytes(h, &id, sizeof id);
@@ -100,15 +135,12 @@ uint32_t li_fn_find_pre(li_prof *P, const char *chunkname, uint32_t id,
   }
   if ((P->nfn + 1) * 2 > P->fnhcap && !rehash_fns(P)) return LI_NONE;
   if (!grow((void **)&P->fn, &P->capfn, P->nfn + 1, sizeof *P->fn)) return LI_NONE;
+  if ((names = chunk_names(P, chunkname, hc)) == NULL) return LI_NONE;
   f = &P->fn[P->nfn];
   memset(f, 0, sizeof *f);
-  f->name = malloc(prelen + namelen + 1);
-  f->chunkname = li_dup_bytes(chunkname, strlen(chunkname));
-  f->source = display_source(chunkname);
-  if (f->name == NULL || f->chunkname == NULL || f->source == NULL) {
-    free(f->name); free(f->chunkname); free(f->source);
-    return LI_NONE;
-  }
+  if ((f->name = malloc(prelen + namelen + 1)) == NULL) return LI_NONE;
+  f->chunkname = names;
+  f->source = names + strlen(names) + 1;
   memcpy(f->name, pre, prelen);
   memcpy(f->name + prelen, name, namelen);
   f->name[prelen + namelen] = '\0';

@@ -649,11 +649,10 @@ static void free_patterns(char **v, uint32_t n) {
 }
 
 void li_prof_free_data(li_prof *P) {
-  for (uint32_t i = 0; i < P->nfn; i++) {
-    free(P->fn[i].name);
-    free(P->fn[i].source);
-    free(P->fn[i].chunkname);
-  }
+  for (uint32_t i = 0; i < P->nfn; i++) free(P->fn[i].name);
+  for (uint32_t i = 0; i < P->nchunks; i++) free(P->chunks[i]);
+  free(P->chunks); P->chunks = NULL; P->nchunks = P->capchunks = 0;
+  free(P->chunkhash); P->chunkhash = NULL; P->chunkhcap = 0;
   free(P->fn); P->fn = NULL; P->nfn = P->capfn = 0;
   free(P->fnhash); P->fnhash = NULL; P->fnhcap = 0;
   free(P->node); P->node = NULL; P->nnode = P->capnode = 0;

@@ -60,8 +60,8 @@
 ** made by the snapshot: the probes touch nodes only. */
 typedef struct li_fn {
   char *name;           /* as the rewriter names it (malloc'd) */
-  char *source;         /* chunk name as Lua shows it (malloc'd) */
-  char *chunkname;      /* chunk name as given to lua_load (malloc'd) */
+  const char *source;   /* chunk name as Lua shows it (li_prof.chunks) */
+  const char *chunkname; /* chunk name as given to lua_load (the same) */
   uint32_t id;          /* id in its chunk (1 = main chunk) */
   uint32_t line;        /* line of `function` (0: main chunk) */
   uint32_t lastline;    /* line of `end` */
@@ -198,6 +198,12 @@ struct li_prof {
   uint32_t nfn, capfn;
   uint32_t *fnhash;     /* open addressing: li_fn index + 1, 0 = empty */
   uint32_t fnhcap;      /* power of two */
+  char **chunks;        /* each chunk name once, "chunkname\0source\0" (its
+                           functions share it: a chunk of 100,000 functions
+                           made 200,000 copies) */
+  uint32_t nchunks, capchunks;
+  uint32_t *chunkhash;  /* open addressing over chunks: index + 1 */
+  uint32_t chunkhcap;   /* power of two */
   li_node *node;        /* call tree, node[0] = root */
   uint32_t nnode, capnode;
   uint32_t *nodehash;   /* open addressing over (parent, func) */
