@@ -106,6 +106,8 @@ int li_instrument_load(lua_State *L, const char *src, size_t len,
   memset(r, 0, sizeof *r);
   if (mode && strchr(mode, 't') == NULL)     /* text not allowed: Lua says so */
     return luaL_loadbufferx(L, src, len, name, mode);
+  /* (any other status, LI_ELIMIT too: the original, compiled once, gives
+  ** Lua's own outcome; no retry) */
   if (li_rewrite(src, len, &o, r) != LI_OK || r->nins == 0)
     return luaL_loadbufferx(L, src, len, name, mode);
 
