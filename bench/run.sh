@@ -292,6 +292,22 @@ else
        /\(b\) \(rewrite\+compile\)/ { printf "  load-time ratio (rewrite+compile)/compile: %s\n", $(NF - 3) }
        /\(c\) compile of output/ { printf "  of which compiling the longer output:      %s\n", $(NF - 3) }' "$tmp/rw"
 fi
+# Loading against Lua's own compiler (issue 24): bench/load.sh --quick, a
+# few seconds (the full bench, with --base for before/after, is run by
+# hand: bench/README.md "Loading")
+echo
+echo "Loading (bench/load.sh --quick: in-process, the luainstr command, generated chunks)"
+load_status=0
+bash "$here/load.sh" --quick --build "$build" --lua "$lua" > "$tmp/load" 2> "$tmp/err" || load_status=$?
+if [[ $load_status == 77 ]]; then
+  echo "  skipped: $(head -n 1 "$tmp/err")"
+elif [[ $load_status != 0 ]]; then
+  echo "run.sh: ERROR: bench/load.sh failed:" >&2
+  cat "$tmp/err" >&2
+  exit 1
+else
+  sed 's/^/  /' "$tmp/load"
+fi
 
 # ---- heap snapshots (issue 21): bench/heap/run.sh at its quick size ----------
 # (--quick only, this Lua: about a second; the full bench takes half a

@@ -346,6 +346,17 @@ static int instrument_old(job *j)
     fprintf(stderr, PROGNAME ": %s:%lu: %s\n", j->id,
             (unsigned long)j->r1.errline, j->r1.errmsg);
     return ST_SYNTAX;
+  case LI_ELIMIT:
+    /* no compiler of this dialect is linked in to say it: the rewriter
+    ** stopped where that Lua's compiler stops, on the same limit */
+    if (j->opts->version == LI_DIALECT_JIT)
+      fprintf(stderr, PROGNAME ": %s:%lu: %s: LuaJIT does not compile it\n",
+              j->id, (unsigned long)j->r1.errline, j->r1.errmsg);
+    else
+      fprintf(stderr, PROGNAME ": %s:%lu: %s: Lua %d.%d does not compile it\n",
+              j->id, (unsigned long)j->r1.errline, j->r1.errmsg,
+              j->opts->version / 10, j->opts->version % 10);
+    return ST_SYNTAX;
   case LI_ETOOBIG:
     fprintf(stderr, PROGNAME ": %s: too large to instrument\n", j->id);
     return ST_TROUBLE;
@@ -675,7 +686,7 @@ static int merge_reports(const char *format, const char *out,
 static int merge_main(int argc, char **argv)
 {
   const char *format = NULL, *out = NULL, *v;
-  char **paths = calloc((size_t)argc, sizeof *paths);
+  char **paths = calloc((size_t)argc, sizeof *paths), err[300];
   int n = 0, options = 1, status;
   if (paths == NULL) {
     fprintf(stderr, PROGNAME " merge: not enough memory\n");
@@ -711,13 +722,10 @@ static int merge_main(int argc, char **argv)
   }
   if (format == NULL) format = format_by_name(out);
   if (format == NULL) format = format_of(paths[0]);
-  if (!li_report_known(format)) {
+  if (li_report_format_error(format, err, sizeof err) != NULL) {
     free(paths);
-    if (li_report_missing(format) != NULL) {
-      fprintf(stderr, PROGNAME " merge: %s\n", li_report_missing(format));
-      return ST_TROUBLE;
-    }
-    return merge_usage_error("unknown format", format);
+    fprintf(stderr, PROGNAME " merge: %s\n", err);
+    return ST_TROUBLE;
   }
   if (out == NULL && li_report_binary_tty(format, stdout)) {
     free(paths);

@@ -283,11 +283,9 @@ static int own_options (int argc, char **argv, Options *o) {
   if (o->live_token != NULL && o->live == NULL)
     usage_error("%s", "option '--live-token' needs '--live'");
   if (!known_format(o->format)) {
-    if (li_report_missing(o->format) != NULL)
-      fprintf(stderr, SELF ": %s\n", li_report_missing(o->format));
-    else
-      fprintf(stderr, SELF ": unknown format '%s' (formats: %s)\n",
-              o->format, li_report_formats());
+    char err[300];
+    fprintf(stderr, SELF ": %s\n",
+            li_report_format_error(o->format, err, sizeof err));
     exit(EXIT_USAGE);
   }
   if (o->trace == NULL && strcmp(o->format, "chrome") == 0)

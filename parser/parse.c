@@ -94,6 +94,38 @@ static uint32_t new_func(lp_ctx *ctx) {
   return f;
 }
 
+/* Most functions one function may hold directly, as each Lua counts them
+** (its prototypes' vector, grown by luaM_growvector up to MAXARG_Bx, which
+** fails on the one past it): 5.4 has an 17-bit Bx, 5.1-5.3 an 18-bit one.
+** LuaJIT keeps child prototypes among a function's GC constants, at most
+** BCMAX_D + 1 = 65536 of them (lj_parse.c fs_fixup_k), shared with its
+** strings and table templates: more functions alone are surely rejected,
+** fewer with many strings are rejected too but are left to the compile
+** (it fails, and the loader then compiles the original). */
+uint32_t lp_max_children(int version) {
+  switch (version) {
+  case 54: return (1u << 17) - 1;
+  case LX_LUAJIT: return 1u << 16;
+  default: return (1u << 18) - 1;
+  }
+}
+
+/* A function is nested in the innermost open one: count it there, and stop
+** the parse, as Lua's compiler does, at the first one past the limit (a
+** chunk Lua rejects costs its rejection and the rewriter's scan, no
+** rewrite and no second compile). */
+static int count_child(lp_ctx *ctx) {
+  if (ctx->nfstack == 0) return 1;
+  lp_func *parent = &ctx->funcs[ctx->fstack[ctx->nfstack - 1]];
+  uint32_t limit = lp_max_children(ctx->version);
+  if (++parent->nchildren <= limit) return 1;
+  ctx->error = LP_ELIMIT;
+  ctx->errline = ctx->la.line;
+  snprintf(ctx->errmsg, sizeof ctx->errmsg, "too many functions (limit is %lu)",
+           (unsigned long)limit);
+  return 0;
+}
+
 /* fbopen -> '(' : a function body starts; its `function` keyword was the
 ** last one seen, and a pending name (funcname, local function) is its.
 ** Its line is Lua's linedefined: the `function` keyword's for a
@@ -102,6 +134,7 @@ static uint32_t new_func(lp_ctx *ctx) {
 ** there), which differ when the header spans lines. */
 uint32_t lp_func_open(lp_ctx *ctx, uint32_t line) {
   int stat = ctx->pending_name != LP_NONE && ctx->pending_stat;
+  if (ctx->error || !count_child(ctx)) return 0;
   uint32_t f = new_func(ctx);
   if (ctx->error) return 0;
   lp_func *fn = &ctx->funcs[f];

@@ -103,6 +103,7 @@ typedef struct lp_func {
   size_t name_off;      /* name text: offset in lp_ctx.strbuf, or LP_NONE */
   uint32_t name_len;
   uint32_t nups;        /* upvalues the function has before probing */
+  uint32_t nchildren;   /* functions nested directly in it so far */
   uint32_t upbase, nupnames; /* their names, in Lua's order, in upnames */
   uint16_t maxactive;   /* most local variables active at once */
   uint8_t noprobe;      /* 1: leave this function without probes */
@@ -160,15 +161,22 @@ typedef struct lp_ctx {
   size_t pending_after; /* ... at the first token at or after this offset */
   uint64_t li_used;     /* bit k: the name __LI<k> (k=0: __LI) occurs */
   lp_scope *scope;      /* name resolution (scope.c) */
-  int error;            /* 0 ok; 1 syntax error; 2 out of memory; 3 too deep */
+  int error;            /* 0 ok; 1 syntax error; 2 out of memory; 3 too deep;
+                           LP_ELIMIT: too many nested functions */
   uint32_t errline;
   char errmsg[160];
 } lp_ctx;
+
+/* ctx->error when a function has more nested functions than the dialect's
+** Lua compiles (lp_func_open). */
+#define LP_ELIMIT 4
 
 /* Parse src[start..len); fills ctx (free with lp_free). Returns ctx->error. */
 int lp_parse(lp_ctx *ctx, const char *src, size_t len, size_t start,
              uint32_t line, int version);
 void lp_free(lp_ctx *ctx);
+/* Most functions one function may hold directly in the dialect's Lua. */
+uint32_t lp_max_children(int version);
 /* lp_parse's token loop (lua_grammar.y): feeds the lexer's tokens to
 ** lemon's parser until the end or the first error; returns ctx->error. */
 int lp_run(lp_ctx *ctx, lx_state *ls);

@@ -2350,7 +2350,7 @@ int li_write_html(const li_profile *p, FILE *f) {
 ** for).  Its policy lets it connect to its own origin (the WebSocket at
 ** /live, and the self-test's fetch of a download) and nowhere else. */
 int li_write_html_live(FILE *f) {
-#define LI_FORMAT_NAME(id, name) name,
+#define LI_FORMAT_NAME(id, name, binary) name,
   static const char *const formats[] = { LI_REPORT_FORMATS(LI_FORMAT_NAME) };
 #undef LI_FORMAT_NAME
   char hash[64];

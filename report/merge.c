@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ptree.h"
 #include "reader.h"
 
 /* An open-addressing table of indexes into an array the caller keeps. */
@@ -35,9 +36,8 @@ typedef struct merger {
   li_profile *out;
   li_pfunc *funcs;      /* the output's functions (owned by out at the end) */
   uint32_t nfuncs, fcap;
-  li_pnode *nodes;      /* the output's call tree */
-  uint32_t nnodes, ncap;
-  table ft, nt;         /* functions by identity, nodes by (parent, func) */
+  li_ptree tree;        /* the output's call tree */
+  table ft;             /* functions by identity */
   char *warnings;       /* merged warning lines, each once */
   size_t wlen, wcap;
 } merger;
@@ -89,10 +89,6 @@ static int same_func(const li_pfunc *a, const li_pfunc *b) {
          same_str(a->source, b->source);
 }
 
-static uint64_t hash_node(uint32_t parent, uint32_t func) {
-  return mix(mix(0, parent), func) * 0xff51afd7ed558ccdu;
-}
-
 /* Make room for one more entry (rehashing with hashof): 0 or -1. */
 static int table_grow(table *t, const merger *m,
                       uint64_t (*hashof)(const merger *, uint32_t)) {
@@ -118,10 +114,6 @@ static int table_grow(table *t, const merger *m,
 
 static uint64_t func_hash_at(const merger *m, uint32_t i) {
   return hash_func(&m->funcs[i]);
-}
-
-static uint64_t node_hash_at(const merger *m, uint32_t i) {
-  return hash_node(m->nodes[i].parent, m->nodes[i].func);
 }
 
 /* ---- functions and nodes ------------------------------------------------- */
@@ -161,38 +153,6 @@ static int func_index(merger *m, const li_pfunc *f, uint32_t *index) {
   m->ft.slot[j] = ++m->nfuncs;
   m->ft.n++;
   *index = m->nfuncs - 1;
-  return 0;
-}
-
-/* The output's node for func under parent (added if new): 0 or -1. */
-static int node_index(merger *m, uint32_t parent, uint32_t func,
-                      uint32_t *index) {
-  size_t j;
-  li_pnode *o;
-  if (table_grow(&m->nt, m, node_hash_at) < 0) return -1;
-  j = (size_t)hash_node(parent, func) & m->nt.mask;
-  for (; m->nt.slot[j] != 0; j = (j + 1) & m->nt.mask) {
-    const li_pnode *n = &m->nodes[m->nt.slot[j] - 1];
-    if (n->parent == parent && n->func == func) {
-      *index = m->nt.slot[j] - 1;
-      return 0;
-    }
-  }
-  if (m->nnodes == m->ncap) {
-    uint32_t ncap = m->ncap * 2;
-    li_pnode *nn = m->ncap >= UINT32_MAX / 2 ? NULL
-                 : realloc(m->nodes, (size_t)ncap * sizeof *nn);
-    if (nn == NULL) return -1;
-    m->nodes = nn;
-    m->ncap = ncap;
-  }
-  o = &m->nodes[m->nnodes];
-  memset(o, 0, sizeof *o);
-  o->parent = parent;
-  o->func = func;
-  m->nt.slot[j] = ++m->nnodes;
-  m->nt.n++;
-  *index = m->nnodes - 1;
   return 0;
 }
 
@@ -267,10 +227,11 @@ static int add_profile(merger *m, const li_profile *in, size_t k,
                                           : "no function");
         return -1;
       }
-      if (node_index(m, nmap[n->parent], fmap[n->func], &nmap[i]) < 0)
+      if (li_ptree_child(&m->tree, nmap[n->parent], fmap[n->func],
+                         &nmap[i]) != 0)
         goto nomem;
     }
-    o = &m->nodes[nmap[i]];
+    o = &m->tree.nodes[nmap[i]];
     o->calls = add(o->calls, n->calls);
     o->errors = add(o->errors, n->errors);
     o->total_ns = add(o->total_ns, n->total_ns);
@@ -363,11 +324,7 @@ li_profile *li_merge(const li_profile *const *in, size_t n, char *err,
   }
   memset(&m, 0, sizeof m);
   m.out = li_profile_new();
-  m.ncap = 64;
-  m.nodes = calloc(m.ncap, sizeof *m.nodes);
-  if (m.out == NULL || m.nodes == NULL) goto nomem;
-  m.nodes[0].func = UINT32_MAX;   /* the root */
-  m.nnodes = 1;
+  if (m.out == NULL || li_ptree_init(&m.tree) < 0) goto nomem;
   for (size_t k = 0; k < n && rc == 0; k++) {
     const li_profile *p = in[k];
     uint32_t *fmap = malloc(((size_t)p->nfuncs + 1) * sizeof *fmap);
@@ -391,29 +348,28 @@ li_profile *li_merge(const li_profile *const *in, size_t n, char *err,
   m.out->funcs = m.funcs;
   m.out->nfuncs = m.nfuncs;
   m.funcs = NULL;
-  if (li_profile_own(m.out, m.nodes) < 0) {
-    m.nodes = NULL;
+  if (li_profile_own(m.out, m.tree.nodes) < 0) {
+    m.tree.nodes = NULL;
     goto nomem;
   }
-  m.out->nodes = m.nodes;
-  m.out->nnodes = m.nnodes;
-  m.nodes = NULL;
+  m.out->nodes = m.tree.nodes;
+  m.out->nnodes = m.tree.n;
+  m.tree.nodes = NULL;
   if (li_profile_own(m.out, m.warnings) < 0) {
     m.warnings = NULL;
     goto nomem;
   }
   m.out->warnings = m.warnings;
   free(m.ft.slot);
-  free(m.nt.slot);
+  li_ptree_free(&m.tree);
   return m.out;
 nomem:
   snprintf(err, errlen, "merge: out of memory");
 fail:
   free(m.funcs);
-  free(m.nodes);
   free(m.warnings);
   free(m.ft.slot);
-  free(m.nt.slot);
+  li_ptree_free(&m.tree);
   li_profile_free(m.out);
   return NULL;
 }

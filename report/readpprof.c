@@ -34,13 +34,13 @@
 #include <zlib.h>
 
 #include "profile.pb-c.h"
+#include "ptree.h"
 #include "reader.h"
 #include "report.h"
 
 typedef Perftools__Profiles__Profile pb_profile;
 
 #define INFLATED_MAX ((size_t)1 << 30)  /* a gzipped profile's bound */
-#define NODES_MAX ((uint32_t)INT32_MAX) /* (the walk below tags indexes) */
 
 enum { V_CALLS, V_WALL, V_BYTES, V_OBJECTS, NVALUES };
 
@@ -54,10 +54,8 @@ typedef struct reader {
   int col[NVALUES];           /* the sample_type index of each value, -1 */
   uint64_t *fn_ids;           /* (id << 32 | index) of every Function, by id */
   uint64_t *loc_ids;          /* the same for Locations */
-  li_pnode *nodes;            /* the tree being built */
-  uint32_t nnodes, capnodes;
-  uint32_t *slot;             /* (parent, func) -> node + 1, open addressing */
-  uint32_t nslot;             /* a power of 2 */
+  li_ptree tree;              /* the tree being built (its indexes fit
+                                 in 31 bits: sum_up's walk tags them) */
 } reader;
 
 static int bad(reader *rd, const char *fmt, ...) {
@@ -329,53 +327,14 @@ static int check_locations(reader *rd) {
 
 /* ---- the call tree ---------------------------------------------------------- */
 
-static uint32_t slot_of(const reader *rd, uint32_t parent, uint32_t func) {
-  uint64_t key = (uint64_t)parent << 32 | func;
-  key *= 0x9e3779b97f4a7c15u;         /* Fibonacci hashing */
-  return (uint32_t)(key >> 32) & (rd->nslot - 1);
-}
-
-/* Room for one more node (and its slot), the table rehashed as it grows. */
-static int grow(reader *rd) {
-  if (rd->nnodes == rd->capnodes) {
-    uint32_t cap = rd->capnodes * 2;
-    li_pnode *n;
-    if (rd->capnodes >= NODES_MAX / 2) return bad(rd, "too many call paths");
-    if ((n = realloc(rd->nodes, cap * sizeof *n)) == NULL) return nomem(rd);
-    rd->nodes = n;
-    rd->capnodes = cap;
-  }
-  if (2 * (uint64_t)rd->nnodes + 2 > rd->nslot) {   /* at most half full */
-    uint32_t ns = rd->nslot * 2, *s = calloc(ns, sizeof *s);
-    if (s == NULL) return nomem(rd);
-    free(rd->slot);
-    rd->slot = s;
-    rd->nslot = ns;
-    for (uint32_t i = 1; i < rd->nnodes; i++) {
-      uint32_t k = slot_of(rd, rd->nodes[i].parent, rd->nodes[i].func);
-      while (rd->slot[k] != 0) k = (k + 1) & (ns - 1);
-      rd->slot[k] = i + 1;
-    }
-  }
-  return 0;
-}
-
 /* The child of parent for func, made when new; UINT32_MAX on an error. */
 static uint32_t child(reader *rd, uint32_t parent, uint32_t func) {
-  uint32_t k;
-  li_pnode *n;
-  if (grow(rd) != 0) return UINT32_MAX;
-  for (k = slot_of(rd, parent, func); rd->slot[k] != 0;
-       k = (k + 1) & (rd->nslot - 1)) {
-    const li_pnode *c = &rd->nodes[rd->slot[k] - 1];
-    if (c->parent == parent && c->func == func) return rd->slot[k] - 1;
-  }
-  n = &rd->nodes[rd->nnodes];
-  memset(n, 0, sizeof *n);
-  n->parent = parent;
-  n->func = func;
-  rd->slot[k] = ++rd->nnodes;
-  return rd->nnodes - 1;
+  uint32_t node;
+  int r = li_ptree_child(&rd->tree, parent, func, &node);
+  if (r == 0) return node;
+  if (r == -2) bad(rd, "too many call paths");
+  else nomem(rd);
+  return UINT32_MAX;
 }
 
 static uint64_t add_sat(uint64_t a, uint64_t b) {
@@ -384,14 +343,7 @@ static uint64_t add_sat(uint64_t a, uint64_t b) {
 
 static int read_samples(reader *rd) {
   const pb_profile *pr = rd->pr;
-  rd->capnodes = 64;
-  rd->nslot = 128;
-  rd->nodes = malloc(rd->capnodes * sizeof *rd->nodes);
-  rd->slot = calloc(rd->nslot, sizeof *rd->slot);
-  if (rd->nodes == NULL || rd->slot == NULL) return nomem(rd);
-  memset(&rd->nodes[0], 0, sizeof rd->nodes[0]);
-  rd->nodes[0].func = UINT32_MAX;      /* the root */
-  rd->nnodes = 1;
+  if (li_ptree_init(&rd->tree) != 0) return nomem(rd);
   for (size_t i = 0; i < pr->n_sample; i++) {
     const Perftools__Profiles__Sample *s = pr->sample[i];
     uint64_t v[NVALUES] = { 0, 0, 0, 0 };
@@ -421,7 +373,7 @@ static int read_samples(reader *rd) {
         if ((node = child(rd, node, (uint32_t)f)) == UINT32_MAX) return -1;
       }
     }
-    n = &rd->nodes[node];
+    n = &rd->tree.nodes[node];
     n->calls = add_sat(n->calls, v[V_CALLS]);
     n->self_ns = add_sat(n->self_ns, v[V_WALL]);
     n->mem.alloc_bytes = add_sat(n->mem.alloc_bytes, v[V_BYTES]);
@@ -437,8 +389,8 @@ static int read_samples(reader *rd) {
 ** function, how many of its nodes are open on the path. */
 static int sum_up(reader *rd) {
   li_profile *p = rd->p;
-  li_pnode *nd = rd->nodes;
-  uint32_t n = rd->nnodes, top = 0;
+  li_pnode *nd = rd->tree.nodes;
+  uint32_t n = rd->tree.n, top = 0;
   uint32_t *first = malloc((size_t)n * sizeof *first);
   uint32_t *next = malloc((size_t)n * sizeof *next);
   uint32_t *open = calloc((size_t)p->nfuncs + 1, sizeof *open);
@@ -531,10 +483,10 @@ static int read_all(reader *rd) {
   if (check_locations(rd) != 0 || read_samples(rd) != 0 || read_rest(rd) != 0)
     return -1;
   if (sum_up(rd) != 0) return -1;
-  /* the tree, handed to the profile (shrunk to its size) */
-  rd->p->nodes = rd->nodes;
-  rd->p->nnodes = rd->nnodes;
-  rd->nodes = NULL;
+  /* the tree, handed to the profile */
+  rd->p->nodes = rd->tree.nodes;
+  rd->p->nnodes = rd->tree.n;
+  rd->tree.nodes = NULL;
   if (li_profile_own(rd->p, rd->p->nodes) != 0) {
     rd->p->nodes = NULL;
     rd->p->nnodes = 0;
@@ -586,8 +538,7 @@ done:
   free(raw);
   free(rd.fn_ids);
   free(rd.loc_ids);
-  free(rd.nodes);
-  free(rd.slot);
+  li_ptree_free(&rd.tree);
   if (r != 0) {
     li_profile_free(rd.p);
     return NULL;

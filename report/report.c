@@ -29,15 +29,16 @@ typedef int (*li_writer)(const li_profile *p, FILE *f);
 typedef struct format_entry {
   const char *name;     /* what -f/--format and the API take */
   li_writer write;      /* its module's entry point */
+  int binary;           /* not for a terminal */
 } format_entry;
 
-#define LI_FORMAT_ENTRY(id, name) { name, li_write_##id },
+#define LI_FORMAT_ENTRY(id, name, binary) { name, li_write_##id, binary },
 static const format_entry formats[] = { LI_REPORT_FORMATS(LI_FORMAT_ENTRY) };
 #undef LI_FORMAT_ENTRY
 
 /* ", text, csv": the list with a separator before every name, so the
 ** public string is this one past its first separator. */
-#define LI_FORMAT_NAME(id, name) ", " name
+#define LI_FORMAT_NAME(id, name, binary) ", " name
 static const char format_names[] = LI_REPORT_FORMATS(LI_FORMAT_NAME);
 #undef LI_FORMAT_NAME
 
@@ -52,11 +53,17 @@ int li_report_known(const char *format) {
   return find_format(format) != NULL;
 }
 
-const char *li_report_missing(const char *format) {
-  if (format == NULL || li_report_known(format)) return NULL;
-  if (strcmp(format, "pprof") == 0)
-    return "pprof: this build has no protobuf-c";
-  return NULL;
+const char *li_report_format_error(const char *format, char *buf,
+                                   size_t len) {
+#define LI_ABSENT(name, why) \
+  if (strcmp(format, name) == 0) { snprintf(buf, len, "%s: %s", name, why); return buf; }
+  if (find_format(format) != NULL) return NULL;
+  if (format == NULL) format = "";
+  LI_REPORT_ABSENT(LI_ABSENT)
+#undef LI_ABSENT
+  snprintf(buf, len, "unknown format '%.64s' (formats: %s)", format,
+           li_report_formats());
+  return buf;
 }
 
 const char *li_report_formats(void) {
@@ -357,7 +364,8 @@ static int write_via_link(const li_profile *p, const char *format,
 }
 
 static int is_binary(const char *format) {
-  return format != NULL && strcmp(format, "pprof") == 0;
+  const format_entry *e = find_format(format);
+  return e != NULL && e->binary;
 }
 
 int li_report_binary_tty(const char *format, FILE *f) {
@@ -379,11 +387,7 @@ int li_report_to_path(const li_profile *p, const char *format,
   struct stat st;
   int r;
   if (!li_report_known(format)) {
-    if (err != NULL && errlen > 0 && li_report_missing(format) != NULL)
-      snprintf(err, errlen, "%s", li_report_missing(format));
-    else if (err != NULL && errlen > 0)
-      snprintf(err, errlen, "unknown report format '%s' (known: %s)",
-               str_or_empty(format), li_report_formats());
+    if (err != NULL && errlen > 0) li_report_format_error(format, err, errlen);
     errno = EINVAL;
     return -1;
   }

@@ -178,10 +178,12 @@ typedef struct li_profile {
 /* Is format a known report format? */
 int li_report_known(const char *format);
 
-/* Why format, a format some builds have, is not in this one, as a message
-** ("pprof: this build has no protobuf-c"); NULL when it is there or is no
-** format at all. */
-const char *li_report_missing(const char *format);
+/* NULL when format is a format of this build; else buf, holding why not:
+** "pprof: this build has no protobuf-c" for a format other builds have,
+** "unknown format 'x' (formats: text, csv, ...)" for any other (NULL
+** included).  Every caller that takes a format from its user says this. */
+const char *li_report_format_error(const char *format, char *buf,
+                                   size_t len);
 
 /* The formats, comma separated, for messages. */
 const char *li_report_formats(void);

@@ -25,32 +25,37 @@
 
 #include "report.h"
 
-/* X(id, name): every format, in the order li_report_formats() lists them;
-** id names the entry point li_write_<id>, name is what -f and the API take
-** (it may hold characters an identifier cannot, as in "folded-calls"). */
+/* X(id, name, binary): every format of this build, in the order
+** li_report_formats() lists them; id names the entry point li_write_<id>,
+** name is what -f and the API take (it may hold characters an identifier
+** cannot, as in "folded-calls"), binary is 1 for a format no terminal
+** should be given (li_report_binary_tty). */
 #define LI_REPORT_FORMATS(X) \
-  X(text, "text") \
-  X(csv, "csv") \
-  X(folded, "folded") \
-  X(folded_calls, "folded-calls") \
-  X(folded_alloc, "folded-alloc") \
-  X(callgrind, "callgrind") \
-  X(chrome, "chrome") \
-  X(html, "html") \
-  X(json, "json") \
+  X(text, "text", 0) \
+  X(csv, "csv", 0) \
+  X(folded, "folded", 0) \
+  X(folded_calls, "folded-calls", 0) \
+  X(folded_alloc, "folded-alloc", 0) \
+  X(callgrind, "callgrind", 0) \
+  X(chrome, "chrome", 0) \
+  X(html, "html", 0) \
+  X(json, "json", 0) \
   LI_REPORT_FORMAT_PPROF(X)
 
-/* (helper-pprof) pprof is listed only where it is built (CMake's
-** LUAINSTR_PPROF); elsewhere li_report_missing says why it is not. */
+/* A(name, why): formats that some builds have and this one lacks, with
+** why (li_report_format_error says so rather than "unknown").  pprof is
+** built where CMake's LUAINSTR_PPROF found protobuf-c and zlib. */
 #ifdef LI_PPROF
-#define LI_REPORT_FORMAT_PPROF(X) X(pprof, "pprof")
+#define LI_REPORT_FORMAT_PPROF(X) X(pprof, "pprof", 1)
+#define LI_REPORT_ABSENT(A)
 #else
 #define LI_REPORT_FORMAT_PPROF(X)
+#define LI_REPORT_ABSENT(A) A("pprof", "this build has no protobuf-c")
 #endif
 
 /* A writer prints p to f and returns 0, or -1 (errno set) when f is in
 ** error or memory ran out.  It only reads p. */
-#define LI_WRITER_PROTO(id, name) \
+#define LI_WRITER_PROTO(id, name, binary) \
   int li_write_##id(const li_profile *p, FILE *f);
 LI_REPORT_FORMATS(LI_WRITER_PROTO)
 #undef LI_WRITER_PROTO

@@ -550,7 +550,7 @@ int li_rewrite(const char *src, size_t len, const li_rewrite_opts *o,
     r->errline = ctx.errline;
     snprintf(r->errmsg, sizeof r->errmsg, "%s", ctx.errmsg);
     lp_free(&ctx);
-    return err == 2 ? LI_EMEM : LI_ESYNTAX;
+    return err == 2 ? LI_EMEM : err == LP_ELIMIT ? LI_ELIMIT : LI_ESYNTAX;
   }
 
   plan pl;
@@ -574,6 +574,15 @@ int li_rewrite(const char *src, size_t len, const li_rewrite_opts *o,
   if (k == 64) {                            /* absurd, but never collide */
     any = 0;
     add_warning(&warn, chunkname, 1, "main chunk", "every probe name is taken");
+    for (uint32_t f = 0; f < ctx.nfuncs; f++) r->funcs[f].probed = 0;
+  }
+  if (any && !pl.probe_upvalue &&
+      ctx.funcs[0].nchildren >= lp_max_children(version)) {
+    /* the offline prologue's no-op factory is one function more in the
+    ** main chunk, which holds as many as Lua compiles already */
+    any = 0;
+    add_warning(&warn, chunkname, 1, "main chunk",
+                "the probe factory would exceed the functions limit");
     for (uint32_t f = 0; f < ctx.nfuncs; f++) r->funcs[f].probed = 0;
   }
   if (!any) {                               /* nothing to probe: unchanged */

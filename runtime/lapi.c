@@ -350,14 +350,8 @@ static int dump(lua_State *L, li_prof *P, const char *format,
   int r = 0;
   char err[300];
   if (format == NULL) format = "text";
-  if (!li_report_known(format)) {
-    if (li_report_missing(format) != NULL)
-      snprintf(err, sizeof err, "%s", li_report_missing(format));
-    else
-      snprintf(err, sizeof err, "unknown format '%.64s' (formats: %s)", format,
-               li_report_formats());
+  if (li_report_format_error(format, err, sizeof err) != NULL)
     return fail(P, LUAINSTR_EARG, "%s", err);
-  }
   if (!P->ever_started)
     return fail(P, LUAINSTR_EORDER,
                 "dump: nothing to dump, the profiler was never started%s", "");
@@ -582,11 +576,9 @@ static int l_reset(lua_State *L) {
 
 static const char *check_format(lua_State *L, int arg) {
   const char *format = luaL_optstring(L, arg, "text");
-  if (li_report_missing(format) != NULL)
-    luaL_argerror(L, arg, li_report_missing(format));
-  else if (!li_report_known(format))
-    luaL_argerror(L, arg, lua_pushfstring(L, "unknown format '%s' (formats: %s)",
-                                          format, li_report_formats()));
+  char err[300];
+  if (li_report_format_error(format, err, sizeof err) != NULL)
+    luaL_argerror(L, arg, lua_pushstring(L, err));
   return format;
 }
 

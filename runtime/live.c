@@ -413,13 +413,7 @@ static void cmd_report(li_live *V, lua_State *L, const li_live_cmd *c) {
   int r;
   memcpy(format, c->format, sizeof c->format);
   format[sizeof c->format] = '\0';
-  if (li_report_missing(format) != NULL) {
-    ack(V, c, 0, li_report_missing(format), NULL);
-    return;
-  }
-  if (!li_report_known(format)) {
-    snprintf(err, sizeof err, "unknown format '%s' (formats: %s)", format,
-             li_report_formats());
+  if (li_report_format_error(format, err, sizeof err) != NULL) {
     ack(V, c, 0, err, NULL);
     return;
   }

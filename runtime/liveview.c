@@ -1098,7 +1098,7 @@ static uint32_t cmd_of(const char *s, size_t n, int *subscribe) {
 }
 
 static int format_known(const char *s, size_t n) {
-#define LI_FORMAT_NAME(id, name) name,
+#define LI_FORMAT_NAME(id, name, binary) name,
   static const char *const formats[] = {LI_REPORT_FORMATS(LI_FORMAT_NAME)};
 #undef LI_FORMAT_NAME
   for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)

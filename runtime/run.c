@@ -387,7 +387,7 @@ static int run_msghandler(lua_State *L) {
 int (luaopen_luainstr_run)(lua_State *L) {
   const char *format = getenv("LUAINSTR_FORMAT"), *out = getenv("LUAINSTR_OUT");
   const char *fname, *progname;
-  char *out_abs;
+  char *out_abs, err[300];
   int status, ok;
   if (!li_lua_matches()) return li_lua_refuse(L);  /* (as luaopen_luainstr) */
   if (!LI_LUAC_ARG_EARLY && lua_getglobal(L, "arg") != LUA_TTABLE)
@@ -407,11 +407,8 @@ int (luaopen_luainstr_run)(lua_State *L) {
     fname = NULL;                                    /* stdin, as lua.c */
   lua_pop(L, 1);
   if (format == NULL || format[0] == '\0') format = "text";
-  if (li_report_missing(format) != NULL)
-    return luaL_error(L, RUN ": %s", li_report_missing(format));
-  if (!li_report_known(format))
-    return luaL_error(L, RUN ": unknown LUAINSTR_FORMAT '%s' (formats: %s)",
-                      format, li_report_formats());
+  if (li_report_format_error(format, err, sizeof err) != NULL)
+    return luaL_error(L, RUN ": LUAINSTR_FORMAT: %s", err);
   if (out != NULL && out[0] == '\0') out = NULL;
   if (luainstr_open(L) != LUAINSTR_OK)
     return luaL_error(L, RUN ": %s", luainstr_errmsg(L));

@@ -770,7 +770,7 @@ Test(livecmd, every_command) {
   cr_assert_eq(parse("{\"cmd\":\"snapshot\",\"collect\":false}", &c, err, sizeof err), 1);
   cr_assert_eq(c.collect, 0);
 
-#define LI_FMT(id, name) name,
+#define LI_FMT(id, name, binary) name,
   static const char *const formats[] = {LI_REPORT_FORMATS(LI_FMT)};
 #undef LI_FMT
   for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {

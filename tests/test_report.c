@@ -413,21 +413,28 @@ Test(formats, known_and_unknown) {
   char *dir = temp_dir(), path[1100];
   snprintf(path, sizeof path, "%s/r.xml", dir);
   cr_assert_eq(li_report_to_path(&p, "xml", path, err, sizeof err), -1);
-  cr_assert_str_eq(err, "unknown report format 'xml' (known: text, csv, folded, "
+  cr_assert_str_eq(err, "unknown format 'xml' (formats: text, csv, folded, "
                        "folded-calls, folded-alloc, callgrind, chrome, html, json"
 #ifdef LI_PPROF
                        ", pprof"
 #endif
                        ")");
+  /* every caller's message is this one */
+  char why[300];
+  cr_assert_null(li_report_format_error("csv", why, sizeof why));
+  cr_assert_eq(li_report_format_error("xml", why, sizeof why), why);
+  cr_assert_str_eq(why, err);
+  cr_assert_not_null(li_report_format_error(NULL, why, sizeof why));
+  cr_assert(strncmp(why, "unknown format '' (formats: text, ", 34) == 0, "%s", why);
   /* (helper-pprof) a format this build leaves out says why */
 #ifdef LI_PPROF
-  cr_assert_null(li_report_missing("pprof"));
+  cr_assert_null(li_report_format_error("pprof", why, sizeof why));
 #else
-  cr_assert_str_eq(li_report_missing("pprof"), "pprof: this build has no protobuf-c");
+  cr_assert_str_eq(li_report_format_error("pprof", why, sizeof why),
+                   "pprof: this build has no protobuf-c");
   cr_assert_eq(li_report_to_path(&p, "pprof", path, err, sizeof err), -1);
   cr_assert_str_eq(err, "pprof: this build has no protobuf-c");
 #endif
-  cr_assert_null(li_report_missing("xml"));
   cr_assert_eq(count_entries(dir), 0);
   remove_tree(dir);
   free(dir);

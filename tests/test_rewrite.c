@@ -1133,3 +1133,40 @@ Test(rules, loaders_form_of_each_dialect) {
     li_rewrite_free(&r);
   }
 }
+
+/* A function holding more functions than the dialect's Lua compiles stops
+** the rewriter (LI_ELIMIT), in both forms, in the main chunk and deeper;
+** one fewer is rewritten.  (tests/cli/functions.sh checks the limits
+** against the real interpreters.) */
+Test(limits, too_many_functions) {
+  static const struct { int version; size_t limit; } d[] = {
+    {51, 262143}, {52, 262143}, {53, 262143}, {54, 131071}, {LI_DIALECT_JIT, 65536}};
+  static const char fn[] = "f=function()end\n";
+  for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
+    for (int nested = 0; nested < 2; nested++)
+      for (size_t n = d[i].limit; n <= d[i].limit + 1; n++) {
+        size_t cap = 64 + n * (sizeof fn - 1), len = 0;
+        char *src = malloc(cap);
+        len += (size_t)sprintf(src, "%slocal f\n", nested ? "return function() " : "");
+        for (size_t k = 0; k < n; k++) { memcpy(src + len, fn, sizeof fn - 1); len += sizeof fn - 1; }
+        len += (size_t)sprintf(src + len, "%s", nested ? "end\n" : "");
+        for (int upv = 0; upv < 2; upv++) {
+          li_rewrite_opts o;
+          li_rewrite_result r;
+          memset(&o, 0, sizeof o);
+          o.version = d[i].version;
+          o.probe_upvalue = upv;
+          int st = li_rewrite(src, len, &o, &r);
+          if (n == d[i].limit) {
+            cr_expect_eq(st, LI_OK, "dialect %d, %zu functions: status %d", d[i].version, n, st);
+          } else {
+            cr_expect_eq(st, LI_ELIMIT, "dialect %d, %zu functions: status %d", d[i].version, n, st);
+            cr_expect_eq(r.errline, (uint32_t)(n + 1), "dialect %d: stops at line %u",
+                         d[i].version, r.errline);
+            cr_expect(strstr(r.errmsg, "too many functions") != NULL, "message: %s", r.errmsg);
+          }
+          li_rewrite_free(&r);
+        }
+        free(src);
+      }
+}

@@ -60,7 +60,7 @@ static void check_cmd(const uint8_t *data, size_t size) {
   FZ_CHECK(c.collect == 0 || c.collect == 1, "collect %d", c.collect);
   FZ_CHECK(memchr(c.format, '\0', sizeof c.format) != NULL, "format not terminated");
   if (c.cmd == LI_LCMD_REPORT) {
-#define LI_FMT(id, name) name,
+#define LI_FMT(id, name, binary) name,
     static const char *const formats[] = {LI_REPORT_FORMATS(LI_FMT)};
 #undef LI_FMT
     int known = 0;

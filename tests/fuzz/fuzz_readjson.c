@@ -24,7 +24,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-#define FORMAT_NAME(id, name) name,
+#define FORMAT_NAME(id, name, binary) name,
   static const char *const formats[] = { LI_REPORT_FORMATS(FORMAT_NAME) };
 #undef FORMAT_NAME
   char err[512], *once = NULL, *twice = NULL;

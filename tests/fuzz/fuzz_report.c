@@ -398,7 +398,7 @@ static void check_format(const li_profile *p, const char *format) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-#define FORMAT_NAME(id, name) name,
+#define FORMAT_NAME(id, name, binary) name,
   static const char *const formats[] = { LI_REPORT_FORMATS(FORMAT_NAME) };
 #undef FORMAT_NAME
   fz_bytes in = { data, size };
