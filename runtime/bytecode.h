@@ -10,12 +10,13 @@
 **      LuaJIT    local __LI = ...;return function(...) <chunk> end
 **    (rewrite.h says why each) so that the probe is an upvalue of the
 **    chunk's function, which the loader sets and no sandbox can take away.
-**    li_bc_lift_main() turns the dump of the wrapper into a binary chunk
-**    whose main function is the inner function, with the wrapper's source
-**    and lines 0 (what Lua calls a main chunk), so debug.getinfo and
-**    tracebacks see a main chunk.  On 5.1 the lift also makes it vararg as
-**    a 5.1 main chunk is (VARARG_ISVARARG alone), the form being
-**    `function()`.  On LuaJIT the lift drops the wrapper's prototype and
+**    li_bc_lift_main() (lift.h's dump path: with Lua's headers the runtime
+**    lifts in memory, to the same bytes) turns the dump of the wrapper
+**    into a binary chunk whose main function is the inner function, with
+**    the wrapper's source and lines 0 (what Lua calls a main chunk), so
+**    debug.getinfo and tracebacks see a main chunk.  On 5.1 the lift also
+**    makes it vararg as a 5.1 main chunk is (VARARG_ISVARARG alone), the
+**    form being `function()`.  On LuaJIT the lift drops the wrapper's prototype and
 **    gives the inner one a main function's first line (0), line count and
 **    line info (bytecode.c says how).  What lua_load then does with its
 **    upvalues differs: 5.1 and LuaJIT make them fresh (nil), 5.2 sets

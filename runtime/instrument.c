@@ -6,8 +6,8 @@
 
 #include <lauxlib.h>
 #include "luaver.h"
-#include "bytecode.h"
 #include "instrument.h"
+#include "lift.h"
 
 #define LI_MAX_RETRIES 16
 
@@ -56,51 +56,6 @@ static void warn(li_rewrite_result *r, const char *prefix, const char *msg) {
 
 /* ---- compiling ---------------------------------------------------------- */
 
-typedef struct dumpbuf { char *p; size_t n, cap; int oom; } dumpbuf;
-
-static int dump_writer(lua_State *L, const void *p, size_t sz, void *ud) {
-  dumpbuf *b = ud;
-  (void)L;
-  if (b->n + sz > b->cap) {
-    size_t nc = b->cap ? b->cap : 4096;
-    while (nc < b->n + sz) nc *= 2;
-    char *np = realloc(b->p, nc);
-    if (np == NULL) { b->oom = 1; return 1; }
-    b->p = np; b->cap = nc;
-  }
-  memcpy(b->p + b->n, p, sz);
-  b->n += sz;
-  return 0;
-}
-
-/* The wrapper compiled on top of L becomes the main function it wraps
-** (bytecode.h): dumped, lifted, loaded again as binary.  LUA_OK with the
-** function replacing the wrapper; otherwise an error status with a message
-** in its place (LUA_ERRMEM, or LUA_ERRRUN when the dump is not of the
-** expected shape, which the caller treats as a failure of this form). */
-static int lift(lua_State *L, const char *name) {
-  dumpbuf b = {0};
-  char *out = NULL;
-  size_t outlen = 0;
-  int status;
-  if (lua_dump(L, dump_writer, &b, 0) != 0 || b.oom) {
-    free(b.p);
-    lua_pop(L, 1);
-    lua_pushliteral(L, "not enough memory");
-    return LUA_ERRMEM;
-  }
-  lua_pop(L, 1);
-  if (!li_bc_lift_main(b.p, b.n, &out, &outlen)) {
-    free(b.p);                         /* before the push, which may raise */
-    lua_pushliteral(L, "luainstr: unexpected binary chunk layout");
-    return LUA_ERRRUN;
-  }
-  free(b.p);
-  status = luaL_loadbufferx(L, out, outlen, name, "b");
-  free(out);
-  return status;
-}
-
 /* Reader that hands out one line a call, remembering which (for a compile
 ** error that names no line: "C stack overflow" from deep nesting). */
 typedef struct linereader { const char *p, *end; uint32_t line; } linereader;
@@ -131,11 +86,12 @@ static uint32_t failure_line(lua_State *L, const char *msg, const char *text,
   return line;
 }
 
-/* Compile r->out as luaL_loadbufferx would (lifting the loader's form). */
+/* Compile r->out as luaL_loadbufferx would (lifting the loader's form:
+** lift.h). */
 static int compile(lua_State *L, const li_rewrite_result *r, const char *name,
                    const char *mode) {
   int status = luaL_loadbufferx(L, r->out, r->outlen, name, mode);
-  if (status == LUA_OK && r->probe_upvalue) status = lift(L, name);
+  if (status == LUA_OK && r->probe_upvalue) status = li_lift(L, name);
   return status;
 }
 
@@ -150,6 +106,8 @@ int li_instrument_load(lua_State *L, const char *src, size_t len,
   memset(r, 0, sizeof *r);
   if (mode && strchr(mode, 't') == NULL)     /* text not allowed: Lua says so */
     return luaL_loadbufferx(L, src, len, name, mode);
+  /* (any other status, LI_ELIMIT too: the original, compiled once, gives
+  ** Lua's own outcome; no retry) */
   if (li_rewrite(src, len, &o, r) != LI_OK || r->nins == 0)
     return luaL_loadbufferx(L, src, len, name, mode);
 

@@ -147,6 +147,15 @@ int li_load(lua_State *L, const char *buff, size_t sz, const char *name,
   ** PUC Luas keep the trailing form: it costs their VM least. */
   o.exits_through = LI_IS_LUAJIT;
   status = li_instrument_load(L, buff, sz, name, mode, &o, &r, &instrumented);
+  /* Compiled: only the functions' descriptors are needed now.  The text
+  ** (about the chunk's size) and its spans (16 bytes a probe) are freed
+  ** before the probe's chunk map is made, when a function-dense chunk's
+  ** memory peaks. */
+  free(r.out);
+  free(r.ins);
+  r.out = NULL;
+  r.ins = NULL;
+  r.outlen = r.nins = 0;
   if (status == LUA_OK && instrumented && r.probe_upvalue) {
     j.r = &r;
     status = attach_probe(L, &j);

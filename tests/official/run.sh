@@ -53,6 +53,8 @@
 #                   or not applied (off: each defect stops its file, as
 #                   without this harness)
 #   LI_OFFICIAL_DISABLED=off  do not apply the disabled list either
+#   LI_OFFICIAL_LIFT=dump  the build lifts by a dump (no Lua headers; or
+#                   LUAINSTR_LIFT=dump): disabled-dumplift.txt applies too
 #   LI_TIMEOUT=S    seconds per run (default 300)
 #   LI_KEEP=1       keep the temporary directory (logs, outputs, copies)
 set -u
@@ -126,6 +128,11 @@ setup_run run_official li-official
 recorder=$(grep -v '^--' "$here/recorder.lua") || exit 2
 lists=()
 [ "${LI_OFFICIAL_DISABLED:-on}" = off ] || lists+=("$disabled")
+# (what fails only where the loader lifts by a dump: disabled-dumplift.txt)
+if [ "${LI_OFFICIAL_DISABLED:-on}" != off ] && [ $ver = 5.4 ] &&
+   { [ "${LUAINSTR_LIFT:-}" = dump ] || [ "${LI_OFFICIAL_LIFT:-}" = dump ]; }; then
+  lists+=("$here/disabled-dumplift.txt")
+fi
 [ "$pending" = off ] || lists+=("$pendings")
 
 # The runs: all.lua as the README's plain command, then every file alone,
