@@ -79,8 +79,9 @@ static uint32_t hash_key(sc_key k, size_t len) {
   return (uint32_t)(h >> 32);
 }
 
-static int rehash(lp_scope *s) {
-  uint32_t nsize = s->tabsize ? s->tabsize * 2 : 256;
+/* Double the table (first: make one of `first` entries). */
+static int rehash(lp_scope *s, uint32_t first) {
+  uint32_t nsize = s->tabsize ? s->tabsize * 2 : first;
   sc_entry *nt = calloc(nsize, sizeof *nt);
   if (nt == NULL) return 0;
   for (uint32_t i = 0; i < s->tabsize; i++) {
@@ -112,7 +113,7 @@ static int rehash(lp_scope *s) {
 
 /* The entry of a name, created if new; -1 when out of memory. */
 static int32_t intern(lp_scope *s, const char *p, size_t len) {
-  if ((s->tabused + 1) * 4 > s->tabsize * 3 && !rehash(s)) return -1;
+  if ((s->tabused + 1) * 4 > s->tabsize * 3 && !rehash(s, 0)) return -1;
   sc_key k = name_key(p, len);
   uint32_t h = hash_key(k, len);
   uint32_t j = h & (s->tabsize - 1);
@@ -135,7 +136,12 @@ int sc_init(lp_ctx *ctx) {
   if (s == NULL) return 1;
   ctx->scope = s;
   s->env_entry = -1;
-  if (!rehash(s)) return 1;
+  /* Sized for the chunk, room for a distinct name per 85 bytes of source
+  ** before it grows: a small chunk clears a small table (it was 256
+  ** entries for every chunk), a big one does not rehash from a small one. */
+  uint32_t first = 64;
+  while (first < 16384 && first * 64 < ctx->srclen) first *= 2;
+  if (!rehash(s, first)) return 1;
   s->env_entry = intern(s, "_ENV", 4);
   return s->env_entry < 0;
 }
