@@ -71,6 +71,16 @@ static int jit_goto(const lx_state *ls, const unsigned char *after) {
   return lx_next(&ahead, &tok) == LX_NAME ? LX_GOTO : LX_NAME;
 }
 
+/* Tokens of one byte that no longer token starts with (not `-`, `.`,
+** `[`, `=`, `<`, `>`, `~`, `/`, `:`): the front returns them itself, without
+** the DFA's switch on the first byte. */
+static const unsigned char single[256] = {
+  ['('] = LX_LPAREN, [')'] = LX_RPAREN, ['{'] = LX_LBRACE, ['}'] = LX_RBRACE,
+  [']'] = LX_RBRACKET, [';'] = LX_SEMI, [','] = LX_COMMA, ['+'] = LX_PLUS,
+  ['*'] = LX_STAR, ['%'] = LX_PERCENT, ['^'] = LX_CARET, ['#'] = LX_HASH,
+  ['&'] = LX_AMP, ['|'] = LX_PIPE,
+};
+
 /* Reserved words by a perfect hash: a name of 2 to 8 bytes is read as one
 ** little-endian word (zero bytes after it), multiplied by KW_MUL; the top
 ** six bits pick the one slot where it may be.  One multiplication and one
@@ -304,6 +314,11 @@ int lx_next(lx_state *ls, lx_token *tok) {
     name_done:
 #endif
       kind = reserved(ls, start, (size_t)(cur - start));
+      goto done;
+    }
+    if (cur < lim && single[*cur]) {
+      kind = single[*cur];
+      cur++;
       goto done;
     }
     /*!re2c
