@@ -60,6 +60,9 @@ static int statement_may_start(int prev) {
 ** statement may start and the next token is a name (not a reserved word:
 ** `goto goto` is no goto statement), else LX_NAME.  The next token is
 ** scanned on a copy of the state, whose own `goto` is not looked past. */
+#if defined(__GNUC__)
+__attribute__((noinline))   /* rare; its lx_state copy would widen lx_next's frame */
+#endif
 static int jit_goto(const lx_state *ls, const unsigned char *after) {
   lx_state ahead;
   lx_token tok;
