@@ -141,6 +141,17 @@ static unsigned name_bytes(uint64_t v, uint64_t high) {
   return stop ? (unsigned)__builtin_ctzll(stop) >> 3 : 8;
 }
 
+/* The high bit of the first byte of x that is 0 (and maybe of bytes after
+** it), or 0 if none is: where a scan of 8 bytes at a time stops. */
+static uint64_t zero_bytes(uint64_t x) { return (x - ONES) & ~x & HIGHS; }
+
+/* The bytes of v equal to a, b, c or d (as zero_bytes). */
+static uint64_t any_of(uint64_t v, unsigned char a, unsigned char b, unsigned char c,
+                       unsigned char d) {
+  return zero_bytes(v ^ a * ONES) | zero_bytes(v ^ b * ONES) |
+         zero_bytes(v ^ c * ONES) | zero_bytes(v ^ d * ONES);
+}
+
 /* How many of the 8 bytes of v, from the first, are spaces? */
 static unsigned space_bytes(uint64_t v) {
   uint64_t x = v ^ 0x20 * ONES;
@@ -209,6 +220,13 @@ static int long_level(const lx_state *ls, const unsigned char *p, int *bad) {
 static int long_bracket(lx_state *ls, int level) {
   const unsigned char *p = ls->cur + level + 2, *lim = ls->lim;
   while (p < lim) {
+#if LX_WORDS
+    if (lim - p >= 8) {           /* the body, 8 bytes at a time */
+      uint64_t m = any_of(load64(p), ']', '\n', '\r', ']');
+      if (m == 0) { p += 8; continue; }
+      p += (unsigned)__builtin_ctzll(m) >> 3;
+    }
+#endif
     unsigned char c = *p;
     if (c == ']') {
       const unsigned char *q = p + 1;
@@ -231,6 +249,13 @@ static int short_string(lx_state *ls) {
   const unsigned char *p = ls->cur, *lim = ls->lim;
   unsigned char quote = *p++;
   while (p < lim) {
+#if LX_WORDS
+    if (lim - p >= 8) {           /* the body, 8 bytes at a time */
+      uint64_t m = any_of(load64(p), quote, '\\', '\n', '\r');
+      if (m == 0) { p += 8; continue; }
+      p += (unsigned)__builtin_ctzll(m) >> 3;
+    }
+#endif
     unsigned char c = *p;
     if (c == quote) { ls->cur = p + 1; return 1; }
     if (c == '\n' || c == '\r') break;            /* unfinished string */

@@ -117,6 +117,57 @@ Test(lexer, names_and_keywords_in_words) {
     }
 }
 
+/* String and long-bracket bodies are scanned 8 bytes at a time where 8
+** are left: a closing quote, `\\`, a line break or `]` at every place of
+** bodies of every length, with the buffer ending right after the token
+** or later. */
+Test(lexer, string_bodies_in_words) {
+  char src[64];
+  lx_token t[MAXTOK];
+  lx_state ls;
+  for (int blen = 0; blen < 20; blen++)
+    for (int tail = 0; tail < 10; tail += 9) {
+      /* "aaa...a" and [==[aaa...a]==]: one token, the whole of it */
+      int len = snprintf(src, sizeof src, "'%.*s'%*s", blen, "abcdefghijklmnopqrstuvwxyz", tail, "");
+      lex(src, (size_t)len, 54, t, NULL);
+      cr_assert_eq(t[0].kind, LX_STRING);
+      cr_assert_eq(t[0].len, (size_t)blen + 2, "body %d", blen);
+      len = snprintf(src, sizeof src, "[==[%.*s]=]]==]%*s", blen, "abcdefghijklmnopqrstuvwxyz", tail, "");
+      lex(src, (size_t)len, 54, t, NULL);
+      cr_assert_eq(t[0].kind, LX_LONGSTRING);
+      cr_assert_eq(t[0].len, (size_t)blen + 11, "long body %d", blen);
+      for (int at = 0; at < blen; at++) {
+        /* a line break inside: a short string is unfinished, a long one
+        ** counts the line */
+        len = snprintf(src, sizeof src, "'%.*s'%*s", blen, "abcdefghijklmnopqrstuvwxyz", tail, "");
+        src[1 + at] = '\n';
+        int n = lex(src, (size_t)len, 54, t, &ls);
+        cr_assert_eq(t[n - 1].kind, LX_ERROR, "break at %d of %d", at, blen);
+        len = snprintf(src, sizeof src, "[[%.*s]]%*s", blen, "abcdefghijklmnopqrstuvwxyz", tail, "");
+        src[2 + at] = '\n';
+        lex(src, (size_t)len, 54, t, &ls);
+        cr_assert_eq(t[0].kind, LX_LONGSTRING);
+        cr_assert_eq(t[0].len, (size_t)blen + 4);
+        cr_assert_eq(t[0].lastline, 2u);
+        /* an escaped quote, then the rest of the body */
+        len = snprintf(src, sizeof src, "\"%.*s\"%*s", blen, "abcdefghijklmnopqrstuvwxyz", tail, "");
+        src[1 + at] = '\\';
+        n = lex(src, (size_t)len, 54, t, NULL);
+        if (at == blen - 1) cr_assert_eq(t[n - 1].kind, LX_ERROR, "escaped quote at %d", at);
+        else {
+          cr_assert_eq(t[0].kind, LX_STRING);
+          cr_assert_eq(t[0].len, (size_t)blen + 2);
+        }
+        /* the closing quote early: the string ends there */
+        len = snprintf(src, sizeof src, "'%.*s'%*s", blen, "abcdefghijklmnopqrstuvwxyz", tail, "");
+        src[1 + at] = '\'';
+        lex(src, (size_t)len, 54, t, NULL);
+        cr_assert_eq(t[0].kind, LX_STRING);
+        cr_assert_eq(t[0].len, (size_t)at + 2);
+      }
+    }
+}
+
 Test(lexer, goto_is_a_name_in_51) {
   lx_token t[MAXTOK];
   lex("goto", 4, 51, t, NULL);
