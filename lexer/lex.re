@@ -41,13 +41,6 @@ static const unsigned char cclass[256] = {
 #undef H
 #undef H16
 
-/* Do the n bytes at s, from the second on, match those of w? */
-static int rest_is(const unsigned char *s, const char *w, size_t n) {
-  for (size_t i = 1; i < n; i++)
-    if (s[i] != (unsigned char)w[i]) return 0;
-  return 1;
-}
-
 /* Can a statement start after a token of kind `prev`?  Not after one that
 ** wants an operand or a name next (an operator, `=`, `(`, `,`, `.`,
 ** `local`, `return` ...): there a LuaJIT `goto` is a name. */
@@ -67,6 +60,9 @@ static int statement_may_start(int prev) {
 ** statement may start and the next token is a name (not a reserved word:
 ** `goto goto` is no goto statement), else LX_NAME.  The next token is
 ** scanned on a copy of the state, whose own `goto` is not looked past. */
+#if defined(__GNUC__)
+__attribute__((noinline))   /* rare; its lx_state copy would widen lx_next's frame */
+#endif
 static int jit_goto(const lx_state *ls, const unsigned char *after) {
   lx_state ahead;
   lx_token tok;
@@ -78,32 +74,111 @@ static int jit_goto(const lx_state *ls, const unsigned char *after) {
   return lx_next(&ahead, &tok) == LX_NAME ? LX_GOTO : LX_NAME;
 }
 
-/* The kind of the name s[0..n): a reserved word or LX_NAME, chosen by the
-** first byte and the length, then the other bytes compared in line (a
-** memcmp call per candidate cost more than the rest of the front).
-** ORDER RESERVED (lex.h); `goto` is a name in 5.1 (not in LuaJIT). */
-static int reserved(const lx_state *ls, const unsigned char *s, size_t n) {
-#define KW(w, k) if (n == sizeof w - 1 && rest_is(s, w, sizeof w - 1)) return k
-  switch (s[0]) {
-  case 'a': KW("and", LX_AND); break;
-  case 'b': KW("break", LX_BREAK); break;
-  case 'd': KW("do", LX_DO); break;
-  case 'e': KW("end", LX_END); KW("else", LX_ELSE); KW("elseif", LX_ELSEIF); break;
-  case 'f': KW("for", LX_FOR); KW("false", LX_FALSE); KW("function", LX_FUNCTION); break;
-  case 'g': KW("goto", ls->version == 51 ? LX_NAME :
-                       ls->version == LX_LUAJIT ? jit_goto(ls, s + n) : LX_GOTO); break;
-  case 'i': KW("if", LX_IF); KW("in", LX_IN); break;
-  case 'l': KW("local", LX_LOCAL); break;
-  case 'n': KW("nil", LX_NIL); KW("not", LX_NOT); break;
-  case 'o': KW("or", LX_OR); break;
-  case 'r': KW("return", LX_RETURN); KW("repeat", LX_REPEAT); break;
-  case 't': KW("then", LX_THEN); KW("true", LX_TRUE); break;
-  case 'u': KW("until", LX_UNTIL); break;
-  case 'w': KW("while", LX_WHILE); break;
-  default: break;
-  }
+/* Tokens of one byte that no longer token starts with (not `-`, `.`,
+** `[`, `=`, `<`, `>`, `~`, `/`, `:`): the front returns them itself, without
+** the DFA's switch on the first byte. */
+static const unsigned char single[256] = {
+  ['('] = LX_LPAREN, [')'] = LX_RPAREN, ['{'] = LX_LBRACE, ['}'] = LX_RBRACE,
+  [']'] = LX_RBRACKET, [';'] = LX_SEMI, [','] = LX_COMMA, ['+'] = LX_PLUS,
+  ['*'] = LX_STAR, ['%'] = LX_PERCENT, ['^'] = LX_CARET, ['#'] = LX_HASH,
+  ['&'] = LX_AMP, ['|'] = LX_PIPE,
+};
+
+/* Reserved words by a perfect hash: a name of 2 to 8 bytes is read as one
+** little-endian word (zero bytes after it), multiplied by KW_MUL; the top
+** six bits pick the one slot where it may be.  One multiplication and one
+** compare per name, instead of a switch on the first byte and a loop over
+** the others.  KW_MUL was chosen so that no two reserved words share a
+** slot: the designated initializers below would then name one slot twice,
+** which -Wextra (-Woverride-init) reports. */
+#define KW_MUL 0xd037cdff7c240d49u
+#define KW_C(c, i) ((uint64_t)(unsigned char)(c) << (8 * (i)))
+#define KW2(a, b) (KW_C(a, 0) | KW_C(b, 1))
+#define KW3(a, b, c) (KW2(a, b) | KW_C(c, 2))
+#define KW4(a, b, c, d) (KW3(a, b, c) | KW_C(d, 3))
+#define KW5(a, b, c, d, e) (KW4(a, b, c, d) | KW_C(e, 4))
+#define KW6(a, b, c, d, e, f) (KW5(a, b, c, d, e) | KW_C(f, 5))
+#define KW8(a, b, c, d, e, f, g, h) (KW6(a, b, c, d, e, f) | KW_C(g, 6) | KW_C(h, 7))
+#define KW_SLOT(w) ((unsigned)(((uint64_t)(w) * KW_MUL) >> 58))
+#define KW(w, k) [KW_SLOT(w)] = { (w), (k) }
+static const struct { uint64_t word; int kind; } kwtab[64] = {
+  KW(KW3('a','n','d'), LX_AND), KW(KW5('b','r','e','a','k'), LX_BREAK),
+  KW(KW2('d','o'), LX_DO), KW(KW4('e','l','s','e'), LX_ELSE),
+  KW(KW6('e','l','s','e','i','f'), LX_ELSEIF), KW(KW3('e','n','d'), LX_END),
+  KW(KW5('f','a','l','s','e'), LX_FALSE), KW(KW3('f','o','r'), LX_FOR),
+  KW(KW8('f','u','n','c','t','i','o','n'), LX_FUNCTION),
+  KW(KW4('g','o','t','o'), LX_GOTO), KW(KW2('i','f'), LX_IF),
+  KW(KW2('i','n'), LX_IN), KW(KW5('l','o','c','a','l'), LX_LOCAL),
+  KW(KW3('n','i','l'), LX_NIL), KW(KW3('n','o','t'), LX_NOT),
+  KW(KW2('o','r'), LX_OR), KW(KW6('r','e','p','e','a','t'), LX_REPEAT),
+  KW(KW6('r','e','t','u','r','n'), LX_RETURN), KW(KW4('t','h','e','n'), LX_THEN),
+  KW(KW4('t','r','u','e'), LX_TRUE), KW(KW5('u','n','t','i','l'), LX_UNTIL),
+  KW(KW5('w','h','i','l','e'), LX_WHILE),
+};
 #undef KW
-  return LX_NAME;
+
+static uint64_t load64(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+
+/* The front reads 8 bytes as one little-endian word where it can (the
+** first byte in the low bits): elsewhere it goes byte by byte. */
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define LX_WORDS 1
+#define ONES 0x0101010101010101u
+#define HIGHS 0x8080808080808080u
+
+/* How many of the 8 bytes of v, from the first, are name bytes (ASCII
+** letters, digits, `_`, and when `high` the bytes from 0x80 up)? */
+static unsigned name_bytes(uint64_t v, uint64_t high) {
+  uint64_t x = v & ~HIGHS;                          /* the low 7 bits */
+  uint64_t digit = (x + (0x80 - 0x30) * ONES) & ~(x + (0x7F - 0x39) * ONES);
+  uint64_t y = x | 0x20 * ONES;                     /* letters to lower case */
+  uint64_t letter = (y + (0x80 - 0x61) * ONES) & ~(y + (0x7F - 0x7A) * ONES);
+  uint64_t z = x ^ 0x5F * ONES;                     /* `_` to 0 */
+  uint64_t under = ~((z + 0x7F * ONES) | z);
+  /* high: 0 or HIGHS (the bytes from 0x80 up are name bytes in LuaJIT) */
+  uint64_t name = ((digit | letter | under) & ~v) | (v & high);
+  uint64_t stop = ~name & HIGHS;
+  return stop ? (unsigned)__builtin_ctzll(stop) >> 3 : 8;
+}
+
+/* The high bit of the first byte of x that is 0 (and maybe of bytes after
+** it), or 0 if none is: where a scan of 8 bytes at a time stops. */
+static uint64_t zero_bytes(uint64_t x) { return (x - ONES) & ~x & HIGHS; }
+
+/* The bytes of v equal to a, b, c or d (as zero_bytes). */
+static uint64_t any_of(uint64_t v, unsigned char a, unsigned char b, unsigned char c,
+                       unsigned char d) {
+  return zero_bytes(v ^ a * ONES) | zero_bytes(v ^ b * ONES) |
+         zero_bytes(v ^ c * ONES) | zero_bytes(v ^ d * ONES);
+}
+
+/* How many of the 8 bytes of v, from the first, are spaces? */
+static unsigned space_bytes(uint64_t v) {
+  uint64_t x = v ^ 0x20 * ONES;
+  return x ? (unsigned)__builtin_ctzll(x) >> 3 : 8;
+}
+#else
+#define LX_WORDS 0
+#endif
+
+/* The kind of the name s[0..n): a reserved word or LX_NAME.  ORDER
+** RESERVED (lex.h); `goto` is a name in 5.1 (not in LuaJIT). */
+static int reserved(const lx_state *ls, const unsigned char *s, size_t n) {
+  uint64_t w;
+  if (n < 2 || n > 8) return LX_NAME;
+  if (LX_WORDS && ls->lim - s >= 8) {
+    w = load64(s);
+    if (n < 8) w &= ((uint64_t)1 << (8 * n)) - 1;
+  } else {                        /* near the end: no load past it */
+    w = 0;
+    for (size_t i = 0; i < n; i++) w |= KW_C(s[i], i);
+  }
+  unsigned slot = KW_SLOT(w);
+  if (kwtab[slot].word != w) return LX_NAME;
+  if (kwtab[slot].kind == LX_GOTO)
+    return ls->version == 51 ? LX_NAME :
+           ls->version == LX_LUAJIT ? jit_goto(ls, s + n) : LX_GOTO;
+  return kwtab[slot].kind;
 }
 
 /* Count one line break at p (any of \n, \r, \r\n, \n\r, as Lua does);
@@ -145,6 +220,13 @@ static int long_level(const lx_state *ls, const unsigned char *p, int *bad) {
 static int long_bracket(lx_state *ls, int level) {
   const unsigned char *p = ls->cur + level + 2, *lim = ls->lim;
   while (p < lim) {
+#if LX_WORDS
+    if (lim - p >= 8) {           /* the body, 8 bytes at a time */
+      uint64_t m = any_of(load64(p), ']', '\n', '\r', ']');
+      if (m == 0) { p += 8; continue; }
+      p += (unsigned)__builtin_ctzll(m) >> 3;
+    }
+#endif
     unsigned char c = *p;
     if (c == ']') {
       const unsigned char *q = p + 1;
@@ -167,6 +249,13 @@ static int short_string(lx_state *ls) {
   const unsigned char *p = ls->cur, *lim = ls->lim;
   unsigned char quote = *p++;
   while (p < lim) {
+#if LX_WORDS
+    if (lim - p >= 8) {           /* the body, 8 bytes at a time */
+      uint64_t m = any_of(load64(p), quote, '\\', '\n', '\r');
+      if (m == 0) { p += 8; continue; }
+      p += (unsigned)__builtin_ctzll(m) >> 3;
+    }
+#endif
     unsigned char c = *p;
     if (c == quote) { ls->cur = p + 1; return 1; }
     if (c == '\n' || c == '\r') break;            /* unfinished string */
@@ -205,6 +294,9 @@ void lx_init(lx_state *ls, const char *buf, size_t len, size_t start,
 int lx_next(lx_state *ls, lx_token *tok) {
   const unsigned char *cur, *lim = ls->lim, *mar = NULL, *start;
   const unsigned char first = ls->name_first, rest = ls->name_rest;
+#if LX_WORDS
+  const uint64_t high = rest & CC_HIGH ? HIGHS : 0;
+#endif
   int kind, bad;
   (void)mar;
   if (ls->errmsg) { tok->kind = LX_ERROR; return LX_ERROR; }
@@ -212,16 +304,49 @@ int lx_next(lx_state *ls, lx_token *tok) {
     /* the front: blanks and line breaks, then a name or reserved word */
     cur = ls->cur;
     while (cur < lim) {
-      if (cclass[*cur] & CC_BLANK) cur++;
-      else if (*cur == '\n' || *cur == '\r') cur = newline(ls, cur);
+      unsigned char c = *cur;
+      if (c == ' ') {
+        cur++;
+#if LX_WORDS
+        /* a run of spaces (indentation): 8 at a time */
+        if (cur < lim && *cur == ' ')
+          while (lim - cur >= 8) {
+            unsigned n = space_bytes(load64(cur));
+            cur += n;
+            if (n < 8) break;
+          }
+#endif
+      } else if (c == '\n') {     /* newline(), inline for the common break */
+        cur++;
+        if (cur < lim && *cur == '\r') cur++;
+        ls->line++;
+      } else if (cclass[c] & CC_BLANK) cur++;
+      else if (c == '\r') cur = newline(ls, cur);
       else break;
     }
     ls->cur = start = cur;
     tok->off = (size_t)(start - ls->buf);
     tok->line = ls->line;
     if (cur < lim && (cclass[*cur] & first)) {
-      do cur++; while (cur < lim && (cclass[*cur] & rest));
+      cur++;
+#if LX_WORDS
+      /* the rest of the name, 8 bytes at a time */
+      while (lim - cur >= 8) {
+        unsigned n = name_bytes(load64(cur), high);
+        cur += n;
+        if (n < 8) goto name_done;
+      }
+#endif
+      while (cur < lim && (cclass[*cur] & rest)) cur++;
+#if LX_WORDS
+    name_done:
+#endif
       kind = reserved(ls, start, (size_t)(cur - start));
+      goto done;
+    }
+    if (cur < lim && single[*cur]) {
+      kind = single[*cur];
+      cur++;
       goto done;
     }
     /*!re2c

@@ -133,7 +133,6 @@ static lp_exp index_exp(lp_exp p, lp_tok r, const lp_ctx *ctx) {
 %right CARET.
 %nonassoc LPAREN.
 
-%type body {lp_body}
 %type block {lp_body}
 %type statlist {lp_body}
 %type stat {lp_stat}
@@ -154,18 +153,28 @@ static lp_exp index_exp(lp_exp p, lp_tok r, const lp_ctx *ctx) {
 %type retstat {size_t}
 
 /* chunk -> body EOF */
-chunk ::= body(B). {
-  lp_func_close(ctx, 0, &B, NULL);
+chunk ::= statlist(S). {
+  lp_func_close(ctx, 0, &S, NULL);
+}
+chunk ::= statlist(S) retstat(R). {
+  lp_body b = body_ret(S, R); lp_func_close(ctx, 0, &b, NULL);
 }
 
-/* body -> {stat} [retstat]   (no scope of its own) */
-body(A) ::= statlist(S). { A = S; }
-body(A) ::= statlist(S) retstat(R). {
-  A = S; A.trail_off = LP_NONE; A.ends_return = 1; A.last_end = R;
+/* body -> {stat} [retstat]   (no scope of its own).  Not a symbol of its
+** own: each rule that holds a body spells out both forms, one reduction
+** fewer per block and per function (the stack keeps the same depth:
+** statlist takes body's place). */
+%include {
+/* statlist retstat: the body ends with a return. */
+static lp_body body_ret(lp_body s, size_t ret_end) {
+  s.trail_off = LP_NONE; s.ends_return = 1; s.last_end = ret_end;
+  return s;
+}
 }
 
 /* block -> body, in a scope of its own */
-block(A) ::= bopen body(B). { A = B; sc_block_close(ctx); }
+block(A) ::= bopen statlist(S). { A = S; sc_block_close(ctx); }
+block(A) ::= bopen statlist(S) retstat(R). { A = body_ret(S, R); sc_block_close(ctx); }
 bopen ::= . { sc_block_open(ctx); }
 
 statlist(A) ::= . { A.trail_off = LP_NONE; A.ends_return = 0; A.last_end = LP_NONE; }
@@ -217,7 +226,10 @@ stat(A) ::= WHILE(W) exp DO block END(E). { A.off = W.off; A.end = tend(&E); A.k
 
 /* stat -> REPEAT body UNTIL exp  (the condition sees the body's locals) */
 %type rpthead {size_t}
-stat(A) ::= rpthead(R) body UNTIL exp(X). {
+stat(A) ::= rpthead(R) statlist UNTIL exp(X). {
+  sc_block_close(ctx); A.off = R; A.end = X.end; A.kind = 0;
+}
+stat(A) ::= rpthead(R) statlist retstat UNTIL exp(X). {
   sc_block_close(ctx); A.off = R; A.end = X.end; A.kind = 0;
 }
 rpthead(A) ::= REPEAT(R). { sc_block_open(ctx); A = R.off; }
@@ -314,8 +326,11 @@ varlist(A) ::= varlist(L) COMMA var(V). {
 /* ---- functions ----------------------------------------------------- */
 
 /* funcbody -> '(' parlist ')' body END */
-funcbody(A) ::= fbparams(F) body(B) END(E). {
-  lp_func_close(ctx, F, &B, &E); A = F;
+funcbody(A) ::= fbparams(F) statlist(S) END(E). {
+  lp_func_close(ctx, F, &S, &E); A = F;
+}
+funcbody(A) ::= fbparams(F) statlist(S) retstat(R) END(E). {
+  lp_body b = body_ret(S, R); lp_func_close(ctx, F, &b, &E); A = F;
 }
 fbparams(A) ::= fbopen(F) parlist(V) RPAREN(R). {
   /* lemon may reduce this while `)` is still the token being fed: the
@@ -445,11 +460,13 @@ explist(A) ::= explist(A) COMMA exp(E). {
 /* tablecons -> '{' [fieldlist [fieldsep]] '}' */
 tablecons(A) ::= LBRACE(L) RBRACE(R). { A = span(L.off, tend(&R), ctx); A.kind = EK_TABLE; }
 tablecons(A) ::= LBRACE(L) fieldlist RBRACE(R). { A = span(L.off, tend(&R), ctx); A.kind = EK_TABLE; }
-tablecons(A) ::= LBRACE(L) fieldlist fieldsep RBRACE(R). { A = span(L.off, tend(&R), ctx); A.kind = EK_TABLE; }
+/* fieldsep -> ',' | ';' is spelled out in place: one reduction fewer per
+** field (the stack keeps the same depth: the token takes fieldsep's place) */
+tablecons(A) ::= LBRACE(L) fieldlist COMMA RBRACE(R). { A = span(L.off, tend(&R), ctx); A.kind = EK_TABLE; }
+tablecons(A) ::= LBRACE(L) fieldlist SEMI RBRACE(R). { A = span(L.off, tend(&R), ctx); A.kind = EK_TABLE; }
 fieldlist ::= field.
-fieldlist ::= fieldlist fieldsep field.
-fieldsep ::= COMMA.
-fieldsep ::= SEMI.
+fieldlist ::= fieldlist COMMA field.
+fieldlist ::= fieldlist SEMI field.
 /* field -> '[' exp ']' '=' exp | NAME '=' exp | exp; a function value is
 ** named after its key */
 field ::= LBRACKET(L) exp RBRACKET(R) ASSIGN exp(V). {

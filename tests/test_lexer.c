@@ -57,6 +57,117 @@ Test(lexer, keywords) {
   cr_assert_eq(single("Local"), LX_NAME);
 }
 
+/* The front reads names and runs of spaces 8 bytes at a time where 8
+** bytes are left, and keywords as one word: every keyword, every prefix
+** and extension of one, in upper case, and every name byte next to every
+** other byte, each far from the end and at the very end of the buffer. */
+Test(lexer, names_and_keywords_in_words) {
+  static const char *kw[] = {"and", "break", "do", "else", "elseif", "end", "false", "for",
+    "function", "goto", "if", "in", "local", "nil", "not", "or", "repeat", "return",
+    "then", "true", "until", "while"};
+  static const char *tails[] = {"", " ", "        x", "(", "\n\n", "_", "1", "\xC3\xA9"};
+  char word[32], src[96];
+  lx_token t[MAXTOK];
+  for (int i = 0; i < 22; i++)
+    for (int v = 0; v < 4; v++)
+      for (size_t tl = 0; tl < sizeof tails / sizeof tails[0]; tl++) {
+        size_t n = strlen(kw[i]);
+        snprintf(word, sizeof word, "%s", kw[i]);
+        if (v == 1) word[n - 1] = 0;                       /* a prefix */
+        else if (v == 2) { word[n] = 'z'; word[n + 1] = 0; } /* an extension */
+        else if (v == 3) word[0] = (char)(word[0] - 'a' + 'A');
+        for (int pad = 0; pad < 12; pad++) {
+          int len = snprintf(src, sizeof src, "%*s%s%s", pad, "", word, tails[tl]);
+          lex(src, (size_t)len, 54, t, NULL);
+          /* a tail that starts with a name byte continues the name */
+          size_t wl = strlen(word) + (tails[tl][0] == '_' || tails[tl][0] == '1');
+          char full[40];
+          snprintf(full, sizeof full, "%.*s", (int)wl, src + pad);
+          int k = LX_NAME;
+          for (int j = 0; j < 22; j++) if (strcmp(full, kw[j]) == 0) k = LX_AND + j;
+          cr_assert_eq(t[0].off, (size_t)pad, "'%s'", src);
+          cr_assert_eq(t[0].len, wl, "'%s'", src);
+          cr_assert_eq(t[0].kind, k, "'%s'", src);
+        }
+      }
+  /* every byte after a name: in the name or not, as Lua's lctype says
+  ** (LuaJIT: the bytes from 0x80 up too) */
+  for (int version = 54; version <= 55; version++)
+    for (int c = 1; c < 256; c++)
+      for (int at = 1; at < 10; at++) {
+        memset(src, 'a', sizeof src);
+        src[at] = (char)c;
+        int isname = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                     c == '_' || (version == 55 && c >= 0x80);
+        for (size_t len = (size_t)at + 1; len < 24; len += 7) {
+          lex(src, len, version == 55 ? LX_LUAJIT : 54, t, NULL);
+          if (isname) cr_assert_eq(t[0].len, len, "byte %d at %d", c, at);
+          else cr_assert_eq(t[0].len, (size_t)at, "byte %d at %d", c, at);
+        }
+      }
+  /* runs of spaces of every length, then a name, then the end */
+  for (int pad = 0; pad < 40; pad++)
+    for (int tail = 0; tail < 12; tail++) {
+      int len = snprintf(src, sizeof src, "%*sx%*s", pad, "", tail, "");
+      int nt = lex(src, (size_t)len, 54, t, NULL);
+      cr_assert_eq(nt, 2);
+      cr_assert_eq(t[0].off, (size_t)pad);
+      cr_assert_eq(t[1].kind, LX_EOF);
+      cr_assert_eq(t[1].off, (size_t)len);
+    }
+}
+
+/* String and long-bracket bodies are scanned 8 bytes at a time where 8
+** are left: a closing quote, `\\`, a line break or `]` at every place of
+** bodies of every length, with the buffer ending right after the token
+** or later. */
+Test(lexer, string_bodies_in_words) {
+  char src[64];
+  lx_token t[MAXTOK];
+  lx_state ls;
+  for (int blen = 0; blen < 20; blen++)
+    for (int tail = 0; tail < 10; tail += 9) {
+      /* "aaa...a" and [==[aaa...a]==]: one token, the whole of it */
+      int len = snprintf(src, sizeof src, "'%.*s'%*s", blen, "abcdefghijklmnopqrstuvwxyz", tail, "");
+      lex(src, (size_t)len, 54, t, NULL);
+      cr_assert_eq(t[0].kind, LX_STRING);
+      cr_assert_eq(t[0].len, (size_t)blen + 2, "body %d", blen);
+      len = snprintf(src, sizeof src, "[==[%.*s]=]]==]%*s", blen, "abcdefghijklmnopqrstuvwxyz", tail, "");
+      lex(src, (size_t)len, 54, t, NULL);
+      cr_assert_eq(t[0].kind, LX_LONGSTRING);
+      cr_assert_eq(t[0].len, (size_t)blen + 11, "long body %d", blen);
+      for (int at = 0; at < blen; at++) {
+        /* a line break inside: a short string is unfinished, a long one
+        ** counts the line */
+        len = snprintf(src, sizeof src, "'%.*s'%*s", blen, "abcdefghijklmnopqrstuvwxyz", tail, "");
+        src[1 + at] = '\n';
+        int n = lex(src, (size_t)len, 54, t, &ls);
+        cr_assert_eq(t[n - 1].kind, LX_ERROR, "break at %d of %d", at, blen);
+        len = snprintf(src, sizeof src, "[[%.*s]]%*s", blen, "abcdefghijklmnopqrstuvwxyz", tail, "");
+        src[2 + at] = '\n';
+        lex(src, (size_t)len, 54, t, &ls);
+        cr_assert_eq(t[0].kind, LX_LONGSTRING);
+        cr_assert_eq(t[0].len, (size_t)blen + 4);
+        cr_assert_eq(t[0].lastline, 2u);
+        /* an escaped quote, then the rest of the body */
+        len = snprintf(src, sizeof src, "\"%.*s\"%*s", blen, "abcdefghijklmnopqrstuvwxyz", tail, "");
+        src[1 + at] = '\\';
+        n = lex(src, (size_t)len, 54, t, NULL);
+        if (at == blen - 1) cr_assert_eq(t[n - 1].kind, LX_ERROR, "escaped quote at %d", at);
+        else {
+          cr_assert_eq(t[0].kind, LX_STRING);
+          cr_assert_eq(t[0].len, (size_t)blen + 2);
+        }
+        /* the closing quote early: the string ends there */
+        len = snprintf(src, sizeof src, "'%.*s'%*s", blen, "abcdefghijklmnopqrstuvwxyz", tail, "");
+        src[1 + at] = '\'';
+        lex(src, (size_t)len, 54, t, NULL);
+        cr_assert_eq(t[0].kind, LX_STRING);
+        cr_assert_eq(t[0].len, (size_t)at + 2);
+      }
+    }
+}
+
 Test(lexer, goto_is_a_name_in_51) {
   lx_token t[MAXTOK];
   lex("goto", 4, 51, t, NULL);
