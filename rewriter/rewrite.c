@@ -515,14 +515,25 @@ static unsigned char *choose_probed(const lp_ctx *ctx, const li_rewrite_opts *o,
 
 static int fill_descs(const lp_ctx *ctx, const unsigned char *probed,
                       const char *chunkname, li_rewrite_result *r) {
+  /* every name in one block, each with its NUL (funcs[0].name is the
+  ** block: li_rewrite_free); a malloc'd buffer each, grown from 256 bytes,
+  ** made a chunk of 100,000 functions hold 25 MB of names */
+  buf nm = {0};
+  static const char nul = '\0';
   r->funcs = calloc(ctx->nfuncs ? ctx->nfuncs : 1, sizeof *r->funcs);
   if (r->funcs == NULL) return 0;
+  for (uint32_t f = 0; f < ctx->nfuncs; f++) {
+    r->funcs[f].name = (char *)(uintptr_t)nm.n;    /* its offset, for now */
+    func_name(&nm, ctx, f, chunkname);
+    buf_add(&nm, &nul, 1);
+  }
+  if (nm.oom || (ctx->nfuncs > 0 && nm.p == NULL)) {
+    free(nm.p);
+    return 0;
+  }
   r->nfuncs = ctx->nfuncs;
   for (uint32_t f = 0; f < ctx->nfuncs; f++) {
-    buf nm = {0};
-    func_name(&nm, ctx, f, chunkname);
-    if (nm.oom || nm.p == NULL) return 0;
-    r->funcs[f].name = nm.p;
+    r->funcs[f].name = nm.p + (uintptr_t)r->funcs[f].name;
     r->funcs[f].line = ctx->funcs[f].line;
     r->funcs[f].lastline = ctx->funcs[f].lastline;
     r->funcs[f].parent = f ? ctx->funcs[f].parent + 1 : 0;
@@ -627,8 +638,7 @@ done:
 void li_rewrite_free(li_rewrite_result *r) {
   if (r == NULL) return;
   free(r->out);
-  if (r->funcs)
-    for (uint32_t i = 0; i < r->nfuncs; i++) free(r->funcs[i].name);
+  if (r->funcs && r->nfuncs > 0) free(r->funcs[0].name);  /* all names */
   free(r->funcs);
   free(r->ins);
   free(r->warnings);

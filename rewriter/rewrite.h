@@ -64,7 +64,8 @@ enum {
 
 /* What the rewriter knows of one function (index = id - 1). */
 typedef struct li_funcdesc {
-  char *name;         /* "M.a.b:m", "local f", "anonymous", "main chunk" */
+  char *name;         /* "M.a.b:m", "local f", "anonymous", "main chunk"
+                         (all in one block, freed by li_rewrite_free) */
   uint32_t line;      /* Lua's linedefined: line of `function` in a
                          `function name` statement, else of its `(`
                          (0 for the main chunk) */

@@ -105,6 +105,25 @@ static const char *chunk_names(li_prof *P, const char *chunkname, uint64_t h) {
   return c;
 }
 
+/* n bytes for a function's name, from P->names: NULL when memory ran out. */
+#define NAME_BLOCK 65536
+static char *name_space(li_prof *P, size_t n) {
+  char *b;
+  if (n > P->names_left) {
+    size_t size = n > NAME_BLOCK ? n : NAME_BLOCK;
+    if (!grow((void **)&P->names, &P->capnames, P->nnames + 1, sizeof *P->names) ||
+        (b = malloc(size)) == NULL)
+      return NULL;
+    P->names[P->nnames++] = b;
+    P->names_next = b;
+    P->names_left = size;
+  }
+  b = P->names_next;
+  P->names_next += n;
+  P->names_left -= n;
+  return b;
+}
+
 /* The record of a function, created on first sight; its name is pre (of
 ** prelen bytes: "zone " for zones, else "") followed by name.  LI_NONE: no
 ** memory. */
@@ -138,7 +157,7 @@ uint32_t li_fn_find_pre(li_prof *P, const char *chunkname, uint32_t id,
   if ((names = chunk_names(P, chunkname, hc)) == NULL) return LI_NONE;
   f = &P->fn[P->nfn];
   memset(f, 0, sizeof *f);
-  if ((f->name = malloc(prelen + namelen + 1)) == NULL) return LI_NONE;
+  if ((f->name = name_space(P, prelen + namelen + 1)) == NULL) return LI_NONE;
   f->chunkname = names;
   f->source = names + strlen(names) + 1;
   memcpy(f->name, pre, prelen);

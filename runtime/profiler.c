@@ -649,7 +649,9 @@ static void free_patterns(char **v, uint32_t n) {
 }
 
 void li_prof_free_data(li_prof *P) {
-  for (uint32_t i = 0; i < P->nfn; i++) free(P->fn[i].name);
+  for (uint32_t i = 0; i < P->nnames; i++) free(P->names[i]);
+  free(P->names); P->names = NULL; P->nnames = P->capnames = 0;
+  P->names_next = NULL; P->names_left = 0;
   for (uint32_t i = 0; i < P->nchunks; i++) free(P->chunks[i]);
   free(P->chunks); P->chunks = NULL; P->nchunks = P->capchunks = 0;
   free(P->chunkhash); P->chunkhash = NULL; P->chunkhcap = 0;

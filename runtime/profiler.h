@@ -59,7 +59,7 @@
 ** load of its chunk).  Its figures are the sums of its call-tree nodes,
 ** made by the snapshot: the probes touch nodes only. */
 typedef struct li_fn {
-  char *name;           /* as the rewriter names it (malloc'd) */
+  char *name;           /* as the rewriter names it (li_prof.names) */
   const char *source;   /* chunk name as Lua shows it (li_prof.chunks) */
   const char *chunkname; /* chunk name as given to lua_load (the same) */
   uint32_t id;          /* id in its chunk (1 = main chunk) */
@@ -202,6 +202,12 @@ struct li_prof {
                            functions share it: a chunk of 100,000 functions
                            made 200,000 copies) */
   uint32_t nchunks, capchunks;
+  char **names;         /* blocks holding the functions' names, bump
+                           allocated (a malloc each cost a chunk of 100,000
+                           functions 100,000 blocks and their overhead) */
+  uint32_t nnames, capnames;
+  char *names_next;     /* the last block's first free byte */
+  size_t names_left;    /* and how many follow it */
   uint32_t *chunkhash;  /* open addressing over chunks: index + 1 */
   uint32_t chunkhcap;   /* power of two */
   li_node *node;        /* call tree, node[0] = root */
