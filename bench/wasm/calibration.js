@@ -4,7 +4,9 @@
 // with COOP/COEP, cross-origin isolated, and from file://) and in node (a
 // fresh process each time); each load profiles a short script and reads
 // the json report's summary.probe_pair_ns (the calibration of that load).
-// Prints every value, then min, median, max and the spread (max/min - 1).
+// Each load runs it twice (the second in a warm engine).  Prints every
+// value, then min, median, max and the spread (max/min - 1).
+// LUAINSTR_WASM_CLOCK=now|word chooses the clock (cmake/wasm-clock.js).
 //
 //   node calibration.js MODULE.js [N] [chromium|node|all]   (default 10, all)
 'use strict';
@@ -27,12 +29,21 @@ const where = whereArg || 'all';
 const SCRIPT = 'local function f(n) if n < 2 then return n end return f(n-1) + f(n-2) end print(f(18))';
 // What one load does, in the page or in node: run SCRIPT, give back the
 // summary's calibration.
+// Twice: the first run calibrates in a cold engine, the second (a fresh
+// state, calibrated again) in one that has compiled the hot code.
 const RUN = `(function (M) {
-  var err = M.luainstr.run(${JSON.stringify(SCRIPT)}, 'cal.lua');
-  if (err) throw new Error(err);
-  var s = JSON.parse(M.luainstr.report('json')).summary;
-  return { pair: s.probe_pair_ns, clock: s.clock };
+  var r = [];
+  for (var i = 0; i < 2; i++) {
+    var err = M.luainstr.run(${JSON.stringify(SCRIPT)}, 'cal.lua');
+    if (err) throw new Error(err);
+    var s = JSON.parse(M.luainstr.report('json')).summary;
+    r.push(s.probe_pair_ns);
+  }
+  return { pair: r[0], pair2: r[1], clock: s.clock };
 })`;
+// The factory's argument: the clock (cmake/wasm-clock.js), as
+// LUAINSTR_WASM_CLOCK says.
+const ARG = JSON.stringify({ luainstrClock: process.env.LUAINSTR_WASM_CLOCK || '' });
 
 function stats(name, v) {
   const s = v.slice().sort((a, b) => a - b);
@@ -62,7 +73,7 @@ async function chromium(isolated) {
     await new Promise((r) => server.listen(0, '127.0.0.1', r));
     url = `http://127.0.0.1:${server.address().port}/index.html`;
   }
-  const v = [];
+  const v = [], v2 = [];
   let clock = '';
   try {
     for (let i = 0; i < N; i++) {
@@ -70,8 +81,9 @@ async function chromium(isolated) {
       try {
         const p = await b.newPage();
         await p.goto(url);
-        const r = await p.eval(`LuainstrWeb().then(${RUN})`);
+        const r = await p.eval(`LuainstrWeb(${ARG}).then(${RUN})`);
         v.push(r.pair);
+        v2.push(r.pair2);
         clock = r.clock;
       } finally {
         await b.close();
@@ -81,20 +93,23 @@ async function chromium(isolated) {
     if (server) server.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
-  stats(`chromium ${isolated ? 'cross-origin isolated' : 'file://'} (${clock})`, v);
+  stats(`chromium ${isolated ? 'cross-origin isolated' : 'file://'} (${clock}), first run`, v);
+  stats(`  second run in the same page`, v2);
 }
 
 function node() {
-  const v = [];
+  const v = [], v2 = [];
   let clock = '';
   for (let i = 0; i < N; i++) {
     const out = execFileSync(process.execPath, ['-e',
       `require(${JSON.stringify(modulePath)})().then(${RUN}).then((r) => console.log(JSON.stringify(r)))`]);
     const r = JSON.parse(out.toString().trim().split('\n').pop());
     v.push(r.pair);
+    v2.push(r.pair2);
     clock = r.clock;
   }
-  stats(`node (${clock})`, v);
+  stats(`node (${clock}), first run`, v);
+  stats(`  second run in the same process`, v2);
 }
 
 (async () => {
