@@ -25,7 +25,9 @@
 #              plain, floor, full and fullhost (full with performance.now()
 #              as the host's clock), interleaved with the native runs, same
 #              programs and arguments, checksums compared with native; adds
-#              the wasm table, the ratio target and D/bin/clock_cost.js
+#              the wasm table, the ratio target and D/bin/clock_cost.js;
+#              and D/bin/bench_host_web.js in headless Chromium (plain and
+#              full, bench/wasm/chromium.js) with its table and target
 #
 # Rounds are interleaved: for each round, for each program, every mode
 # in an order rotated from program to program and round to round, so slow
@@ -40,6 +42,7 @@ build=${BUILD_DIR:-$top/build}
 runs=5
 quick=0
 wasm=
+chrome_host=   # (--wasm: D/bin/bench_host_web.js when Chromium runs it)
 
 # LuaJIT: bench/run_jit.sh, which takes the same options and a few more
 for ((i = 1; i < $#; i++)); do
@@ -95,6 +98,18 @@ if [[ -n $wasm ]]; then
   # Debian's node modules, as scripts/wasm.sh sets them
   export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
   for m in "${wasm_modes[@]}"; do runs_of+=("wasm:$m"); done
+  # The same host in a page of headless Chromium (bench_host_web.js through
+  # bench/wasm/chromium.js: a fresh browser a run, cross-origin isolated).
+  chrome_host=$wasm/bin/bench_host_web.js
+  chrome_modes=(plain full)
+  if [[ -f $chrome_host ]] && command -v chromium >/dev/null; then
+    for m in "${chrome_modes[@]}"; do runs_of+=("chrome:$m"); done
+  elif [[ ${CI:-} == 1 ]]; then
+    echo "run.sh: --wasm needs chromium and $chrome_host under CI" >&2; exit 2
+  else
+    echo "run.sh: no chromium or no $chrome_host: the Chromium columns are left out" >&2
+    chrome_host=
+  fi
 fi
 
 tmp=$(mktemp -d)
@@ -109,8 +124,12 @@ for ((r = 0; r < runs; r++)); do
     if [[ $quick = 1 ]]; then read -r -a args <<< "${quick_args[$prog]}"; fi
     for ((k = 0; k < ${#runs_of[@]}; k++)); do
       mode=${runs_of[(k + r + p) % ${#runs_of[@]}]}
-      cmd=("$host" "$mode")
-      if [[ $mode == wasm:* ]]; then mode=${mode#wasm:}; cmd=(node "$wasm_host" "$mode"); fi
+      cmd=("$host" "$mode") engine=
+      if [[ $mode == wasm:* ]]; then mode=${mode#wasm:}; cmd=(node "$wasm_host" "$mode") engine=wasm_; fi
+      if [[ $mode == chrome:* ]]; then
+        mode=${mode#chrome:} engine=chrome_
+        cmd=(node "$here/wasm/chromium.js" "$chrome_host" "$mode")
+      fi
       if ! line=$("${cmd[@]}" "$here/programs/$prog.lua" "${args[@]}" 2> "$tmp/err"); then
         echo "run.sh: ERROR: $mode $prog failed:" >&2
         cat "$tmp/err" >&2
@@ -121,7 +140,7 @@ for ((r = 0; r < runs; r++)); do
         echo "run.sh: ERROR: $mode $prog printed no result line" >&2
         exit 1
       fi
-      if [[ ${cmd[0]} == node ]]; then line=${line/mode=/mode=wasm_}; fi
+      if [[ -n $engine ]]; then line=${line/mode=/mode=$engine}; fi
       echo "run=$r $line" >> "$results"
     done
   done
@@ -132,7 +151,8 @@ done
 # Every line: run=R mode=M prog=P wall_ns=... load_ns=... run_ns=...
 # dump_ns=... maxrss_kb=... checksum=C [hook_...]
 status=0
-awk -v progs="${progs[*]}" -v modes="${modes[*]}" -v wasm="${wasm:+${wasm_modes[*]}}" "$awk_median"'
+awk -v progs="${progs[*]}" -v modes="${modes[*]}" -v wasm="${wasm:+${wasm_modes[*]}}" \
+    -v chrome="${chrome_host:+${chrome_modes[*]}}" "$awk_median"'
 function ms(ns) { return ns / 1e6 }
 {
   delete f
@@ -261,6 +281,28 @@ END {
   print "Target (WebAssembly)"
   printf "  wasm full/plain <= 1.3x native full/plain on every program: %s%s\n", miss == "" ? "MET" : "MISSED:", miss
   printf "    with performance.now() as the clock (fullhost):          %s%s\n", missh == "" ? "MET" : "MISSED:", missh
+  if (chrome == "") exit 0
+
+  print ""
+  print "WebAssembly (headless Chromium, bench_host_web.js, cross-origin isolated) against native:"
+  print "wall time (load + run), median ms; x = Chromium full/plain over native full/plain"
+  printf "%-19s %8s %8s | %8s %8s | %6s %6s %6s\n", "program", "plain", "full", "c.plain", "c.full", \
+         "full/", "c.full", "x"
+  printf "%-19s %8s %8s | %8s %8s | %6s %6s %6s\n", "", "", "", "", "", "plain", "/plain", ""
+  miss = ""; logx = 0; slow = ""
+  for (i = 1; i <= np; i++) {
+    p = P[i]
+    np_ = median(wall[p SUBSEP "plain"]); nfu = median(wall[p SUBSEP "full"])
+    cp = median(wall[p SUBSEP "chrome_plain"]); cf = median(wall[p SUBSEP "chrome_full"])
+    rn = nfu / np_; rc = cf / cp
+    printf "%-19s %8.1f %8.1f | %8.1f %8.1f | %6.2f %6.2f %6.2f\n", p, ms(np_), ms(nfu), ms(cp), ms(cf), rn, rc, rc / rn
+    if (rc / rn > 1.3) miss = miss sprintf(" %s %.2f", p, rc / rn)
+    logx += log(rc / rn)
+    slow = slow sprintf(" %s %.1f", p, cp / np_)
+  }
+  printf "Chromium plain / native plain:%s\n", slow
+  printf "geometric mean over the %d programs of x: %.3f\n", np, exp(logx / np)
+  printf "  Chromium full/plain <= 1.3x native full/plain on every program: %s%s\n", miss == "" ? "MET" : "MISSED:", miss
 }' "$results" || status=$?
 if [[ $status != 0 ]]; then exit "$status"; fi
 
@@ -268,7 +310,12 @@ if [[ $status != 0 ]]; then exit "$status"; fi
 if [[ -n $wasm ]]; then
   echo
   if [[ -f $wasm/bin/clock_cost.js ]]; then
+    echo "  node:"
     node "$wasm/bin/clock_cost.js" $([[ $quick = 1 ]] && echo 200000) | sed 's/^/  /'
+    if [[ -n $chrome_host ]]; then
+      echo "  headless Chromium, cross-origin isolated:"
+      node "$here/wasm/chromium.js" "$wasm/bin/clock_cost.js" $([[ $quick = 1 ]] && echo 200000) | sed 's/^/  /'
+    fi
   else
     echo "  (no $wasm/bin/clock_cost.js: clock costs not measured)"
   fi

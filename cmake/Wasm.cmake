@@ -11,7 +11,9 @@ set(LI_WASM_COMMON_LINK
   -sSINGLE_FILE=1
   -sALLOW_MEMORY_GROWTH=1
   # Lua's parser and the rewriter recurse up to Lua's 200 C levels
-  -sTOTAL_STACK=8388608)
+  -sTOTAL_STACK=8388608
+  # the profiler's clock (runtime/clock.c reads Module.liClock)
+  "SHELL:--pre-js ${CMAKE_CURRENT_LIST_DIR}/wasm-clock.js")
 
 function(li_wasm_node_program target)
   target_link_options(${target} PRIVATE ${LI_WASM_COMMON_LINK}
@@ -21,7 +23,7 @@ function(li_wasm_node_program target)
     -sEXPORTED_RUNTIME_METHODS=ENV
     "SHELL:--pre-js ${PROJECT_SOURCE_DIR}/cmake/wasm-node-env.js")
   set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS
-    ${PROJECT_SOURCE_DIR}/cmake/wasm-node-env.js)
+    ${PROJECT_SOURCE_DIR}/cmake/wasm-node-env.js ${PROJECT_SOURCE_DIR}/cmake/wasm-clock.js)
 endfunction()
 
 li_wasm_node_program(luaprof)
@@ -39,8 +41,20 @@ add_executable(bench_host ${PROJECT_SOURCE_DIR}/bench/bench_host.c)
 target_link_libraries(bench_host PRIVATE luainstr_static li_runtime li_rewriter)
 target_compile_options(bench_host PRIVATE ${LI_WARNINGS})
 li_wasm_node_program(bench_host)
-# clock_cost.js: ns per read of the clocks a probe can use in node (no
-# files, so not li_wasm_node_program: its pre-js needs the file system).
+# bench_host_web.js: the same host for a page (bench/wasm/chromium.js runs
+# it in headless Chromium, the script put into the in-memory file system
+# first): the Chromium columns of bench/run.sh --wasm.
+add_executable(bench_host_web ${PROJECT_SOURCE_DIR}/bench/bench_host.c)
+target_link_libraries(bench_host_web PRIVATE luainstr_static li_runtime li_rewriter)
+target_compile_options(bench_host_web PRIVATE ${LI_WARNINGS})
+target_link_options(bench_host_web PRIVATE ${LI_WASM_COMMON_LINK}
+  -sENVIRONMENT=web -sEXIT_RUNTIME=1 -sFORCE_FILESYSTEM=1)
+# clock_cost.js: ns per read and resolution of the clocks a probe can use,
+# in node and (the same file) in a page (no files, so not
+# li_wasm_node_program: its pre-js needs the file system).
 add_executable(clock_cost ${PROJECT_SOURCE_DIR}/bench/wasm/clock_cost.c)
-target_link_options(clock_cost PRIVATE ${LI_WASM_COMMON_LINK} -sENVIRONMENT=node)
+target_link_options(clock_cost PRIVATE ${LI_WASM_COMMON_LINK} -sENVIRONMENT=node,web
+  -sEXIT_RUNTIME=1)
+set_property(TARGET bench_host_web clock_cost APPEND PROPERTY LINK_DEPENDS
+  ${PROJECT_SOURCE_DIR}/cmake/wasm-clock.js)
 # ---- end of the bench ------------------------------------------------------

@@ -40,8 +40,28 @@ static const char calibration_chunk[] =
 #define CAL_MAX_CALLS 1000000   /* (a clock that never moves) */
 #define CAL_STEPS 32            /* clock steps a probed round spans */
 #define CAL_WINDOW 8            /* rounds compared */
-#define CAL_MAX_ROUNDS 96       /* a cost that keeps falling: the last window */
 #define CAL_FALL 0.95
+/* In WebAssembly the engine compiles the hot code again, in the background,
+** while the rounds run, and the wasm probe and the JavaScript of the clock
+** each step down when theirs is ready: in node under load the pair read
+** 500 ns for 10 rounds, then 270, then 250 (bench/wasm/calibration.js),
+** and a run whose rounds ended on the first plateau kept twice the cost.
+** So the rounds there go on for CAL_MIN_ROUNDS and CAL_MIN_NS at least
+** (rounds, too: on a loaded machine a few preempted rounds were 60 ms),
+** which saw every step there (native: no minimum, its code does not
+** change). */
+#ifdef __EMSCRIPTEN__
+#define CAL_MIN_NS 60000000u
+#define CAL_MIN_ROUNDS 64
+/* (a clock that never moves, a browser's virtual time, has nothing to wait
+** for: its rounds are 1,000,000 calls) */
+#define CAL_LONG_ENOUGH(start) (P->clock.resolution == 0 || \
+  (r + 1 >= CAL_MIN_ROUNDS && li_clock_mono_ns() - (start) >= CAL_MIN_NS))
+#define CAL_MAX_ROUNDS 384
+#else
+#define CAL_LONG_ENOUGH(start) ((void)(start), 1)
+#define CAL_MAX_ROUNDS 96       /* a cost that keeps falling: the last window */
+#endif
 
 static int cmp_u64(const void *a, const void *b) {
   uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -54,6 +74,22 @@ static uint64_t median(const uint64_t *v, int n) {
   memcpy(c, v, (size_t)n * sizeof c[0]);
   qsort(c, (size_t)n, sizeof c[0], cmp_u64);
   return c[n / 2];
+}
+
+/* The mean of the middle half of v[0..n) (sorts a copy): the cost.  On a
+** clock of coarse steps (a browser's 100 us or 5 us) every round's figure
+** is a multiple of step/calls, and the median is one of those multiples:
+** it moved by whole steps from one page load to the next (Chromium from
+** file://: 499, 549, 599 or 799 ns); the browser's clock jitters where it
+** steps, so the mean of the rounds falls between them, and the middle
+** half keeps a round an interrupt hit out as the median did. */
+static uint64_t mid_mean(const uint64_t *v, int n) {
+  uint64_t c[2 * CAL_WINDOW], sum = 0;
+  int lo = n / 4, hi = n - n / 4;
+  memcpy(c, v, (size_t)n * sizeof c[0]);
+  qsort(c, (size_t)n, sizeof c[0], cmp_u64);
+  for (int i = lo; i < hi; i++) sum += c[i];
+  return (sum + (uint64_t)(hi - lo) / 2) / (uint64_t)(hi - lo);
 }
 
 /* Ticks of one run of `calls` calls of the loop at index `loop` with the
@@ -111,7 +147,7 @@ static void cal_end(li_prof *Q, li_chunk *c) {
 void li_prof_calibrate(li_prof *P, lua_State *L) {
   li_prof *Q;           /* scratch profiler: the real probe, own figures */
   li_chunk *c = NULL;
-  uint64_t pair[CAL_MAX_ROUNDS], inside[CAL_MAX_ROUNDS];
+  uint64_t pair[CAL_MAX_ROUNDS], inside[CAL_MAX_ROUNDS], start_ns;
   uint32_t calls;
   int top = lua_gettop(L), r, w = 2 * CAL_WINDOW;
   if (!lua_checkstack(L, 10)) return;
@@ -143,6 +179,7 @@ void li_prof_calibrate(li_prof *P, lua_State *L) {
                        "=luainstr calibration", "t") != LUA_OK)
     goto done;                                         /* top+3 */
   if ((calls = cal_calls(P, L, top + 3, top + 2)) == 0) goto done;
+  start_ns = li_clock_mono_ns();
   for (r = 0; r < CAL_MAX_ROUNDS; r++) {
     uint64_t plain = cal_time(P, L, top + 3, top + 2, 0, calls), probed;
     int64_t before = fn_total(Q, 1), after;
@@ -151,14 +188,14 @@ void li_prof_calibrate(li_prof *P, lua_State *L) {
     after = fn_total(Q, 1);
     pair[r] = li_minus(probed, plain) / calls;
     inside[r] = after > before ? (uint64_t)(after - before) / calls : 0;
-    if (r + 1 >= w &&
+    if (r + 1 >= w && CAL_LONG_ENOUGH(start_ns) &&
         (double)median(pair + r + 1 - CAL_WINDOW, CAL_WINDOW) >=
         CAL_FALL * (double)median(pair + r + 1 - w, CAL_WINDOW))
       break;
   }
   if (r == CAL_MAX_ROUNDS) r--, w = CAL_WINDOW;   /* still falling */
-  P->pair_cost = median(pair + r + 1 - w, w);
-  P->inside_cost = median(inside + r + 1 - w, w);
+  P->pair_cost = mid_mean(pair + r + 1 - w, w);
+  P->inside_cost = mid_mean(inside + r + 1 - w, w);
   if (P->inside_cost > P->pair_cost) P->inside_cost = P->pair_cost;
   P->cal_rounds = (uint32_t)(r + 1);
   P->cal_calls = calls;

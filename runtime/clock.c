@@ -2,7 +2,8 @@
 ** clock.c -- the profiler's clock.  The cheapest monotonic clock with
 ** nanosecond resolution: the invariant TSC of x86 CPUs (one instruction,
 ** about 7 ns here against about 20 ns for clock_gettime through the vDSO),
-** calibrated against CLOCK_MONOTONIC; CLOCK_MONOTONIC itself elsewhere;
+** calibrated against CLOCK_MONOTONIC; in WebAssembly performance.now(),
+** read straight from JavaScript; CLOCK_MONOTONIC itself elsewhere;
 ** or the host's own clock (a WebAssembly host's performance.now()), whose
 ** tick length the host gives or we calibrate as the TSC's.
 */
@@ -14,6 +15,9 @@
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
+#endif
+#ifdef __EMSCRIPTEN__
+#include <emscripten.h>
 #endif
 
 #include "runtime.h"
@@ -42,6 +46,7 @@ uint64_t li_clock_mono_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+#ifndef __EMSCRIPTEN__
 /* Does the CPU say its TSC runs at a constant rate in every state
 ** (CPUID 0x80000007, EDX bit 8)?  Without that the TSC is not a clock. */
 static int invariant_tsc(void) {
@@ -55,6 +60,7 @@ static int invariant_tsc(void) {
   return 0;
 #endif
 }
+#endif
 
 /* A CLOCK_MONOTONIC time and the ticks at the same moment: the monotonic
 ** read between two tick reads, from the try whose two tick reads are
@@ -78,7 +84,46 @@ static void read_pair(const li_clock *c, uint64_t *ns, uint64_t *ticks) {
   }
 }
 
+#ifdef __EMSCRIPTEN__
+/* The inline clock of WebAssembly: performance.now() in ns, one call into
+** JavaScript (bench/wasm/clock_cost.c, docs/wasm.md: clock_gettime and
+** emscripten_get_now() reach the same time through more JavaScript, under
+** node process.hrtime(), an array per read; Date.now() steps by 1 ms; a
+** browser steps performance.now() by 100 us, 5 us when the page is
+** cross-origin isolated).  Where a SharedArrayBuffer is allowed, the
+** programs' pre-js (cmake/wasm-clock.js) reads it from a word a worker
+** keeps current, checked against performance.now() every 64 reads. */
+EM_JS(double, li_clock_js_ns, (void), {
+  var c = Module['liClock'];
+  return c !== undefined ? c.read() : performance.now() * 1e6;
+});
+/* Waits up to ms for the worker's word (cmake/wasm-clock.js); 1 when the
+** reads are the word's. */
+EM_JS(int, li_clock_js_settle, (double ms), {
+  var c = Module['liClock'];
+  return c !== undefined ? c.settle(ms) : 0;
+});
+#define WORD_SETTLE_MS 500.0
+/* 1 while the reads are the word's. */
+EM_JS(int, li_clock_js_word, (void), {
+  var c = Module['liClock'];
+  return c !== undefined && c.word() ? 1 : 0;
+});
+#endif
+
 void li_clock_init(li_clock *c) {
+#ifdef __EMSCRIPTEN__
+  c->tsc = 1;
+  c->host = NULL;
+  c->host_ud = NULL;
+  c->shift = 0;
+  c->calibrate = 0;     /* ns already */
+  c->ns_per_tick = 1.0;
+  c->resolution = 0;
+  snprintf(c->name, sizeof c->name, "performance.now()");
+  c->base_ns = li_clock_mono_ns();
+  c->base_ticks = li_clock_inline_ticks();
+#else
   c->tsc = invariant_tsc();
   c->host = NULL;
   c->host_ud = NULL;
@@ -90,6 +135,7 @@ void li_clock_init(li_clock *c) {
            c->tsc ? "tsc" : "clock_gettime(CLOCK_MONOTONIC)");
   if (c->tsc) read_pair(c, &c->base_ns, &c->base_ticks);
   else c->base_ns = c->base_ticks = li_clock_mono_ns();
+#endif
 }
 
 /* The shift that makes a tick of ns_per_tick ns 1-2 ns long (0 for a
@@ -160,6 +206,11 @@ static void measure_resolution(li_clock *c) {
 }
 
 void li_clock_start(li_clock *c) {
+#ifdef __EMSCRIPTEN__
+  if (c->tsc)
+    snprintf(c->name, sizeof c->name, "%s", li_clock_js_settle(WORD_SETTLE_MS)
+             ? "performance.now() (worker's word)" : "performance.now()");
+#endif
   measure_resolution(c);
   if (c->host != NULL && c->calibrate && c->shift == 0) {
     unsigned s;
@@ -180,5 +231,10 @@ uint64_t li_clock_epoch_ns(void) {
 }
 
 const char *li_clock_name(const li_clock *c) {
+#ifdef __EMSCRIPTEN__
+  /* (the word may have been given up since the start) */
+  if (c->tsc) return li_clock_js_word() ? "performance.now() (worker's word)"
+                                        : "performance.now()";
+#endif
   return c->name;
 }

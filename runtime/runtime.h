@@ -41,7 +41,8 @@ typedef struct li_prof li_prof;
 typedef unsigned long long (*li_clock_fn)(void *ud);  /* luainstr_clock */
 
 typedef struct li_clock {
-  int tsc;              /* 1: ticks are TSC cycles (tested first: the
+  int tsc;              /* 1: ticks are TSC cycles, or in WebAssembly ns
+                           of the inline clock (tested first: the
                            default clock's read costs what it did) */
   li_clock_fn host;     /* the host's clock (NULL: ours) */
   void *host_ud;        /* its argument */
@@ -82,23 +83,33 @@ uint64_t li_clock_epoch_ns(void);
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
-/* The clock read with no call (the probe's fast path): when c->tsc. */
+/* The clock read with no call through a pointer (the probe's fast path):
+** when c->tsc. */
 #define LI_CLOCK_INLINE(c) ((c)->tsc)
 #define li_clock_inline_ticks() ((uint64_t)__rdtsc())
-static inline uint64_t li_clock_ticks(const li_clock *c) {
-  if (c->tsc) return li_clock_inline_ticks();
-  return c->host != NULL ? (uint64_t)c->host(c->host_ud) << c->shift
-                         : li_clock_mono_ns();
-}
+#define LI_HAVE_INLINE_CLOCK 1
+#elif defined(__EMSCRIPTEN__)
+/* WebAssembly has no clock of its own: the inline clock is one call into
+** JavaScript (clock.c: performance.now(), ns), and c->tsc says it is the
+** clock in use.  The fast path runs with it as with the TSC. */
+#define LI_CLOCK_INLINE(c) ((c)->tsc)
+double li_clock_js_ns(void);
+#define li_clock_inline_ticks() ((uint64_t)li_clock_js_ns())
+#define LI_HAVE_INLINE_CLOCK 1
 #else
-static inline uint64_t li_clock_ticks(const li_clock *c) {
-  return c->host != NULL ? (uint64_t)c->host(c->host_ud) << c->shift
-                         : li_clock_mono_ns();
-}
 /* (no clock is read without a call here) */
 #define LI_CLOCK_INLINE(c) ((void)(c), 0)
 #define li_clock_inline_ticks() ((uint64_t)0)
+#define LI_HAVE_INLINE_CLOCK 0
 #endif
+
+static inline uint64_t li_clock_ticks(const li_clock *c) {
+#if LI_HAVE_INLINE_CLOCK
+  if (c->tsc) return li_clock_inline_ticks();
+#endif
+  return c->host != NULL ? (uint64_t)c->host(c->host_ud) << c->shift
+                         : li_clock_mono_ns();
+}
 
 /* ---- loader.c ----------------------------------------------------------- */
 

@@ -211,6 +211,7 @@ local batch_work = clock() - t0
 t0 = clock()
 for _ = 1, N do noop(K) end
 local batch_noop = clock() - t0
+local batch_noop_max = batch_noop
 -- the loop's own cost is the least of three batches (another process on
 -- the machine can only make one longer): two more with noop2, so that
 -- noop keeps its N calls
@@ -219,11 +220,13 @@ for _ = 1, 2 do
   t0 = clock()
   for _ = 1, N do noop2(K) end
   batch_noop = math.min(batch_noop, clock() - t0)
+  batch_noop_max = math.max(batch_noop_max, clock() - t0)
 end
 print(("timed: a %d b %d b_a %d tick %d ns"):format(T.a + T.b_a, T.b, T.b_a, T.tick))
 print(("work: %d calls of %d iterations, batch %d ns; noop: batch %d ns"):format(
   N, K, batch_work, batch_noop))
 print(("chunk %d ns"):format(clock() - t_start))
+print(("stall: noop batches %d to %d ns"):format(batch_noop, batch_noop_max))
 `;
 
 function parseCsv(text) {
@@ -251,11 +254,24 @@ async function knownTest(page) {
   // with its optimizing tier while it runs, and the module's memory grows;
   // the second run is the steady state a user sees from the second click on
   await runScript(page, KNOWN);
-  await runScript(page, KNOWN);
-  const out = await page.eval('document.getElementById("output").textContent');
+  // The known answers hold on a machine that does not stall the page for
+  // long: the three noop batches, the same work, show whether it did (the
+  // longest more than 1.5 times the shortest and 1 ms); then the script
+  // runs again, at most 3 times, and the last run is checked whatever.
+  let out;
+  for (let attempt = 1; ; attempt++) {
+    await runScript(page, KNOWN);
+    out = await page.eval('document.getElementById("output").textContent');
+    const st = /stall: noop batches (\d+) to (\d+) ns/.exec(out);
+    if (!st || attempt === 3 || +st[2] <= 1.5 * +st[1] + 1e6) break;
+    console.log(`the machine stalled the page (noop batches ${(st[1] / 1e6).toFixed(3)} to ` +
+                `${(st[2] / 1e6).toFixed(3)} ms): the script again`);
+  }
   const m = /timed: a (\d+) b (\d+) b_a (\d+) tick (\d+) ns\nwork: (\d+) calls of (\d+) iterations, batch (\d+) ns; noop: batch (\d+) ns\nchunk (\d+) ns/.exec(out);
   if (!check('known script ran', m !== null, JSON.stringify(out))) return;
   const [tA, tB, tBA, tTick, N, K, batchWork, batchNoop, chunk] = m.slice(1).map(Number);
+  const st = /stall: noop batches (\d+) to (\d+) ns/.exec(out);
+  const stallNs = st ? st[2] - st[1] : 0;
 
   const csv = await page.eval('luainstrPage.module.luainstr.report("csv")');
   const json = JSON.parse(await page.eval('luainstrPage.module.luainstr.report("json")'));
@@ -283,7 +299,7 @@ async function knownTest(page) {
     ['slow_b self', get('local slow_b', 'self_ns'), tB - tBA, calls('local slow_b', 2)],
     ['tick total (500 calls of 200 us spins)', get('local tick', 'total_ns'), tTick, calls('local tick', 500)],
     ['work total - noop total', (f) => get('local work', 'total_ns')(f) - get('local noop', 'total_ns')(f),
-     batchWork - batchNoop, (f) => calls('local work', N)(f) && calls('local noop', N)(f)],
+     batchWork - batchNoop, (f) => calls('local work', N)(f) && calls('local noop', N)(f), stallNs],
     // the script's clock counts the probes' cost, which the report takes
     // out of every figure (summary.overhead_ns, nearly all of it inside the
     // chunk): 4-6 % of this script at the pair costs Chromium calibrates
@@ -293,11 +309,14 @@ async function knownTest(page) {
   ];
   for (const kind of ['csv', 'json']) {
     const fns = byName[kind];
-    for (const [what, value, want, callsOk] of expect) {
+    for (const [what, value, want, callsOk, slack] of expect) {
       const got = value(fns);
       const err = (got - want) / want * 100;
+      // (a stall the run showed, the longest noop batch less the
+      // shortest, is slack on the figures its batches make)
+      const tol = 5 + (slack || 0) / want * 100;
       check(`${kind} ${what}: ${(got / 1e6).toFixed(3)} ms, expected ${(want / 1e6).toFixed(3)} ms ` +
-            `(${err >= 0 ? '+' : ''}${err.toFixed(2)}%)`, Math.abs(err) <= 5 && callsOk(fns),
+            `(${err >= 0 ? '+' : ''}${err.toFixed(2)}%${tol > 5 ? `, within ${tol.toFixed(1)}% with the stall seen` : ''})`, Math.abs(err) <= tol && callsOk(fns),
             callsOk(fns) ? '' : 'wrong call counts');
     }
   }
