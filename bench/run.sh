@@ -125,7 +125,9 @@ for ((r = 0; r < runs; r++)); do
     for ((k = 0; k < ${#runs_of[@]}; k++)); do
       mode=${runs_of[(k + r + p) % ${#runs_of[@]}]}
       cmd=("$host" "$mode") engine=
-      if [[ $mode == wasm:* ]]; then mode=${mode#wasm:}; cmd=(node "$wasm_host" "$mode") engine=wasm_; fi
+      # --no-liftoff: V8's optimizing tier from the start (bench/wasm/chromium.js
+      # says why: without it plain runs stay in the baseline tier)
+      if [[ $mode == wasm:* ]]; then mode=${mode#wasm:}; cmd=(node --no-liftoff "$wasm_host" "$mode") engine=wasm_; fi
       if [[ $mode == chrome:* ]]; then
         mode=${mode#chrome:} engine=chrome_
         cmd=(node "$here/wasm/chromium.js" "$chrome_host" "$mode")

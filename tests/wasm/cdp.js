@@ -169,7 +169,7 @@ class Page {
 }
 
 // Starts headless Chromium with its own profile directory and no network
-// beyond what the pages load.
+// beyond what the pages load; opts.args: more command-line switches.
 async function launch(browserPath, opts) {
   const args = [
     '--headless', '--no-sandbox', '--disable-gpu', '--no-first-run',
@@ -177,6 +177,7 @@ async function launch(browserPath, opts) {
     '--disable-extensions', '--mute-audio',
     `--user-data-dir=${opts.userDataDir}`,
     `--window-size=${opts.width || 1280},${opts.height || 900}`,
+    ...(opts.args || []),
     '--remote-debugging-pipe', 'about:blank',
   ];
   const proc = spawn(browserPath, args, { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] });
