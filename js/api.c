@@ -68,6 +68,12 @@ int lijs_rewrite(lijs_job *j, const char *src, size_t len,
   if (status == LI_ESYNTAX) {
     snprintf(j->error, sizeof j->error, "%s:%lu: %s", j->id,
              (unsigned long)j->r.errline, j->r.errmsg);
+  } else if (status == LI_ELIMIT) {
+    /* the rewriter stopped where that Lua's compiler stops, on the same
+    ** limit, and with Lua's words: the chunk is one no Lua of the dialect
+    ** loads (as `luainstr --lua 5.1..5.3` says it) */
+    snprintf(j->error, sizeof j->error, "%s:%lu: %s", j->id,
+             (unsigned long)j->r.errline, j->r.errmsg);
   }
   return status;
 }

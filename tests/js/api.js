@@ -134,9 +134,27 @@ async function main() {
   });
 
   await test("a large chunk (memory grows)", () => {
-    const body = "local function f(x) return x + 1 end\n".repeat(200000);
-    const out = li.instrument(body, "@big.lua");
-    assert.strictEqual(lines(out), lines(body));
+    // 120,000 functions in the main chunk: under 5.4's 131,071, and the
+    // source with its instrumented text is over 16 MB, the module's first
+    // memory
+    const body = "F = function(x) return x + 1 end -- a comment to make it longer\n".repeat(120000);
+    const r = li.rewrite(body, "@big.lua");
+    assert.strictEqual(r.instrumented, true);
+    assert.strictEqual(r.functions.length, 120001);
+    assert.strictEqual(lines(r.code), lines(body));
+    assert.ok(body.length + r.code.length > 16 << 20, `only ${r.code.length} bytes`);
+  });
+
+  await test("more functions than the dialect's Lua compiles: Lua's error", () => {
+    // 5.4 compiles at most 131,071 functions in one function; 5.1 262,143
+    const at = (n) => "F = function(x) return x + 1 end\n".repeat(n);
+    assert.strictEqual(lines(li.instrument(at(131071), "@ok.lua")), lines(at(131071)));
+    const e = syntaxError(() => li.instrument(at(131072), "@big.lua"));
+    assert.strictEqual(e.message, "big.lua:131072: too many functions (limit is 131071)");
+    assert.strictEqual(e.line, 131072);
+    assert.strictEqual(e.chunkname, "@big.lua");
+    const out = li.instrument(at(131072), "@big.lua", { lua: "5.1" });
+    assert.strictEqual(lines(out), lines(at(131072)));
   });
 
   await test("the CommonJS file adds no global", () => {
