@@ -304,9 +304,9 @@ void lp_return_stat(lp_ctx *ctx, const lp_tok *ret, const lp_explist *el) {
   }
   if (el->n > 0) {
     uint8_t k = ctx->exps[el->base + el->n - 1].kind;
-    r->multi = k == EK_CALL || k == EK_VARARG;
+    r->multi = (uint8_t)(k == EK_CALL || k == EK_VARARG);
   }
-  r->pure = lp_explist_pure(ctx, el) || (r->tail && (r->call & LP_CALL_PURE));
+  r->pure = (uint8_t)(lp_explist_pure(ctx, el) || (r->tail && (r->call & LP_CALL_PURE)));
   int jit = ctx->version == LX_LUAJIT;
   if (sc_active(ctx) + lp_explist_regs(ctx, el) + 2 + (uint32_t)jit + LP_REG_HEADROOM >
       (jit ? LP_REG_LIMIT_JIT : LP_REG_LIMIT)) {

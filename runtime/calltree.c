@@ -54,11 +54,13 @@ static int grow(void **p, uint32_t *cap, uint32_t need, size_t size) {
   return 1;
 }
 
-/* Rebuild an open-addressing table of indexes + 1 with keys from hashes. */
-static int rehash_fns(li_prof *P) {
+/* Rebuild the functions' open-addressing table (indexes + 1, keyed by
+** their hashes) with room for `need` functions at most half full. */
+static int rehash_fns(li_prof *P, uint32_t need) {
   uint32_t cap = P->fnhcap ? P->fnhcap * 2 : 64;
-  uint32_t *h = calloc(cap, sizeof *h);
-  if (h == NULL) return 0;
+  uint32_t *h;
+  while (cap / 2 < need) cap *= 2;
+  if ((h = calloc(cap, sizeof *h)) == NULL) return 0;
   for (uint32_t i = 0; i < P->nfn; i++) {
     uint32_t k = (uint32_t)P->fn[i].hash & (cap - 1);
     while (h[k]) k = (k + 1) & (cap - 1);
@@ -124,51 +126,92 @@ static char *name_space(li_prof *P, size_t n) {
   return b;
 }
 
-/* The record of a function, created on first sight; its name is pre (of
-** prelen bytes: "zone " for zones, else "") followed by name.  LI_NONE: no
-** memory. */
-uint32_t li_fn_find_pre(li_prof *P, const char *chunkname, uint32_t id,
-                        const char *pre, size_t prelen,
-                        const char *name, size_t namelen, uint32_t line,
-                        uint32_t lastline) {
-  uint64_t hc = hash_bytes(14695981039346656037u, chunkname, strlen(chunkname) + 1);
-  uint64_t h = hc;
-  uint32_t k, i;
-  const char *names;
-  li_fn *f;
+int li_fn_chunk_begin(li_prof *P, li_fn_chunk *c, const char *chunkname,
+                      uint32_t n) {
+  c->chunkname = chunkname;
+  c->hc = hash_bytes(14695981039346656037u, chunkname, strlen(chunkname) + 1);
+  c->n = n;
+  c->names = chunk_names(P, chunkname, c->hc);
+  return c->names != NULL;
+}
+
+/* Room for one more function record and its slot in the table, made for
+** the `left` still to come of its chunk at once: a chunk of 100,000
+** functions gets one array of exactly that many records, not the doubling
+** series whose last step left 31,000 records unused. */
+static int fn_room(li_prof *P, uint32_t left) {
+  uint32_t need = P->nfn + (left ? left : 1);
+  if (P->nfn == P->capfn) {
+    uint32_t cap = P->capfn * 2 > need ? P->capfn * 2 : need < 16 ? 16 : need;
+    li_fn *f = realloc(P->fn, (size_t)cap * sizeof *f);
+    if (f == NULL) return 0;
+    P->fn = f;
+    P->capfn = cap;
+  }
+  return (P->nfn + 1) * 2 <= P->fnhcap || rehash_fns(P, need);
+}
+
+/* FNV-1a over the name's bytes, then the numbers a word at a time. */
+static uint64_t fn_hash(uint64_t h, const char *pre, size_t prelen,
+                        const char *name, size_t namelen, uint32_t id,
+                        uint32_t line, uint32_t lastline) {
   h = hash_bytes(h, pre, prelen);
   h = hash_bytes(h, name, namelen);
-  h = hash_bytes(h, &id, sizeof id);
-  h = hash_bytes(h, &line, sizeof line);
-  h = hash_bytes(h, &lastline, sizeof lastline);
-  if (P->fnhcap) {
-    for (k = (uint32_t)h & (P->fnhcap - 1); P->fnhash[k]; k = (k + 1) & (P->fnhcap - 1)) {
-      f = &P->fn[P->fnhash[k] - 1];
-      if (f->hash == h && f->id == id && f->line == line &&
-          f->lastline == lastline && strcmp(f->chunkname, chunkname) == 0 &&
-          strlen(f->name) == prelen + namelen &&
-          memcmp(f->name, pre, prelen) == 0 &&
-          memcmp(f->name + prelen, name, namelen) == 0)
-        return P->fnhash[k] - 1;
-    }
+  h = (h ^ id) * 1099511628211u;
+  h = (h ^ line) * 1099511628211u;
+  h = (h ^ lastline) * 1099511628211u;
+  return h ^ h >> 32;          /* (the table's slot is the low bits) */
+}
+
+/* li_fn_chunk_find with a prefix for the name ("zone ").  The table is
+** made room in first, so the free slot where the search ends is where a
+** new record goes. */
+static uint32_t chunk_find(li_prof *P, const li_fn_chunk *c, uint32_t id,
+                           const char *pre, size_t prelen, const char *name,
+                           size_t namelen, uint32_t line, uint32_t lastline) {
+  uint64_t h = fn_hash(c->hc, pre, prelen, name, namelen, id, line, lastline);
+  uint32_t k, i, mask;
+  li_fn *f;
+  if (!fn_room(P, id <= c->n ? c->n - id + 1 : 1)) return LI_NONE;
+  mask = P->fnhcap - 1;
+  for (k = (uint32_t)h & mask; P->fnhash[k]; k = (k + 1) & mask) {
+    f = &P->fn[P->fnhash[k] - 1];
+    if (f->hash == h && f->id == id && f->line == line &&
+        f->lastline == lastline &&
+        f->chunkname == c->names &&       /* (one copy of each name) */
+        strlen(f->name) == prelen + namelen &&
+        memcmp(f->name, pre, prelen) == 0 &&
+        memcmp(f->name + prelen, name, namelen) == 0)
+      return P->fnhash[k] - 1;
   }
-  if ((P->nfn + 1) * 2 > P->fnhcap && !rehash_fns(P)) return LI_NONE;
-  if (!grow((void **)&P->fn, &P->capfn, P->nfn + 1, sizeof *P->fn)) return LI_NONE;
-  if ((names = chunk_names(P, chunkname, hc)) == NULL) return LI_NONE;
   f = &P->fn[P->nfn];
   memset(f, 0, sizeof *f);
   if ((f->name = name_space(P, prelen + namelen + 1)) == NULL) return LI_NONE;
-  f->chunkname = names;
-  f->source = names + strlen(names) + 1;
+  f->chunkname = c->names;
+  f->source = c->names + strlen(c->names) + 1;
   memcpy(f->name, pre, prelen);
   memcpy(f->name + prelen, name, namelen);
   f->name[prelen + namelen] = '\0';
   f->id = id; f->line = line; f->lastline = lastline; f->hash = h;
   f->zone = prelen > 0;
   i = P->nfn++;
-  for (k = (uint32_t)h & (P->fnhcap - 1); P->fnhash[k]; k = (k + 1) & (P->fnhcap - 1)) {}
   P->fnhash[k] = i + 1;
   return i;
+}
+
+uint32_t li_fn_chunk_find(li_prof *P, const li_fn_chunk *c, uint32_t id,
+                          const char *name, size_t namelen, uint32_t line,
+                          uint32_t lastline) {
+  return chunk_find(P, c, id, "", 0, name, namelen, line, lastline);
+}
+
+uint32_t li_fn_find_pre(li_prof *P, const char *chunkname, uint32_t id,
+                        const char *pre, size_t prelen,
+                        const char *name, size_t namelen, uint32_t line,
+                        uint32_t lastline) {
+  li_fn_chunk c;
+  if (!li_fn_chunk_begin(P, &c, chunkname, 0)) return LI_NONE;
+  return chunk_find(P, &c, id, pre, prelen, name, namelen, line, lastline);
 }
 
 uint32_t li_fn_find(li_prof *P, const char *chunkname, uint32_t id,

@@ -22,7 +22,8 @@
 **    returned.
 ** Returns the lua_load status with the function or the error message on
 ** the stack.  *r receives the final rewrite (r->out is what was loaded when
-** *instrumented is 1); free it with li_rewrite_free() in every case.
+** *instrumented is 1; r->ins is NULL once it was compiled, r->nins kept);
+** free it with li_rewrite_free() in every case.
 ** opts may be NULL (Lua 5.4, no first-line skipping). */
 int li_instrument_load(lua_State *L, const char *src, size_t len,
                        const char *name, const char *mode,

@@ -297,8 +297,12 @@ void li_loader_scan(lua_State *L, li_prof *P) {
   s.P = P;
   s.budget = SCAN_ENTRIES;
   if ((s.names = malloc(P->nfn * sizeof *s.names)) == NULL) return;
+  /* (a chunk's functions are registered together and share one copy of
+  ** its name: a run of them is one entry, not 100,000 to sort) */
   for (uint32_t i = 0; i < P->nfn; i++)
-    if (!P->fn[i].zone) s.names[s.nnames++] = P->fn[i].chunkname;
+    if (!P->fn[i].zone &&
+        (s.nnames == 0 || s.names[s.nnames - 1] != P->fn[i].chunkname))
+      s.names[s.nnames++] = P->fn[i].chunkname;
   qsort(s.names, s.nnames, sizeof *s.names, cmp_str);
   lua_pushglobaltable(L);
   seen_before(&s, lua_topointer(L, -1));

@@ -458,6 +458,7 @@ static int factory(lua_State *L) {
   const char *p, *end, *chunkname;
   uint32_t nf, i;
   li_chunk *c;
+  li_fn_chunk ck;
   int ffi;
   if (P == NULL || P->closed || d == NULL || len < 4 || memcmp(d, "LI1", 4) != 0)
     goto nothing;
@@ -467,12 +468,13 @@ static int factory(lua_State *L) {
   if ((chunkname = field(&p, end, &n)) == NULL) goto nothing;
   if (!field_num(&p, end, &nf) || nf == 0 || (size_t)nf > (size_t)(end - p) / 3) goto nothing;
   c = chunk_map(L, P, nf, &ffi);
+  if (!li_fn_chunk_begin(P, &ck, chunkname, nf)) goto nothing;
   for (i = 0; i < nf; i++) {
     uint32_t line, lastline;
     const char *name = field(&p, end, &n);
     if (name == NULL || !field_num(&p, end, &line) || !field_num(&p, end, &lastline))
       goto nothing;
-    c->gid[i] = li_fn_find(P, chunkname, i + 1, name, n, line, lastline);
+    c->gid[i] = li_fn_chunk_find(P, &ck, i + 1, name, n, line, lastline);
     if (c->gid[i] == LI_NONE) goto nothing;
   }
   chunk_probe(L, P, ffi, lua_upvalueindex(1));
@@ -486,16 +488,18 @@ void li_push_probe(lua_State *L, const char *chunkname,
                    const li_funcdesc *funcs, uint32_t nfuncs) {
   li_prof *P;
   li_chunk *c;
+  li_fn_chunk ck;
   int ffi;
   luaL_checkstack(L, 3, NULL);
   lua_rawgetp(L, LUA_REGISTRYINDEX, &li_prof_key);
   P = lua_touserdata(L, -1);
   if (P == NULL || P->closed || nfuncs == 0) goto nothing;
   c = chunk_map(L, P, nfuncs, &ffi);
+  if (!li_fn_chunk_begin(P, &ck, chunkname, nfuncs)) { lua_pop(L, 1); goto nothing; }
   for (uint32_t i = 0; i < nfuncs; i++) {
     const li_funcdesc *d = &funcs[i];
-    c->gid[i] = li_fn_find(P, chunkname, i + 1, d->name, strlen(d->name),
-                        d->line, d->lastline);
+    c->gid[i] = li_fn_chunk_find(P, &ck, i + 1, d->name, strlen(d->name),
+                                 d->line, d->lastline);
     if (c->gid[i] == LI_NONE) { lua_pop(L, 1); goto nothing; }
   }
   chunk_probe(L, P, ffi, lua_gettop(L) - 1);

@@ -62,13 +62,13 @@ typedef struct li_fn {
   char *name;           /* as the rewriter names it (li_prof.names) */
   const char *source;   /* chunk name as Lua shows it (li_prof.chunks) */
   const char *chunkname; /* chunk name as given to lua_load (the same) */
+  uint64_t hash;        /* of (chunkname, id, line, lastline, name) */
+  int64_t live;         /* memory mode: bytes of its blocks still allocated */
+  int64_t peak;         /* the most `live` has been */
   uint32_t id;          /* id in its chunk (1 = main chunk) */
   uint32_t line;        /* line of `function` (0: main chunk) */
   uint32_t lastline;    /* line of `end` */
-  uint64_t hash;        /* of (chunkname, id, line, lastline, name) */
   int zone;             /* a zone: name is "zone NAME", chunkname "=zone" */
-  int64_t live;         /* memory mode: bytes of its blocks still allocated */
-  int64_t peak;         /* the most `live` has been */
 } li_fn;
 
 /* Memory figures of a node (memory mode, memory.c). */
@@ -607,6 +607,21 @@ uint32_t li_fn_find(li_prof *P, const char *chunkname, uint32_t id,
 uint32_t li_fn_find_pre(li_prof *P, const char *chunkname, uint32_t id,
                         const char *prefix, size_t prelen, const char *name,
                         size_t namelen, uint32_t line, uint32_t lastline);
+/* The functions of one chunk, registered together (li_push_probe): its
+** name hashed and found once, room made once for the n it has. */
+typedef struct li_fn_chunk {
+  const char *chunkname; /* as given */
+  const char *names;    /* the profiler's copy (li_prof.chunks) */
+  uint64_t hc;          /* hash of the name */
+  uint32_t n;           /* functions in the chunk, ids 1..n */
+} li_fn_chunk;
+/* 0 when memory ran out. */
+int li_fn_chunk_begin(li_prof *P, li_fn_chunk *c, const char *chunkname,
+                      uint32_t n);
+/* li_fn_find for function id of chunk c. */
+uint32_t li_fn_chunk_find(li_prof *P, const li_fn_chunk *c, uint32_t id,
+                          const char *name, size_t namelen, uint32_t line,
+                          uint32_t lastline);
 /* The call tree emptied to its root (0: no memory for the root). */
 int li_tree_init(li_prof *P);
 /* The child node of parent for func, made if new (LI_NONE: no memory). */

@@ -58,24 +58,32 @@ static void add_node(li_tally *a, const li_tally *b, int outer) {
   }
 }
 
+/* Where function f's figures are (sum_functions). */
+static uint32_t slot_of(const uint32_t *slot, uint32_t f) {
+  return slot != NULL ? slot[f] : f;
+}
+
 /* A function's figures from its nodes: calls, errors and self time add
 ** up; min and max are over all its calls; its inclusive time counts only
 ** the nodes with no node of the same function above them (in a recursion
 ** the outermost activation already includes the inner ones).  A depth-first
 ** walk of the tree keeps, for every function, how many of its nodes are on
-** the path from the root. */
-static int sum_functions(const li_prof *P, const li_tally *nd, li_tally *fn) {
+** the path from the root.  fn holds nfn figures: function f's at
+** fn[slot[f]], or at fn[f] when slot is NULL (the report gives figures only
+** to the functions that have nodes, not to every one a chunk defined). */
+static int sum_functions(const li_prof *P, const li_tally *nd, li_tally *fn,
+                         const uint32_t *slot, uint32_t nfn) {
   uint32_t nn = P->nnode, *first, *kids, *onpath, *stack, *next, sp = 0;
   first = calloc((size_t)nn + 1, sizeof *first);
   kids = malloc((size_t)nn * sizeof *kids);
   next = malloc((size_t)nn * sizeof *next);
   stack = malloc((size_t)nn * sizeof *stack);
-  onpath = calloc(P->nfn ? P->nfn : 1, sizeof *onpath);
+  onpath = calloc(nfn ? nfn : 1, sizeof *onpath);
   if (first == NULL || kids == NULL || next == NULL || stack == NULL || onpath == NULL) {
     free(first); free(kids); free(next); free(stack); free(onpath);
     return 0;
   }
-  for (uint32_t i = 0; i < P->nfn; i++) fn[i].min = INT64_MAX;
+  for (uint32_t i = 0; i < nfn; i++) fn[i].min = INT64_MAX;
   /* children of node p: kids[first[p] .. first[p+1]) */
   for (uint32_t i = 1; i < nn; i++) first[P->node[i].parent + 1]++;
   for (uint32_t i = 0; i < nn; i++) first[i + 1] += first[i];
@@ -85,10 +93,11 @@ static int sum_functions(const li_prof *P, const li_tally *nd, li_tally *fn) {
   stack[sp++] = 0;                  /* the root: no function */
   while (sp > 0) {
     uint32_t v = stack[sp - 1], fv = P->node[v].func;
+    if (fv != LI_NONE) fv = slot_of(slot, fv);
     if (next[v] == first[v] && fv != LI_NONE)       /* first visit */
       add_node(&fn[fv], &nd[v], onpath[fv]++ == 0);
     if (next[v] < first[v + 1]) {
-      uint32_t c = kids[next[v]++], fc = P->node[c].func;
+      uint32_t c = kids[next[v]++], fc = slot_of(slot, P->node[c].func);
       if (first[c] == first[c + 1])                  /* a leaf: no push */
         add_node(&fn[fc], &nd[c], onpath[fc] == 0);
       else
@@ -156,12 +165,12 @@ static int notes(const li_prof *P, li_profile *out) {
   return 0;
 }
 
-int li_snapshot_tally(const li_prof *P, uint64_t now, li_tally *nd,
-                      li_tally *fn, uint32_t *open) {
+/* The nodes' figures at time now (li_snapshot_tally's first half). */
+static int tally_nodes(const li_prof *P, uint64_t now, li_tally *nd,
+                       uint32_t *open) {
   uint32_t i;
   *open = 0;
   memset(nd, 0, (size_t)P->nnode * sizeof *nd);
-  memset(fn, 0, (size_t)P->nfn * sizeof *fn);
   for (i = 0; i < P->nnode; i++) {
     const li_node *n = &P->node[i];
     nd[i].calls = n->calls; nd[i].errors = n->errors;
@@ -184,7 +193,13 @@ int li_snapshot_tally(const li_prof *P, uint64_t now, li_tally *nd,
       return 0;
     *open += S->n;
   }
-  return sum_functions(P, nd, fn);
+  return 1;
+}
+
+int li_snapshot_tally(const li_prof *P, uint64_t now, li_tally *nd,
+                      li_tally *fn, uint32_t *open) {
+  memset(fn, 0, (size_t)P->nfn * sizeof *fn);
+  return tally_nodes(P, now, nd, open) && sum_functions(P, nd, fn, NULL, P->nfn);
 }
 
 /* A function's self time is the sum of its nodes' (li_snapshot_tally),
@@ -238,8 +253,24 @@ static int settle_self(li_profile *out) {
   return 0;
 }
 
+/* Which functions have nodes: slot[f], their index among them, or
+** UINT32_MAX for a function never called (of 100,000 a chunk defines,
+** perhaps a few); *n how many have one.  NULL when memory ran out. */
+static uint32_t *node_slots(const li_prof *P, uint32_t *n) {
+  uint32_t *slot = malloc((P->nfn ? P->nfn : 1) * sizeof *slot);
+  *n = 0;
+  if (slot == NULL) return NULL;
+  memset(slot, 0xFF, (size_t)P->nfn * sizeof *slot);
+  for (uint32_t i = 1; i < P->nnode; i++) {
+    uint32_t f = P->node[i].func;
+    if (slot[f] == UINT32_MAX) slot[f] = (*n)++;
+  }
+  return slot;
+}
+
 int li_snapshot(li_prof *P, li_profile *out) {
-  li_tally *fn, *nd;
+  li_tally *fn = NULL, *nd, none;
+  uint32_t *slot, nused = 0;
   uint64_t now;
   double k;
   uint32_t i;
@@ -247,28 +278,34 @@ int li_snapshot(li_prof *P, li_profile *out) {
   li_clock_calibrate(&P->clock);
   k = P->clock.ns_per_tick;
   now = li_clock_ticks(&P->clock);
-  fn = calloc(P->nfn ? P->nfn : 1, sizeof *fn);
+  slot = node_slots(P, &nused);
+  if (slot != NULL) fn = calloc(nused ? nused : 1, sizeof *fn);
   nd = calloc(P->nnode ? P->nnode : 1, sizeof *nd);
   out->funcs = calloc(P->nfn ? P->nfn : 1, sizeof *out->funcs);
   out->nodes = calloc(P->nnode ? P->nnode : 1, sizeof *out->nodes);
   if (fn == NULL || nd == NULL || out->funcs == NULL || out->nodes == NULL)
     goto nomem;
-  if (!li_snapshot_tally(P, now, nd, fn, &out->open_calls)) goto nomem;
+  if (!tally_nodes(P, now, nd, &out->open_calls) ||
+      !sum_functions(P, nd, fn, slot, nused))
+    goto nomem;
+  memset(&none, 0, sizeof none);            /* a function without nodes */
+  none.min = INT64_MAX;
   for (i = 0; i < P->nfn; i++) {
     li_pfunc *o = &out->funcs[i];
     const li_fn *f = &P->fn[i];
+    const li_tally *t = slot[i] != UINT32_MAX ? &fn[slot[i]] : &none;
     o->name = f->name;
     o->source = f->source;
     o->line = f->line;
     o->lastline = f->lastline;
-    o->calls = fn[i].calls;
-    o->errors = fn[i].errors;
-    o->total_ns = to_ns(fn[i].total, k);
-    o->self_ns = to_ns(fn[i].self, k);
-    o->min_ns = fn[i].min == INT64_MAX ? 0 : to_ns(fn[i].min, k);
-    o->max_ns = to_ns(fn[i].max, k);
+    o->calls = t->calls;
+    o->errors = t->errors;
+    o->total_ns = to_ns(t->total, k);
+    o->self_ns = to_ns(t->self, k);
+    o->min_ns = t->min == INT64_MAX ? 0 : to_ns(t->min, k);
+    o->max_ns = to_ns(t->max, k);
     o->zone = f->zone;
-    o->mem = fn[i].mem;
+    o->mem = t->mem;
     o->mem.live_bytes = f->live > 0 ? (uint64_t)f->live : 0;
     o->mem.peak_live_bytes = f->peak > 0 ? (uint64_t)f->peak : 0;
   }
@@ -319,10 +356,12 @@ int li_snapshot(li_prof *P, li_profile *out) {
     out->events = ev;
     out->nevents = P->ntrace;
   }
+  free(slot);
   free(fn);
   free(nd);
   return 0;
 nomem:
+  free(slot);
   free(fn);
   free(nd);
   li_snapshot_free(out);
