@@ -132,6 +132,7 @@ int li_fn_chunk_begin(li_prof *P, li_fn_chunk *c, const char *chunkname,
   c->hc = hash_bytes(14695981039346656037u, chunkname, strlen(chunkname) + 1);
   c->n = n;
   c->names = chunk_names(P, chunkname, c->hc);
+  c->source = c->names != NULL ? c->names + strlen(c->names) + 1 : NULL;
   return c->names != NULL;
 }
 
@@ -151,12 +152,26 @@ static int fn_room(li_prof *P, uint32_t left) {
   return (P->nfn + 1) * 2 <= P->fnhcap || rehash_fns(P, need);
 }
 
-/* FNV-1a over the name's bytes, then the numbers a word at a time. */
+/* FNV-1a's step a word (8 bytes) at a time, the last one zero-padded
+** with its length on top. */
+static uint64_t hash_words(uint64_t h, const char *s, size_t n) {
+  uint64_t w;
+  for (; n >= 8; s += 8, n -= 8) {
+    memcpy(&w, s, 8);
+    h = (h ^ w) * 1099511628211u;
+  }
+  w = (uint64_t)n << 56;
+  memcpy(&w, s, n);            /* (n < 8: the length byte stays) */
+  return (h ^ w) * 1099511628211u;
+}
+
+/* A function's key hashed after its chunk name's (h): the name, then the
+** numbers.  Only the records' table uses it. */
 static uint64_t fn_hash(uint64_t h, const char *pre, size_t prelen,
                         const char *name, size_t namelen, uint32_t id,
                         uint32_t line, uint32_t lastline) {
-  h = hash_bytes(h, pre, prelen);
-  h = hash_bytes(h, name, namelen);
+  if (prelen > 0) h = hash_words(h, pre, prelen);
+  h = hash_words(h, name, namelen);
   h = (h ^ id) * 1099511628211u;
   h = (h ^ line) * 1099511628211u;
   h = (h ^ lastline) * 1099511628211u;
@@ -188,7 +203,7 @@ static uint32_t chunk_find(li_prof *P, const li_fn_chunk *c, uint32_t id,
   memset(f, 0, sizeof *f);
   if ((f->name = name_space(P, prelen + namelen + 1)) == NULL) return LI_NONE;
   f->chunkname = c->names;
-  f->source = c->names + strlen(c->names) + 1;
+  f->source = c->source;
   memcpy(f->name, pre, prelen);
   memcpy(f->name + prelen, name, namelen);
   f->name[prelen + namelen] = '\0';

@@ -612,6 +612,7 @@ uint32_t li_fn_find_pre(li_prof *P, const char *chunkname, uint32_t id,
 typedef struct li_fn_chunk {
   const char *chunkname; /* as given */
   const char *names;    /* the profiler's copy (li_prof.chunks) */
+  const char *source;   /* ... and the source as Lua shows it, after it */
   uint64_t hc;          /* hash of the name */
   uint32_t n;           /* functions in the chunk, ids 1..n */
 } li_fn_chunk;
