@@ -136,20 +136,19 @@ int li_fn_chunk_begin(li_prof *P, li_fn_chunk *c, const char *chunkname,
   return c->names != NULL;
 }
 
-/* Room for one more function record and its slot in the table, made for
-** the `left` still to come of its chunk at once: a chunk of 100,000
-** functions gets one array of exactly that many records, not the doubling
-** series whose last step left 31,000 records unused. */
+/* Room for one more function record, made for the `left` still to come
+** of its chunk at once: a chunk of 100,000 functions gets one array of
+** exactly that many records, not the doubling series whose last step left
+** 31,000 records unused. */
 static int fn_room(li_prof *P, uint32_t left) {
-  uint32_t need = P->nfn + (left ? left : 1);
-  if (P->nfn == P->capfn) {
-    uint32_t cap = P->capfn * 2 > need ? P->capfn * 2 : need < 16 ? 16 : need;
-    li_fn *f = realloc(P->fn, (size_t)cap * sizeof *f);
-    if (f == NULL) return 0;
-    P->fn = f;
-    P->capfn = cap;
-  }
-  return (P->nfn + 1) * 2 <= P->fnhcap || rehash_fns(P, need);
+  uint32_t need = P->nfn + (left ? left : 1), cap;
+  li_fn *f;
+  if (P->nfn < P->capfn) return 1;
+  cap = P->capfn * 2 > need ? P->capfn * 2 : need < 16 ? 16 : need;
+  if ((f = realloc(P->fn, (size_t)cap * sizeof *f)) == NULL) return 0;
+  P->fn = f;
+  P->capfn = cap;
+  return 1;
 }
 
 /* FNV-1a's step a word (8 bytes) at a time, the last one zero-padded
@@ -180,14 +179,16 @@ static uint64_t fn_hash(uint64_t h, const char *pre, size_t prelen,
 
 /* li_fn_chunk_find with a prefix for the name ("zone ").  The table is
 ** made room in first, so the free slot where the search ends is where a
-** new record goes. */
+** new record goes; the records only when one is made (a chunk loaded
+** again finds its functions). */
 static uint32_t chunk_find(li_prof *P, const li_fn_chunk *c, uint32_t id,
                            const char *pre, size_t prelen, const char *name,
                            size_t namelen, uint32_t line, uint32_t lastline) {
   uint64_t h = fn_hash(c->hc, pre, prelen, name, namelen, id, line, lastline);
-  uint32_t k, i, mask;
+  uint32_t k, i, mask, left = id <= c->n ? c->n - id + 1 : 1;
   li_fn *f;
-  if (!fn_room(P, id <= c->n ? c->n - id + 1 : 1)) return LI_NONE;
+  if ((P->nfn + 1) * 2 > P->fnhcap && !rehash_fns(P, P->nfn + left))
+    return LI_NONE;
   mask = P->fnhcap - 1;
   for (k = (uint32_t)h & mask; P->fnhash[k]; k = (k + 1) & mask) {
     f = &P->fn[P->fnhash[k] - 1];
@@ -199,6 +200,7 @@ static uint32_t chunk_find(li_prof *P, const li_fn_chunk *c, uint32_t id,
         memcmp(f->name + prelen, name, namelen) == 0)
       return P->fnhash[k] - 1;
   }
+  if (!fn_room(P, left)) return LI_NONE;
   f = &P->fn[P->nfn];
   memset(f, 0, sizeof *f);
   if ((f->name = name_space(P, prelen + namelen + 1)) == NULL) return LI_NONE;
