@@ -86,11 +86,11 @@ static const char calibration_chunk[] =
 ** again (twice the calls, the rounds begun again) while the fastest of a
 ** window's probed rounds spans fewer than half of CAL_STEPS (three cold or
 ** preempted tries sized them at 1000 calls, 6 steps, and the cost read
-** 499 ns against 650); and the cost
-** of a window is its fastest probed round less its fastest plain round:
-** whatever slowed a round, the fastest of a window is the nearest to the
-** probe's cost (less at most a step of the clock over the calls, 3 %).  The
-** cost is the least of every window of the calibration: the code only
+** 499 ns against 650); and the cost of a window is its fastest probed
+** round less its fastest plain round: whatever slowed a round, the
+** fastest of a window is the nearest to the probe's cost (less at most a
+** step of the clock over the calls, 3-6 %).  The cost is the least of
+** every window of the calibration: the code only
 ** gets faster as the engine optimizes it, and a slow stretch only costs
 ** more.  The rounds stop when a window no longer reads below the one
 ** before (after the minimum above). */
