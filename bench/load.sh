@@ -248,3 +248,41 @@ END {
     }
   }
 }' "$res"
+
+# ---- (helper-reject) (4) a chunk Lua rejects after parsing ------------------
+# gen.lua reject: the dense chunk with a `break` outside any loop at its
+# end, which Lua finds only once it has compiled everything.  luaprof's
+# loader stops its scan there (LI_EREJECT) and compiles the original once,
+# so that Lua's rejection is all it adds to the scan: target luaprof <= Lua
+# + the scan, the scan measured alone as `luainstr --lua 5.3 X` (the
+# rewriter's verdict, nothing compiled: LI_EREJECT, exit 1).  Each figure
+# is a whole process (start-up included: about 1 ms each).
+rn=100000; [[ $quick == 1 ]] && rn=2000
+lua5.4 "$here/load/gen.lua" reject "$rn" > "$tmp/reject.lua"
+: > "$res.reject"
+for ((r = 0; r < runs; r++)); do
+  run=(-- "lua$lua" "$tmp/reject.lua")
+  for b in "${builds[@]}"; do run+=(-- "$b/bin/luaprof$suffix" -o /dev/null "$tmp/reject.lua"); done
+  for b in "${builds[@]}"; do run+=(-- "$b/bin/luainstr" --lua 5.3 -o /dev/null "$tmp/reject.lua"); done
+  "$runner" --rotate "$r" "${run[@]}" >> "$res.reject"
+done
+awk -v nb="$nb" -v quick="$quick" -v lua="$lua" -v mb="$(stat -c %s "$tmp/reject.lua")" "$awk_median"'
+{
+  delete f
+  for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+  c = f["cmd"]; cpu[c] = cpu[c] " " f["cpu_ns"]; if (f["maxrss_kb"] + 0 > rss[c]) rss[c] = f["maxrss_kb"] + 0
+  if (f["differ"] + 0 > 0 && c <= nb) bad = 1      # luaprof exits as lua does
+  if (f["fails"] + 0 != f["runs"] + 0) bad = 1     # every command rejects it
+}
+END {
+  printf "\n(4) A chunk Lua rejects after parsing (gen.lua reject %s: %.1f MB, a break outside a loop at its end)\n", quick ? "2000" : "100000", mb / 1e6
+  print  "    CPU time (user + system), median of the rounds, ms, and peak RSS; the scan: luainstr --lua 5.3 X"
+  printf "    %-12s %9s %9s %9s %9s   %s\n", "build", "lua ms", "luaprof ms", "scan ms", "peak MB", "target luaprof <= lua + scan"
+  t0 = median(cpu[0])
+  for (k = 0; k < nb; k++) {
+    tp = median(cpu[1 + k]); ts = median(cpu[1 + nb + k])
+    printf "    %-12d %9.1f %9.1f %9.1f %9.1f   %s (%.2fx Lua)\n", k, t0 / 1e6, tp / 1e6, ts / 1e6, rss[1 + k] / 1024, \
+      quick ? "-" : tp <= t0 + ts ? "met" : "MISSED", tp / t0
+  }
+  if (bad) { print "load.sh: ERROR: (4): a command accepted the chunk, or luaprof exited other than lua" lua > "/dev/stderr"; exit 1 }
+}' "$res.reject"

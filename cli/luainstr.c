@@ -357,6 +357,12 @@ static int instrument_old(job *j)
               j->id, (unsigned long)j->r1.errline, j->r1.errmsg,
               j->opts->version / 10, j->opts->version % 10);
     return ST_SYNTAX;
+  case LI_EREJECT:
+    /* no compiler of this dialect is linked in: the rewriter found what
+    ** that Lua's compiler rejects after parsing, in Lua's words and line */
+    fprintf(stderr, PROGNAME ": %s:%lu: %s\n", j->id,
+            (unsigned long)j->r1.errline, j->r1.errmsg);
+    return ST_SYNTAX;
   case LI_ETOOBIG:
     fprintf(stderr, PROGNAME ": %s: too large to instrument\n", j->id);
     return ST_TROUBLE;

@@ -50,7 +50,8 @@ lijs_job *lijs_new(void)
 }
 
 /* Rewrite src[0..len) of dialect `version` (51..54).  Returns li_rewrite's
-** status; on LI_ESYNTAX lijs_error() says where and why. */
+** status; on LI_ESYNTAX, LI_ELIMIT and LI_EREJECT lijs_error() says where
+** and why. */
 int lijs_rewrite(lijs_job *j, const char *src, size_t len,
                  const char *chunkname, int version, int skip_first_line)
 {
@@ -68,10 +69,11 @@ int lijs_rewrite(lijs_job *j, const char *src, size_t len,
   if (status == LI_ESYNTAX) {
     snprintf(j->error, sizeof j->error, "%s:%lu: %s", j->id,
              (unsigned long)j->r.errline, j->r.errmsg);
-  } else if (status == LI_ELIMIT) {
+  } else if (status == LI_ELIMIT || status == LI_EREJECT) {
     /* the rewriter stopped where that Lua's compiler stops, on the same
     ** limit, and with Lua's words: the chunk is one no Lua of the dialect
-    ** loads (as `luainstr --lua 5.1..5.3` says it) */
+    ** loads (as `luainstr --lua 5.1..5.3` says it); LI_EREJECT: what
+    ** that Lua's compiler rejects after parsing, in its words and line */
     snprintf(j->error, sizeof j->error, "%s:%lu: %s", j->id,
              (unsigned long)j->r.errline, j->r.errmsg);
   }

@@ -20,7 +20,7 @@ var module, exports, define;
 /*@GLUE@*/
 
 // Status codes of li_rewrite() (rewriter/rewrite.h).
-var LI_OK = 0, LI_PASSTHROUGH = 1, LI_ESYNTAX = 2, LI_EMEM = 3, LI_ETOOBIG = 4, LI_ELIMIT = 5;
+var LI_OK = 0, LI_PASSTHROUGH = 1, LI_ESYNTAX = 2, LI_EMEM = 3, LI_ETOOBIG = 4, LI_ELIMIT = 5, LI_EREJECT = 6;
 
 var DIALECTS = { "5.1": 51, "5.2": 52, "5.3": 53, "5.4": 54 };
 
@@ -113,7 +113,7 @@ function rewrite(source, chunkname, options) {
     src = place(bytes);
     cname = place(encoder.encode(name));
     var status = wasm._lijs_rewrite(job, src, bytes.length, cname, version, skip ? 1 : 0);
-    if (status === LI_ESYNTAX || status === LI_ELIMIT)
+    if (status === LI_ESYNTAX || status === LI_ELIMIT || status === LI_EREJECT)
       throw LuaSyntaxError(cstring(wasm._lijs_error(job)), name, wasm._lijs_errline(job) >>> 0);
     if (status === LI_ETOOBIG)
       throw new RangeError("luainstr: " + cstring(wasm._lijs_chunkid(job)) + ": too large to instrument");

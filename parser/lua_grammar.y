@@ -57,6 +57,16 @@ static lp_exp name_exp(lp_ctx *ctx, lp_tok n) {
   return e;
 }
 
+/* var -> NAME where it is assigned to (varlist): as name_exp, and 5.4
+** rejects a <const> or <close> local there, seen at the `=` or `,` after. */
+static lp_exp assigned_exp(lp_ctx *ctx, lp_tok n) {
+  int local = sc_use(ctx, n.off, n.len);
+  if (local == 2) lp_assign_const(ctx, n.off, n.len, tend(&n), n.lastline);
+  lp_exp e = span(n.off, tend(&n), ctx);
+  e.kind = local ? EK_LOCAL : EK_VAR; e.oneline = 1;
+  return e;
+}
+
 /* prefixexp '.' NAME: a plain dotted chain on one line can name a function */
 static lp_exp field_exp(lp_exp p, lp_tok n, const lp_ctx *ctx) {
   lp_exp e = span(p.off, tend(&n), ctx);
@@ -214,15 +224,20 @@ stat(A) ::= prefixexp(P). [LOWEST] {
 }
 
 /* stat -> '::' NAME '::' */
-stat(A) ::= DBCOLON(L) NAME DBCOLON(R). { A.off = L.off; A.end = tend(&R); A.kind = 1; }
-stat(A) ::= BREAK(B). { A.off = B.off; A.end = tend(&B); A.kind = 0; }
-stat(A) ::= GOTO(G) NAME(N). { A.off = G.off; A.end = tend(&N); A.kind = 0; }
+stat(A) ::= DBCOLON(L) NAME(N) DBCOLON(R). {
+  sc_label(ctx, &L, &N, &R); A.off = L.off; A.end = tend(&R); A.kind = 1;
+}
+stat(A) ::= BREAK(B). { sc_break(ctx, &B); A.off = B.off; A.end = tend(&B); A.kind = 0; }
+stat(A) ::= GOTO(G) NAME(N). { sc_goto(ctx, &G, &N); A.off = G.off; A.end = tend(&N); A.kind = 0; }
 
 /* stat -> DO block END */
 stat(A) ::= DO(D) block END(E). { A.off = D.off; A.end = tend(&E); A.kind = 0; }
 
-/* stat -> WHILE exp DO block END */
-stat(A) ::= WHILE(W) exp DO block END(E). { A.off = W.off; A.end = tend(&E); A.kind = 0; }
+/* stat -> WHILE exp DO block END  (the loop's block holds the body's:
+** a break inside ends there, as lparser.c's enterblock(isloop)) */
+%type whilehead {size_t}
+stat(A) ::= whilehead(W) block END(E). { sc_block_close(ctx); A.off = W; A.end = tend(&E); A.kind = 0; }
+whilehead(A) ::= WHILE(W) exp DO. { sc_loop_open(ctx); A = W.off; }
 
 /* stat -> REPEAT body UNTIL exp  (the condition sees the body's locals) */
 %type rpthead {size_t}
@@ -232,7 +247,7 @@ stat(A) ::= rpthead(R) statlist UNTIL exp(X). {
 stat(A) ::= rpthead(R) statlist retstat UNTIL exp(X). {
   sc_block_close(ctx); A.off = R; A.end = X.end; A.kind = 0;
 }
-rpthead(A) ::= REPEAT(R). { sc_block_open(ctx); A = R.off; }
+rpthead(A) ::= REPEAT(R). { sc_loop_open(ctx); A = R.off; }
 
 /* stat -> IF exp THEN block {ELSEIF exp THEN block} [ELSE block] END */
 stat(A) ::= ifhead(H) END(E). { A.off = H; A.end = tend(&E); A.kind = 0; }
@@ -246,33 +261,38 @@ stat(A) ::= forin(F) block END(E). { sc_block_close(ctx); A.off = F; A.end = ten
 %type fornum {size_t}
 %type forin {size_t}
 fornum(A) ::= FOR(F) NAME(N) ASSIGN exp COMMA exp DO. {
-  sc_block_open(ctx); sc_declare_hidden(ctx, 3); sc_declare(ctx, N.off, N.len, 0); A = F.off;
+  sc_loop_open(ctx); sc_declare_hidden(ctx, 3); sc_declare(ctx, N.off, N.len, 0); A = F.off;
 }
 fornum(A) ::= FOR(F) NAME(N) ASSIGN exp COMMA exp COMMA exp DO. {
-  sc_block_open(ctx); sc_declare_hidden(ctx, 3); sc_declare(ctx, N.off, N.len, 0); A = F.off;
+  sc_loop_open(ctx); sc_declare_hidden(ctx, 3); sc_declare(ctx, N.off, N.len, 0); A = F.off;
 }
 /* stat -> FOR namelist IN explist DO block END */
 forin(A) ::= FOR(F) namelist(L) IN explist(E) DO. {
   lp_pop_exps(ctx, &E);
-  sc_block_open(ctx); sc_declare_hidden(ctx, ctx->version >= 54 ? 4 : 3);
+  sc_loop_open(ctx); sc_declare_hidden(ctx, ctx->version >= 54 ? 4 : 3);
   sc_declare_names(ctx, L); lp_pop_names(ctx, L); A = F.off;
 }
 
 /* stat -> FUNCTION funcname funcbody */
-stat(A) ::= FUNCTION(F) funcname funcbody(B). {
+stat(A) ::= FUNCTION(F) funcname(N) funcbody(B). {
+  /* 5.4: `function x()` assigns to x, which may be <const> (after the body) */
+  if (N.kind == EK_CONST)
+    lp_assign_const(ctx, N.off, N.end - N.off, ctx->funcs[B].end_off + 3, ctx->funcs[B].lastline);
   A.off = F.off; A.end = ctx->funcs[B].end_off + 3; A.kind = 0;
 }
-/* funcname -> NAME {'.' NAME} [':' NAME]; the first NAME is a variable use */
+/* funcname -> NAME {'.' NAME} [':' NAME]; the first NAME is a variable
+** use; the kind EK_CONST: a lone name that is a <const> or <close> local */
 funcname(A) ::= NAME(N). {
-  sc_use(ctx, N.off, N.len);
+  int local = sc_use(ctx, N.off, N.len);
   A = span(N.off, tend(&N), ctx);
+  if (local == 2) A.kind = EK_CONST;
   lp_set_pending_name(ctx, A.off, A.end - A.off, NULL);
 }
 funcname(A) ::= funcname(B) DOT NAME(N). {
-  A = B; A.end = tend(&N); lp_set_pending_name(ctx, A.off, A.end - A.off, NULL);
+  A = B; A.kind = EK_OTHER; A.end = tend(&N); lp_set_pending_name(ctx, A.off, A.end - A.off, NULL);
 }
 funcname(A) ::= funcname(B) COLON NAME(N). {
-  A = B; A.end = tend(&N); lp_set_pending_name(ctx, A.off, A.end - A.off, NULL);
+  A = B; A.kind = EK_OTHER; A.end = tend(&N); lp_set_pending_name(ctx, A.off, A.end - A.off, NULL);
   ctx->pending_self = 1;
 }
 
@@ -302,14 +322,17 @@ stat(A) ::= LOCAL(L) attnamelist(N) ASSIGN explist(E). {
 attnamelist(A) ::= NAME(N). {
   A.base = ctx->nnames; A.n = 1; lp_push_name(ctx, N.off, N.len, N.line, 0, 1);
 }
-attnamelist(A) ::= NAME(N) LT NAME(T) GT. {
-  A.base = ctx->nnames; A.n = 1; lp_push_name(ctx, N.off, N.len, N.line, lp_attrib(ctx, &T), 1);
+attnamelist(A) ::= NAME(N) LT(L) NAME(T) GT(G). {
+  lp_names none = {ctx->nnames, 0};
+  A.base = ctx->nnames; A.n = 1;
+  lp_push_name(ctx, N.off, N.len, N.line, lp_attrib(ctx, none, &L, &T, &G), 1);
 }
 attnamelist(A) ::= attnamelist(L) COMMA NAME(N). {
   A = L; A.n++; lp_push_name(ctx, N.off, N.len, N.line, 0, 1);
 }
-attnamelist(A) ::= attnamelist(L) COMMA NAME(N) LT NAME(T) GT. {
-  A = L; A.n++; lp_push_name(ctx, N.off, N.len, N.line, lp_attrib(ctx, &T), 1);
+attnamelist(A) ::= attnamelist(L) COMMA NAME(N) LT(B) NAME(T) GT(G). {
+  int a = lp_attrib(ctx, L, &B, &T, &G);
+  A = L; A.n++; lp_push_name(ctx, N.off, N.len, N.line, a, 1);
 }
 
 namelist(A) ::= NAME(N). { A.base = ctx->nnames; A.n = 1; lp_push_name(ctx, N.off, N.len, N.line, 0, 1); }
@@ -443,7 +466,7 @@ prefixexp(A) ::= prefixexp(A) COLON NAME(N) LONGSTRING(S). {
 }
 
 /* var -> NAME | prefixexp '.' NAME | prefixexp '[' exp ']' */
-var(A) ::= NAME(N). { A = name_exp(ctx, N); /*A-overwrites-N*/ }
+var(A) ::= NAME(N). { A = assigned_exp(ctx, N); /*A-overwrites-N*/ }
 var(A) ::= prefixexp(A) DOT NAME(N). { A = field_exp(A, N, ctx); }
 var(A) ::= prefixexp(A) LBRACKET exp RBRACKET(R). { A = index_exp(A, R, ctx); }
 

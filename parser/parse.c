@@ -5,6 +5,7 @@
 ** names.  No recursion anywhere: nesting depth lives on lemon's stack,
 ** which is capped here.
 */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,14 @@ void lp_error(lp_ctx *ctx, const char *msg) {
     snprintf(ctx->errmsg, sizeof ctx->errmsg, "%s near '%.*s'", msg, n,
              ctx->src + ctx->la.off);
   }
+}
+
+/* A syntax error the grammar cannot see, at `line`, in Lua's words. */
+void lp_error_at(lp_ctx *ctx, uint32_t line, const char *msg) {
+  if (ctx->error) return;
+  ctx->error = 1;
+  ctx->errline = line;
+  snprintf(ctx->errmsg, sizeof ctx->errmsg, "%s", msg);
 }
 
 void lp_oom(lp_ctx *ctx) {
@@ -170,7 +179,7 @@ void lp_func_close(lp_ctx *ctx, uint32_t f, const lp_body *b, const lp_tok *end)
   }
   fn->trail_off = b->trail_off;
   fn->ends_return = b->ends_return;
-  sc_func_close(ctx, f);
+  sc_func_close(ctx, f, end);
   if (ctx->nfstack) ctx->nfstack--;
 }
 
@@ -239,13 +248,43 @@ uint32_t lp_explist_regs(const lp_ctx *ctx, const lp_explist *el) {
   return need;
 }
 
-/* `<const>` or `<close>` (5.4); anything else is an error as in Lua. */
-int lp_attrib(lp_ctx *ctx, const lp_tok *t) {
+/* attnamelist's NAME '<' NAME '>' (t the attribute, lt and gt the
+** brackets; prev the names before it in the list): `<const>` or `<close>`.
+** Only 5.4 has attributes: in the other dialects a `<` after a local's
+** name starts a statement, which it cannot ("unexpected symbol"). */
+int lp_attrib(lp_ctx *ctx, lp_names prev, const lp_tok *lt, const lp_tok *t,
+              const lp_tok *gt) {
+  if (ctx->version != 54) {
+    lp_error_at(ctx, lt->line, "unexpected symbol near '<'");
+    return 0;
+  }
   const char *s = ctx->src + t->off;
-  if (t->len == 5 && memcmp(s, "const", 5) == 0) return 'c';
-  if (t->len == 5 && memcmp(s, "close", 5) == 0) return 'x';
-  lp_error(ctx, "unknown attribute");
-  return 0;
+  int a = 0;
+  if (t->len == 5 && memcmp(s, "const", 5) == 0) a = 'c';
+  else if (t->len == 5 && memcmp(s, "close", 5) == 0) a = 'x';
+  /* lparser.c checks both once past the `>` (getlocalattribute, localstat) */
+  size_t after = (size_t)gt->off + gt->len;
+  if (a == 0) {
+    uint32_t line = lp_line_after(ctx, after, gt->lastline);
+    if (line) lp_reject(ctx, line, "unknown attribute '%.*s'", (int)t->len, s);
+  } else if (a == 'x') {
+    for (uint32_t i = 0; i < prev.n && !ctx->error; i++) {
+      if (ctx->names[prev.base + i].attrib != 'x') continue;
+      uint32_t line = lp_line_after(ctx, after, gt->lastline);
+      if (line) lp_reject(ctx, line, "multiple to-be-closed variables in local list");
+    }
+  }
+  return a;
+}
+
+/* A <const> or <close> local (or an upvalue of one) named src[off, off +
+** len) is assigned to: 5.4 rejects it with the token after `after` (on
+** line `line`) as its lookahead (restassign, funcstat: check_readonly). */
+void lp_assign_const(lp_ctx *ctx, size_t off, size_t len, size_t after, uint32_t line) {
+  if (ctx->error || ctx->version != 54) return;
+  if ((line = lp_line_after(ctx, after, line)) != 0)
+    lp_reject(ctx, line, "attempt to assign to const variable '%.*s'", (int)len,
+              ctx->src + off);
 }
 
 /* Name the functions of `a, b = function..., function...`. */
@@ -315,11 +354,52 @@ void lp_return_stat(lp_ctx *ctx, const lp_tok *ret, const lp_explist *el) {
   }
 }
 
+/* ---- what Lua rejects after parsing ------------------------------------ */
+
+void lp_reject(lp_ctx *ctx, uint32_t line, const char *fmt, ...) {
+  if (ctx->error || !ctx->checks) return;
+  ctx->error = LP_EREJECT;
+  ctx->errline = line;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(ctx->errmsg, sizeof ctx->errmsg, fmt, ap);
+  va_end(ap);
+}
+
+/* Lexed again from `off` with a lexer of its own: only on the way to an
+** error, never once a token. */
+int lp_peek(const lp_ctx *ctx, size_t off, uint32_t line, lx_token *t) {
+  lx_state ls;
+  lx_init(&ls, ctx->src, ctx->srclen, off, line, ctx->version);
+  return lx_next(&ls, t) != LX_ERROR;
+}
+
+uint32_t lp_line_after(const lp_ctx *ctx, size_t off, uint32_t line) {
+  lx_token t;
+  return lp_peek(ctx, off, line, &t) ? t.lastline : 0;
+}
+
+/* (once a label) */
+int lp_after_labels(const lp_ctx *ctx, size_t off, uint32_t line, lx_token *t) {
+  lx_state ls;
+  lx_token n;
+  lx_init(&ls, ctx->src, ctx->srclen, off, line, ctx->version);
+  for (;;) {
+    int k = lx_next(&ls, t);
+    if (k == LX_ERROR) return 0;
+    if (k == LX_SEMI && ctx->version != LX_LUAJIT) continue;
+    if (k != LX_DBCOLON) return 1;
+    /* a label: `::` NAME `::` (anything else is a syntax error to come) */
+    if (lx_next(&ls, &n) != LX_NAME || lx_next(&ls, &n) != LX_DBCOLON) return 1;
+  }
+}
+
 /* ---- the driver -------------------------------------------------------- */
 
 int lp_parse(lp_ctx *ctx, const char *src, size_t len, size_t start,
-             uint32_t line, int version) {
+             uint32_t line, int version, int checks) {
   memset(ctx, 0, sizeof *ctx);
+  ctx->checks = checks;
   ctx->src = src;
   ctx->srclen = len;
   ctx->version = version ? version : 54;

@@ -163,7 +163,9 @@ typedef struct lp_ctx {
   uint64_t li_used;     /* bit k: the name __LI<k> (k=0: __LI) occurs */
   lp_scope *scope;      /* name resolution (scope.c) */
   int error;            /* 0 ok; 1 syntax error; 2 out of memory; 3 too deep;
-                           LP_ELIMIT: too many nested functions */
+                           LP_ELIMIT: too many nested functions;
+                           LP_EREJECT: Lua rejects it after parsing */
+  int checks;           /* 1: stop with LP_EREJECT where Lua would (lp_parse) */
   uint32_t errline;
   char errmsg[160];
 } lp_ctx;
@@ -171,10 +173,16 @@ typedef struct lp_ctx {
 /* ctx->error when a function has more nested functions than the dialect's
 ** Lua compiles (lp_func_open). */
 #define LP_ELIMIT 4
+/* ctx->error when the chunk is one the dialect's compiler rejects after
+** parsing it (a goto with no visible label, a break outside a loop, an
+** assignment to a <const>...: lp_reject), with Lua's words and line. */
+#define LP_EREJECT 5
 
-/* Parse src[start..len); fills ctx (free with lp_free). Returns ctx->error. */
+/* Parse src[start..len); fills ctx (free with lp_free). Returns ctx->error.
+** checks: 1 to stop with LP_EREJECT at what the dialect's compiler
+** rejects after parsing (0: parse it as if Lua did not). */
 int lp_parse(lp_ctx *ctx, const char *src, size_t len, size_t start,
-             uint32_t line, int version);
+             uint32_t line, int version, int checks);
 void lp_free(lp_ctx *ctx);
 /* Most functions one function may hold directly in the dialect's Lua. */
 uint32_t lp_max_children(int version);
@@ -186,6 +194,7 @@ int lp_run(lp_ctx *ctx, lx_state *ls);
 void *lp_stack_malloc(size_t n, size_t entry);   /* lemon's stack, capped */
 void *lp_stack_realloc(void *p, size_t n, size_t entry);
 void lp_error(lp_ctx *ctx, const char *msg);
+void lp_error_at(lp_ctx *ctx, uint32_t line, const char *msg);
 void lp_oom(lp_ctx *ctx);
 uint32_t lp_func_open(lp_ctx *ctx, uint32_t line); /* at the `(` of a body */
 void lp_func_params_done(lp_ctx *ctx, lp_names params, int vararg);
@@ -202,19 +211,44 @@ void lp_pop_exps(lp_ctx *ctx, const lp_explist *el);
 int lp_explist_pure(const lp_ctx *ctx, const lp_explist *el);
 uint32_t lp_explist_regs(const lp_ctx *ctx, const lp_explist *el);
 void lp_body_add(lp_body *b, const lp_stat *s);
-int lp_attrib(lp_ctx *ctx, const lp_tok *t);
+int lp_attrib(lp_ctx *ctx, lp_names prev, const lp_tok *lt, const lp_tok *t,
+              const lp_tok *gt);
+void lp_assign_const(lp_ctx *ctx, size_t off, size_t len, size_t after,
+                     uint32_t line);
+
+/* --- parse.c: what the dialect's compiler rejects after parsing -------- */
+/* Stop with LP_EREJECT (unless ctx->checks is 0): `line` is where Lua's
+** lexer stood when its compiler raised the error, fmt its message. */
+void lp_reject(lp_ctx *ctx, uint32_t line, const char *fmt, ...)
+#if defined(__GNUC__)
+  __attribute__((format(printf, 3, 4)))
+#endif
+  ;
+/* The first token at or after src[off] (on line `line`), as Lua's lexer
+** reads it for its lookahead; 0 if that is a lexical error. */
+int lp_peek(const lp_ctx *ctx, size_t off, uint32_t line, lx_token *t);
+/* Its last line (where Lua's lexer then stands), or 0. */
+uint32_t lp_line_after(const lp_ctx *ctx, size_t off, uint32_t line);
+/* The first token past a run of labels and (but in LuaJIT) `;` that starts
+** at src[off]; 0 on a lexical error. */
+int lp_after_labels(const lp_ctx *ctx, size_t off, uint32_t line, lx_token *t);
 
 /* --- scope.c: name resolution, for the local/upvalue limits ----------- */
 int sc_init(lp_ctx *ctx);
 void sc_free(lp_ctx *ctx);
 void sc_func_open(lp_ctx *ctx, uint32_t f);
-void sc_func_close(lp_ctx *ctx, uint32_t f);
+void sc_func_close(lp_ctx *ctx, uint32_t f, const lp_tok *end); /* NULL: main */
 void sc_block_open(lp_ctx *ctx);
+void sc_loop_open(lp_ctx *ctx);       /* a loop's block (sc_block_close) */
+void sc_goto(lp_ctx *ctx, const lp_tok *kw, const lp_tok *name);
+void sc_break(lp_ctx *ctx, const lp_tok *kw);
+void sc_label(lp_ctx *ctx, const lp_tok *open, const lp_tok *name,
+              const lp_tok *close);
 void sc_block_close(lp_ctx *ctx);
 void sc_declare(lp_ctx *ctx, size_t off, size_t len, int attrib);
 void sc_declare_hidden(lp_ctx *ctx, int n);
 void sc_declare_names(lp_ctx *ctx, lp_names n);   /* from the name stack */
-int sc_use(lp_ctx *ctx, size_t off, size_t len);        /* 1: a local */
+int sc_use(lp_ctx *ctx, size_t off, size_t len);  /* 1: a local, 2: const */
 uint32_t sc_active(lp_ctx *ctx);                  /* locals active now */
 int sc_close_active(lp_ctx *ctx);                 /* a <close> is active */
 

@@ -562,12 +562,14 @@ int li_rewrite(const char *src, size_t len, const li_rewrite_opts *o,
     return copy_through(src, len, r, LI_PASSTHROUGH);
 
   lp_ctx ctx;
-  int err = lp_parse(&ctx, src, len, start, 1, version);
+  int err = lp_parse(&ctx, src, len, start, 1, version,
+                     !(o && o->no_reject_checks));
   if (err) {
     r->errline = ctx.errline;
     snprintf(r->errmsg, sizeof r->errmsg, "%s", ctx.errmsg);
     lp_free(&ctx);
-    return err == 2 ? LI_EMEM : err == LP_ELIMIT ? LI_ELIMIT : LI_ESYNTAX;
+    return err == 2 ? LI_EMEM : err == LP_ELIMIT ? LI_ELIMIT :
+           err == LP_EREJECT ? LI_EREJECT : LI_ESYNTAX;
   }
 
   plan pl;

@@ -56,10 +56,19 @@ enum {
   LI_ESYNTAX = 2,     /* the rewriter cannot parse it: errline/errmsg set */
   LI_EMEM = 3,        /* out of memory */
   LI_ETOOBIG = 4,     /* input over the size the rewriter takes (4 GiB) */
-  LI_ELIMIT = 5       /* a function has more nested functions than the
+  LI_ELIMIT = 5,      /* a function has more nested functions than the
                          dialect's Lua compiles: the caller compiles the
                          original, and Lua rejects it with its own message
                          (errline/errmsg say where the rewriter stopped) */
+  LI_EREJECT = 6      /* the chunk is one Lua's compiler rejects after
+                         parsing (a goto with no visible label, a break
+                         outside a loop, a label repeated, a goto into the
+                         scope of a local; 5.4: an assignment to a <const>
+                         or <close> local, an unknown attribute, two
+                         <close> in one local statement): the caller
+                         compiles the original, which gets Lua's own error;
+                         errline/errmsg say what and where, in Lua's words
+                         and at Lua's line (docs/limits.md) */
 };
 
 /* What the rewriter knows of one function (index = id - 1). */
@@ -92,6 +101,10 @@ typedef struct li_rewrite_opts {
                                 is an upvalue the loader sets, not fetched
                                 through the string metatable (5.1: unless
                                 the main level uses `...`) */
+  int no_reject_checks;      /* 1: never LI_EREJECT: parse on as if Lua
+                                accepted what its compiler rejects after
+                                parsing (the loader's net, should the
+                                checks ever take a chunk Lua compiles) */
   int exits_through;         /* 1: a return of one value that runs code
                                 passes it through its exit probe, not in a
                                 tail call: `return (P(0, a+b))` (LuaJIT's

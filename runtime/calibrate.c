@@ -12,6 +12,17 @@
 #include "profiler.h"
 #include "jit.h"
 
+#ifdef __EMSCRIPTEN__
+#include <emscripten.h>
+/* Every round's figures, for bench/wasm/calibration.js: ticks of the plain
+** and the probed run, their calls, ns since the rounds began; pushed to
+** Module.liCalTrace when it is an array (between the timed runs). */
+EM_JS(void, li_cal_round, (double plain, double probed, double calls, double t), {
+  var a = Module['liCalTrace'];
+  if (Array.isArray(a)) a.push([plain, probed, calls, t]);
+});
+#endif
+
 /* ======================================================================
 ** Calibration: what one probe pair costs the caller, and how much of the
 ** probes' own work falls inside a measured call.  Measured on this state
@@ -58,9 +69,36 @@ static const char calibration_chunk[] =
 #define CAL_LONG_ENOUGH(start) (P->clock.resolution == 0 || \
   (r + 1 >= CAL_MIN_ROUNDS && li_clock_mono_ns() - (start) >= CAL_MIN_NS))
 #define CAL_MAX_ROUNDS 384
+/* There the median of the rounds was not stable either: in Chromium one
+** page load in ten read twice the cost (bench/wasm/calibration.js, every
+** round's figures: docs/wasm.md).  What moved it, round by round:
+** - the browser preempts rounds (on a 2-core machine one in five or more,
+**   by 2-100 ms), and a preempted round only ever reads longer: the
+**   probed one reads a pair too dear, the plain one too cheap; when more
+**   than a quarter of a window's rounds were hit, its middle half was too;
+** - stretches of 50-100 ms where every round ran 1.5-1.8 times its cost
+**   (with V8's optimizing tier forced, and in the second run of a page
+**   whose code was hot: not a tier, the page or machine was slow then);
+** - a first round of cold code (compiled on its first call, inside the
+**   timed run) sized the rounds: from file:// (100 us steps) to 3 steps
+**   of the clock instead of 32, every round's figure a multiple of 200 ns.
+** So the rounds are sized by the fastest of CAL_TRIES runs, and sized
+** again (twice the calls, the rounds begun again) while the fastest of a
+** window's probed rounds spans fewer than half of CAL_STEPS (three cold or
+** preempted tries sized them at 1000 calls, 6 steps, and the cost read
+** 499 ns against 650); and the cost of a window is its fastest probed
+** round less its fastest plain round: whatever slowed a round, the
+** fastest of a window is the nearest to the probe's cost (less at most a
+** step of the clock over the calls, 3-6 %).  The cost is the least of
+** every window of the calibration: the code only
+** gets faster as the engine optimizes it, and a slow stretch only costs
+** more.  The rounds stop when a window no longer reads below the one
+** before (after the minimum above). */
+#define CAL_TRIES 3
 #else
 #define CAL_LONG_ENOUGH(start) ((void)(start), 1)
 #define CAL_MAX_ROUNDS 96       /* a cost that keeps falling: the last window */
+#define CAL_TRIES 1             /* (native code does not change) */
 #endif
 
 static int cmp_u64(const void *a, const void *b) {
@@ -68,6 +106,7 @@ static int cmp_u64(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+#ifndef __EMSCRIPTEN__
 /* The median of v[0..n) (sorts a copy). */
 static uint64_t median(const uint64_t *v, int n) {
   uint64_t c[2 * CAL_WINDOW];
@@ -75,6 +114,7 @@ static uint64_t median(const uint64_t *v, int n) {
   qsort(c, (size_t)n, sizeof c[0], cmp_u64);
   return c[n / 2];
 }
+#endif
 
 /* The mean of the middle half of v[0..n) (sorts a copy): the cost.  On a
 ** clock of coarse steps (a browser's 100 us or 5 us) every round's figure
@@ -115,18 +155,43 @@ static int64_t fn_total(const li_prof *P, uint32_t func) {
   return t;
 }
 
+/* Ticks a probed round should span: CAL_STEPS steps of the clock. */
+static uint64_t cal_want(const li_prof *P) {
+  return (P->clock.resolution ? P->clock.resolution : 1) * CAL_STEPS;
+}
+
 /* Calls a round needs to span CAL_STEPS steps of the clock with probes;
 ** 0 if the loop failed. */
 static uint32_t cal_calls(li_prof *P, lua_State *L, int loop, int pr) {
-  uint64_t want = (P->clock.resolution ? P->clock.resolution : 1) * CAL_STEPS;
+  uint64_t want = cal_want(P);
   uint32_t n = CAL_CALLS;
   for (;;) {
-    uint64_t t = cal_time(P, L, loop, pr, 1, n);
-    if (t == 0) return 0;
+    uint64_t t = UINT64_MAX;
+    for (int i = 0; i < CAL_TRIES; i++) {
+      uint64_t ti = cal_time(P, L, loop, pr, 1, n);
+      if (ti == 0) return 0;
+      if (ti < t) t = ti;
+    }
     if (t >= want || n >= CAL_MAX_CALLS) return n;
     n *= 2;
   }
 }
+
+#ifdef __EMSCRIPTEN__
+/* The least of v[0..n). */
+static uint64_t least(const uint64_t *v, int n) {
+  uint64_t m = v[0];
+  for (int i = 1; i < n; i++) if (v[i] < m) m = v[i];
+  return m;
+}
+
+/* The pair's cost over a window of n rounds: its fastest probed round
+** less its fastest plain one, a call. */
+static uint64_t window_cost(const uint64_t *plain, const uint64_t *probed, int n,
+                            uint32_t calls) {
+  return li_minus(least(probed, n), least(plain, n)) / calls;
+}
+#endif
 
 /* The scratch profiler's end.  Its probe is an ordinary Lua value while
 ** the rounds run, and a call hook can take it (debug.getinfo, then the
@@ -148,6 +213,10 @@ void li_prof_calibrate(li_prof *P, lua_State *L) {
   li_prof *Q;           /* scratch profiler: the real probe, own figures */
   li_chunk *c = NULL;
   uint64_t pair[CAL_MAX_ROUNDS], inside[CAL_MAX_ROUNDS], start_ns;
+#ifdef __EMSCRIPTEN__
+  uint64_t plain_t[CAL_MAX_ROUNDS], probed_t[CAL_MAX_ROUNDS], best = UINT64_MAX;
+  int best_end = 0;     /* the rounds of the least window end here */
+#endif
   uint32_t calls;
   int top = lua_gettop(L), r, w = 2 * CAL_WINDOW;
   if (!lua_checkstack(L, 10)) return;
@@ -188,6 +257,33 @@ void li_prof_calibrate(li_prof *P, lua_State *L) {
     after = fn_total(Q, 1);
     pair[r] = li_minus(probed, plain) / calls;
     inside[r] = after > before ? (uint64_t)(after - before) / calls : 0;
+#ifdef __EMSCRIPTEN__
+    li_cal_round((double)plain, (double)probed, (double)calls,
+                 (double)(li_clock_mono_ns() - start_ns));
+    plain_t[r] = plain;
+    probed_t[r] = probed;
+    if (r + 1 >= CAL_WINDOW && calls < CAL_MAX_CALLS &&
+        least(probed_t + r + 1 - CAL_WINDOW, CAL_WINDOW) < cal_want(P) / 2) {
+      calls *= 2;       /* (rounds too short for the clock: sized again) */
+      best = UINT64_MAX;
+      r = -1;
+      continue;
+    }
+    if (r + 1 >= w) {
+      uint64_t e = window_cost(plain_t + r + 1 - w, probed_t + r + 1 - w, w, calls);
+      if (e <= best) best = e, best_end = r + 1;
+      if (CAL_LONG_ENOUGH(start_ns) &&
+          (double)window_cost(plain_t + r + 1 - CAL_WINDOW, probed_t + r + 1 - CAL_WINDOW,
+                              CAL_WINDOW, calls) >=
+          CAL_FALL * (double)window_cost(plain_t + r + 1 - w, probed_t + r + 1 - w,
+                                         CAL_WINDOW, calls))
+        break;
+    }
+  }
+  if (r == CAL_MAX_ROUNDS) r--;                   /* still falling */
+  P->pair_cost = best;
+  P->inside_cost = mid_mean(inside + best_end - w, w);
+#else
     if (r + 1 >= w && CAL_LONG_ENOUGH(start_ns) &&
         (double)median(pair + r + 1 - CAL_WINDOW, CAL_WINDOW) >=
         CAL_FALL * (double)median(pair + r + 1 - w, CAL_WINDOW))
@@ -196,6 +292,7 @@ void li_prof_calibrate(li_prof *P, lua_State *L) {
   if (r == CAL_MAX_ROUNDS) r--, w = CAL_WINDOW;   /* still falling */
   P->pair_cost = mid_mean(pair + r + 1 - w, w);
   P->inside_cost = mid_mean(inside + r + 1 - w, w);
+#endif
   if (P->inside_cost > P->pair_cost) P->inside_cost = P->pair_cost;
   P->cal_rounds = (uint32_t)(r + 1);
   P->cal_calls = calls;

@@ -1,6 +1,7 @@
 /*
 ** instrument.c -- the one loader path (see instrument.h).
 */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,7 +114,22 @@ int li_instrument_load(lua_State *L, const char *src, size_t len,
     return luaL_loadbufferx(L, src, len, name, mode);
   /* (any other status, LI_ELIMIT too: the original, compiled once, gives
   ** Lua's own outcome; no retry) */
-  if (li_rewrite(src, len, &o, r) != LI_OK || r->nins == 0)
+  int rs = li_rewrite(src, len, &o, r);
+  if (rs == LI_EREJECT) {
+    /* a chunk Lua's compiler rejects after parsing: the original, compiled
+    ** once, gets Lua's own error.  Should it compile after all (the checks
+    ** wrong), it is instrumented as before with them off, and says so. */
+    char why[sizeof r->errmsg + 64];
+    int status = luaL_loadbufferx(L, src, len, name, mode);
+    if (status != LUA_OK) return status;
+    lua_pop(L, 1);
+    snprintf(why, sizeof why, "line %u: %s", (unsigned)r->errline, r->errmsg);
+    li_rewrite_free(r);
+    o.no_reject_checks = 1;
+    rs = li_rewrite(src, len, &o, r);
+    warn(r, "warning: the rewriter took the chunk for one Lua rejects, which Lua compiles: ", why);
+  }
+  if (rs != LI_OK || r->nins == 0)
     return luaL_loadbufferx(L, src, len, name, mode);
 
   unsigned char *skip = NULL;

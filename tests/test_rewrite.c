@@ -1170,3 +1170,33 @@ Test(limits, too_many_functions) {
         free(src);
       }
 }
+
+/* (helper-reject) A chunk Lua rejects after parsing stops the rewriter
+** with LI_EREJECT, Lua's line and words (tests/reject checks them against
+** the real interpreters); with no_reject_checks (the loader's net) it is
+** rewritten as before, probes and all. */
+Test(limits, rejected_after_parsing) {
+  static const char src[] = "local function f()\n  goto nowhere\nend\nreturn f\n";
+  static const struct { int version; uint32_t line; const char *msg; } d[] = {
+    {52, 4, "no visible label 'nowhere' for <goto> at line 2"},
+    {53, 4, "no visible label 'nowhere' for <goto> at line 2"},
+    {54, 4, "no visible label 'nowhere' for <goto> at line 2"},
+    {LI_DIALECT_JIT, 2, "undefined label 'nowhere'"}};
+  for (size_t i = 0; i < sizeof d / sizeof d[0]; i++) {
+    li_rewrite_opts o;
+    li_rewrite_result r;
+    memset(&o, 0, sizeof o);
+    o.version = d[i].version;
+    int st = li_rewrite(src, sizeof src - 1, &o, &r);
+    cr_expect_eq(st, LI_EREJECT, "dialect %d: status %d", d[i].version, st);
+    cr_expect_eq(r.errline, d[i].line, "dialect %d: line %u", d[i].version, r.errline);
+    cr_expect_str_eq(r.errmsg, d[i].msg, "dialect %d", d[i].version);
+    li_rewrite_free(&r);
+    o.no_reject_checks = 1;
+    st = li_rewrite(src, sizeof src - 1, &o, &r);
+    cr_expect_eq(st, LI_OK, "dialect %d, checks off: status %d", d[i].version, st);
+    cr_expect(r.nins > 0 && strstr(r.out, "goto nowhere") != NULL, "dialect %d: not rewritten",
+              d[i].version);
+    li_rewrite_free(&r);
+  }
+}

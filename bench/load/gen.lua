@@ -10,6 +10,12 @@
 --   lua gen.lua tiny N      N empty functions in one table constructor
 --                           (about 15 bytes each): the smallest chunk past
 --                           the limit, for --quick
+--   lua gen.lua reject N    the dense chunk with a `break` at its end,
+--                           outside any loop: a chunk every Lua rejects
+--                           after compiling all of it (5.1 at the break,
+--                           5.2-5.4 and LuaJIT when the main function
+--                           ends), which the rewriter's scan finds
+--                           (LI_EREJECT) without rewriting it
 --   lua gen.lua data N      a spreadsheet-style data file: one table
 --                           constructor of N records with named fields
 --                           (N = 215000: about 18 MB)
@@ -17,8 +23,8 @@
 -- The output depends on nothing but the arguments (no math.random: its
 -- sequence differs between Lua versions), and runs on Lua 5.1 to 5.4.
 local kind, n = arg[1], tonumber(arg[2])
-if not n or (kind ~= "dense" and kind ~= "tiny" and kind ~= "data") then
-  io.stderr:write("usage: lua gen.lua dense|tiny|data N\n")
+if not n or (kind ~= "dense" and kind ~= "tiny" and kind ~= "data" and kind ~= "reject") then
+  io.stderr:write("usage: lua gen.lua dense|tiny|data|reject N\n")
   os.exit(2)
 end
 local out, buf = io.stdout, {}
@@ -27,12 +33,13 @@ local function put(s)
   if #buf == 4096 then out:write(table.concat(buf)); buf = {} end
 end
 
-if kind == "dense" then
+if kind == "dense" or kind == "reject" then
   put("local t = {}\n")
   for i = 1, n do
     put(string.format("t[%d] = function(a) if a < 0 then return -a end return a + %d end\n", i, i))
   end
   put("print(#t)\n")
+  if kind == "reject" then put("break\n") end
 elseif kind == "tiny" then
   put("local t = {\n")
   for _ = 1, n do put("function() end,\n") end

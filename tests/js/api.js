@@ -157,6 +157,20 @@ async function main() {
     assert.strictEqual(lines(out), lines(at(131072)));
   });
 
+  // (helper-reject) LI_EREJECT: what Lua's compiler rejects after parsing
+  await test("a chunk Lua rejects after parsing: Lua's error", () => {
+    const src = "local n = 0\ngoto finish\nn = n + 1\n";
+    let e = syntaxError(() => li.instrument(src, "@g.lua"));
+    assert.strictEqual(e.message, "g.lua:4: no visible label 'finish' for <goto> at line 2");
+    assert.strictEqual(e.line, 4);
+    assert.strictEqual(e.chunkname, "@g.lua");
+    e = syntaxError(() => li.instrument("while true do end\nbreak\n", "=b", { lua: "5.1" }));
+    assert.strictEqual(e.message, "b:3: no loop to break near '<eof>'");
+    e = syntaxError(() => li.rewrite("local x <const> = 1\nx = 2\n", "=k", { lua: "5.4" }));
+    assert.strictEqual(e.message, "k:2: attempt to assign to const variable 'x'");
+    assert.strictEqual(e.line, 2);
+  });
+
   await test("the CommonJS file adds no global", () => {
     const added = Object.keys(globalThis).filter((k) => !globalsBefore.has(k));
     assert.deepStrictEqual(added, []);

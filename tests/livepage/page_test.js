@@ -3,9 +3,10 @@
 // DevTools protocol (tests/wasm/cdp.js).
 //
 //   1. URL#selftest&open=AI.rebuild_flow_field: the page's own self-test
-//      (report/html.c, liveSelftest) waits for frames, the table and a spike
-//      bar of a tree holding that function (the planted spike: on a busy
-//      machine other frames are spikes too), clicks it, records the flame graph
+//      (report/html.c, liveSelftest) waits for frames, the table and the
+//      spike bar whose tree gives that function the most self time, at
+//      least 1 ms (the planted spike: on a busy machine other frames are
+//      spikes too, some holding a short call of it), clicks it, records the flame graph
 //      and table of that frame, goes back to the live table, asks for an
 //      html report and fetches the download its ack offers; checked here:
 //      frames arrived, the spike bar is red, the planted spike's culprit
