@@ -272,7 +272,9 @@ awk -v nb="$nb" -v quick="$quick" -v lua="$lua" -v mb="$(stat -c %s "$tmp/reject
   for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
   c = f["cmd"]; cpu[c] = cpu[c] " " f["cpu_ns"]; if (f["maxrss_kb"] + 0 > rss[c]) rss[c] = f["maxrss_kb"] + 0
   if (f["differ"] + 0 > 0 && c <= nb) bad = 1      # luaprof exits as lua does
-  if (f["fails"] + 0 != f["runs"] + 0) bad = 1     # every command rejects it
+  # every command rejects it, but a --base build older than LI_EREJECT,
+  # whose luainstr --lua 5.3 writes the chunk out (its "scan" is a rewrite)
+  if (f["fails"] + 0 != f["runs"] + 0 && c <= nb + 1) bad = 1
 }
 END {
   printf "\n(4) A chunk Lua rejects after parsing (gen.lua reject %s: %.1f MB, a break outside a loop at its end)\n", quick ? "2000" : "100000", mb / 1e6
