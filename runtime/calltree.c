@@ -13,10 +13,23 @@
 ** Functions and call-tree nodes
 ** ====================================================================== */
 
-static uint64_t hash_bytes(uint64_t h, const void *p, size_t n) {
-  const unsigned char *s = p;
-  for (size_t i = 0; i < n; i++) { h ^= s[i]; h *= 1099511628211u; }
-  return h;
+/* FNV-1a's step a word (8 bytes) at a time, the last one zero-padded
+** with its length on top. */
+static uint64_t hash_words(uint64_t h, const char *s, size_t n) {
+  uint64_t w;
+  for (; n >= 8; s += 8, n -= 8) {
+    memcpy(&w, s, 8);
+    h = (h ^ w) * 1099511628211u;
+  }
+  w = (uint64_t)n << 56;
+  memcpy(&w, s, n);            /* (n < 8: the length byte stays) */
+  return (h ^ w) * 1099511628211u;
+}
+
+/* A chunk name's hash: the key of the chunks' table, and the seed of its
+** functions' keys (fn_hash). */
+static uint64_t chunk_hash(const char *chunkname) {
+  return hash_words(14695981039346656037u, chunkname, strlen(chunkname));
 }
 
 char *li_dup_bytes(const char *s, size_t n) {
@@ -88,7 +101,7 @@ static const char *chunk_names(li_prof *P, const char *chunkname, uint64_t h) {
     if (t == NULL) return NULL;
     for (uint32_t i = 0; i < P->nchunks; i++) {
       const char *o = P->chunks[i];
-      k = (uint32_t)hash_bytes(14695981039346656037u, o, strlen(o) + 1) & (cap - 1);
+      k = (uint32_t)chunk_hash(o) & (cap - 1);
       while (t[k]) k = (k + 1) & (cap - 1);
       t[k] = i + 1;
     }
@@ -129,7 +142,7 @@ static char *name_space(li_prof *P, size_t n) {
 int li_fn_chunk_begin(li_prof *P, li_fn_chunk *c, const char *chunkname,
                       uint32_t n) {
   c->chunkname = chunkname;
-  c->hc = hash_bytes(14695981039346656037u, chunkname, strlen(chunkname) + 1);
+  c->hc = chunk_hash(chunkname);
   c->n = n;
   c->names = chunk_names(P, chunkname, c->hc);
   c->source = c->names != NULL ? c->names + strlen(c->names) + 1 : NULL;
@@ -151,18 +164,6 @@ static int fn_room(li_prof *P, uint32_t left) {
   return 1;
 }
 
-/* FNV-1a's step a word (8 bytes) at a time, the last one zero-padded
-** with its length on top. */
-static uint64_t hash_words(uint64_t h, const char *s, size_t n) {
-  uint64_t w;
-  for (; n >= 8; s += 8, n -= 8) {
-    memcpy(&w, s, 8);
-    h = (h ^ w) * 1099511628211u;
-  }
-  w = (uint64_t)n << 56;
-  memcpy(&w, s, n);            /* (n < 8: the length byte stays) */
-  return (h ^ w) * 1099511628211u;
-}
 
 /* A function's key hashed after its chunk name's (h): the name, then the
 ** numbers.  Only the records' table uses it. */
