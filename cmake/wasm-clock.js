@@ -29,13 +29,23 @@
 // environment) or Module.luainstrClock = "now" (a page's factory argument)
 // keeps to performance.now(), no worker; "word" uses the word whatever the
 // machine (it is still given up when it goes stale).
+//
+// A read is one call from WebAssembly into liClockInto, which stores the
+// time into the C double it is given (runtime/clock.c): a number returned to
+// WebAssembly that is not a small integer is a heap object made on every
+// read, as is a double kept in a closure's variable (and its write
+// barrier); the Float64Arrays below hold them without either.  Node's
+// `performance` is a lazy getter of the global object: it is looked up
+// once.  (fib under node: these were a fifth of the run's samples.)
+var liClockInto = null;
 (function () {
   var CHECK = 64, LAG_MS = 0.05, IDLE_MS = 100;
   var WINDOW_MS = 1000;     // more than 1 check in 8 stale in one stops it
   var isNode = typeof process === 'object' && typeof process.versions === 'object' &&
                typeof process.versions.node === 'string';
   var want = isNode ? process.env.LUAINSTR_WASM_CLOCK : Module['luainstrClock'];
-  var perfNow = function () { return performance.now(); };
+  var perf = performance;
+  var perfNow = function () { return perf.now(); };
 
   // The word's buffer: f[0] the time (ms, this thread's performance.now()
   // origin), written by the worker; f[8] the lease, the time of the last
@@ -48,7 +58,7 @@
     ' Atomics.store(s, 33, 1);' +
     ' for (;;) {' +
     '  for (var n = 0; ; n++) {' +
-    '   var t = performance.now() - d; f[0] = t;' +
+    '   var t = performance.now() - d; if (t !== f[0]) f[0] = t;' +
     '   if ((n & 1023) === 0 && t - f[8] > ' + IDLE_MS + ') break;' +
     '  }' +
     // (a wake between the store and the wait makes the wait return at
@@ -98,7 +108,7 @@
   var word = false;         // the word is in use (a worker exists)
   var fresh = false;        // the last check found it fresh
   var k = 1;                // reads until the next check
-  var last = 0;             // the last time returned (ms)
+  var last = new Float64Array(1);  // [0] the last time returned (ms)
   var stalls = 0;           // checks that found the word stale
   var checks = 0;           // checks made
   var wstart = 0;           // when this window began (ms)
@@ -144,13 +154,16 @@
     return t;
   }
 
+  function read() {
+    var t = --k > 0 && fresh && s[32] === 1 ? f[0] : (k > 0 ? perfNow() : check());
+    if (t < last[0]) t = last[0];
+    last[0] = t;
+    return t * 1e6;
+  }
+  liClockInto = function (p) { HEAPF64[p >> 3] = read(); };
+
   Module['liClock'] = {
-    read: function () {
-      var t = --k > 0 && fresh && s[32] === 1 ? f[0] : (k > 0 ? perfNow() : check());
-      if (t < last) t = last;
-      last = t;
-      return t * 1e6;
-    },
+    read: read,
     // Before a profile starts: the worker started or woken, and up to ms
     // for the word to be fresh (node starts a worker in some 30 ms), so that
     // the resolution and the calibration are the word's; 1 if it is.

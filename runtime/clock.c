@@ -97,6 +97,14 @@ EM_JS(double, li_clock_js_ns, (void), {
   var c = Module['liClock'];
   return c !== undefined ? c.read() : performance.now() * 1e6;
 });
+/* The probes' read: the same time stored into *cell rather than returned
+** (a double returned from JavaScript is a heap object made per read;
+** cmake/wasm-clock.js's liClockInto). */
+double li_clock_js_cell;
+EM_JS(void, li_clock_js_into, (double *cell), {
+  if (liClockInto !== null) liClockInto(cell);
+  else HEAPF64[cell >> 3] = performance.now() * 1e6;
+});
 /* Waits up to ms for the worker's word (cmake/wasm-clock.js); 1 when the
 ** reads are the word's. */
 EM_JS(int, li_clock_js_settle, (double ms), {

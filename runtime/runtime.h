@@ -94,7 +94,13 @@ uint64_t li_clock_epoch_ns(void);
 ** clock in use.  The fast path runs with it as with the TSC. */
 #define LI_CLOCK_INLINE(c) ((c)->tsc)
 double li_clock_js_ns(void);
-#define li_clock_inline_ticks() ((uint64_t)li_clock_js_ns())
+void li_clock_js_into(double *cell);
+extern double li_clock_js_cell;
+static inline uint64_t li_clock_js_ticks(void) {
+  li_clock_js_into(&li_clock_js_cell);
+  return (uint64_t)li_clock_js_cell;
+}
+#define li_clock_inline_ticks() li_clock_js_ticks()
 #define LI_HAVE_INLINE_CLOCK 1
 #else
 /* (no clock is read without a call here) */

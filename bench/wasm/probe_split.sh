@@ -23,7 +23,9 @@ for ((r = 0; r < rounds; r++)); do
       i=$(( (k + r) % (2 * ${#modes[@]}) ))
       m=${modes[i % ${#modes[@]}]}
       if (( i < ${#modes[@]} )); then e=native; cmd=("$build/bin/bench_host")
-      else e=wasm; cmd=(node "$wasm/bin/bench_host.js"); fi
+      # (--no-liftoff: V8's optimizing tier from the start, as bench/run.sh
+      # runs it: a plain run would otherwise stay in the baseline tier)
+      else e=wasm; cmd=(node --no-liftoff "$wasm/bin/bench_host.js"); fi
       ns=$("${cmd[@]}" "$m" "$here/programs/$p.lua" $a | sed -n 's/.* run_ns=\([0-9]*\).*/\1/p')
       echo "$p $e $m $ns" >> "$out"
     done
