@@ -12,7 +12,7 @@ set(LI_WASM_COMMON_LINK
   -sALLOW_MEMORY_GROWTH=1
   # Lua's parser and the rewriter recurse up to Lua's 200 C levels
   -sTOTAL_STACK=8388608
-  # the profiler's clock (runtime/clock.c reads Module.liClock)
+  # the profiler's clock (runtime/clock.c: liClockInto, Module.liClock)
   "SHELL:--pre-js ${CMAKE_CURRENT_LIST_DIR}/wasm-clock.js")
 
 function(li_wasm_node_program target)

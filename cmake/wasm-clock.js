@@ -1,6 +1,7 @@
 // wasm-clock.js -- emscripten --pre-js of every WebAssembly program of the
-// build (cmake/Wasm.cmake, LI_WASM_COMMON_LINK): the profiler's clock,
-// Module.liClock.read(), ns, which runtime/clock.c's li_clock_js_ns calls.
+// build (cmake/Wasm.cmake, LI_WASM_COMMON_LINK): the profiler's clock, in
+// ns: liClockInto(p), which the probes call (runtime/clock.c
+// li_clock_js_into), and Module.liClock.read(), li_clock_js_ns's.
 //
 // performance.now() is the cheapest right clock WebAssembly can call, but a
 // call costs about 44 ns in node and 166 ns in Chromium (which derives a
