@@ -358,8 +358,13 @@ void li_prof_recalibrate(li_prof *P) {
   /* (the main thread never yields: calls on it are allowed even while it
   ** waits for a coroutine that dumps; a failed first calibration has no
   ** cost to correct) */
-  if (L == NULL || P->closed || !P->calibrated || P->cal_rounds == 0 ||
-      lua_status(L) != LUA_OK || !lua_checkstack(L, 3))
+  /* (not on LuaJIT: its JIT would compile the measurement's loop at the
+  ** report, traces that -jv and -jdump print and slots and hot counters
+  ** the program's code would then miss; its native code keeps the first
+  ** measurement, as every native build could: the slow stretch was seen
+  ** in WebAssembly only) */
+  if (LI_IS_LUAJIT || L == NULL || P->closed || !P->calibrated ||
+      P->cal_rounds == 0 || lua_status(L) != LUA_OK || !lua_checkstack(L, 3))
     return;
   top = lua_gettop(L);
   if (!li_pushcfunction_noerr(L, recal_run)) return;
