@@ -42,6 +42,9 @@ typedef struct fsum {
   uint64_t calls;       /* entries in it */
   uint64_t alloc;       /* bytes allocated in it */
   int spike;            /* its tree is kept */
+  int64_t raw;          /* dur before it was clamped at 0, and idle */
+  int64_t idle_raw;     /* before it was clamped at dur (the report's
+                           pair cost may be less than pair_cost) */
 } fsum;
 
 /* A node's figures, saved at the first touch of a frame, or a spike
@@ -58,6 +61,8 @@ typedef struct spike {
   uint64_t frame;       /* index of its frame */
   int64_t dur;          /* its duration, ticks */
   int64_t busy;         /* the part not idle: spikes are ranked by it */
+  int64_t raw, idle_raw; /* its frame's (fsum) */
+  uint64_t calls;       /* entries in its frame */
   nfig *nodes;          /* its tree, nodes[0] the root (malloc'd) */
   uint32_t n;
 } spike;
@@ -266,6 +271,9 @@ static void keep_spike(li_prof *P, fsum *s) {
   }
   sp->frame = s->index;
   sp->dur = s->dur;
+  sp->raw = s->raw;
+  sp->idle_raw = s->idle_raw;
+  sp->calls = s->calls;
   sp->busy = s->dur - s->idle;
   s->spike = 1;
 }
@@ -328,7 +336,7 @@ static void live_record(li_prof *P, const fsum *s, int is_sp, uint64_t t,
 void li_frames_mark(li_prof *P, lua_State *L, li_stack *S, uint64_t t) {
   li_frames *F = P->frames;
   fsum *s;
-  int64_t dur, busy;
+  int64_t dur, busy, raw;
   int spiked = 0;
   li_lrec_frame rec;
   if (F == NULL) return;
@@ -337,13 +345,15 @@ void li_frames_mark(li_prof *P, lua_State *L, li_stack *S, uint64_t t) {
   for (li_stack *T = &P->main; T != NULL; T = T->next)
     if (!T->suspended) split(P, T, t);
     else if (T->susp_since >= F->t0) split(P, T, T->susp_since);
-  dur = (int64_t)(t - F->t0) -
+  dur = raw = (int64_t)(t - F->t0) -
         (int64_t)((P->entries - F->entries0) * P->pair_cost);
   if (dur < 0) dur = 0;
   if (F->idle_since != 0) F->idle += (int64_t)(t - F->idle_since);
+  s = &F->ring[F->marked % F->cap];
+  s->raw = raw;
+  s->idle_raw = F->idle;
   if (F->idle > dur) F->idle = dur;
   busy = dur - F->idle;
-  s = &F->ring[F->marked % F->cap];
   s->index = ++F->marked;
   s->start = F->start;
   s->dur = dur;
@@ -492,10 +502,23 @@ static int cmp_spike(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* A frame's duration and idle time as the report gives them: with the
+** pairs of its calls at the least cost measured (snapshot.c's add_back),
+** clamped as the mark clamped them (the same figures when that cost is
+** still pair_cost). */
+static void report_dur(const li_prof *P, int64_t raw, int64_t idle_raw,
+                       uint64_t calls, int64_t *dur, int64_t *idle) {
+  int64_t d = raw + (int64_t)(calls * li_minus(P->pair_cost, P->pair_least));
+  if (d < 0) d = 0;
+  *dur = d;
+  *idle = idle_raw > d ? d : idle_raw;
+}
+
 /* The tree of a kept spike in the model's shape, inclusive bytes summed
 ** up from the leaves (children come after their parents). */
 static int spike_model(const li_prof *P, const spike *sp, li_pspike *o, double k) {
   li_pnode *nd = calloc(sp->n ? sp->n : 1, sizeof *nd);
+  int64_t dur, idle;
   if (nd == NULL) return 0;
   for (uint32_t i = 0; i < sp->n; i++) {
     const nfig *g = &sp->nodes[i];
@@ -518,7 +541,8 @@ static int spike_model(const li_prof *P, const spike *sp, li_pspike *o, double k
     nd[nd[i].parent].mem.alloc_count_total += nd[i].mem.alloc_count_total;
   }
   o->frame = sp->frame;
-  o->duration_ns = ns(sp->dur, k);
+  report_dur(P, sp->raw, sp->idle_raw, sp->calls, &dur, &idle);
+  o->duration_ns = ns(dur, k);
   o->nodes = nd;
   o->nnodes = sp->n;
   return 1;
@@ -558,10 +582,12 @@ int li_frames_snapshot(const li_prof *P, li_profile *out, double k) {
   }
   for (uint64_t i = 0, s = 0; i < n; i++) {
     const fsum *f = &F->ring[(first + i - 1) % F->cap];
+    int64_t dur, idle;
+    report_dur(P, f->raw, f->idle_raw, f->calls, &dur, &idle);
     fr[i].index = f->index;
     fr[i].start_ns = ns((int64_t)li_minus(f->start, P->trace_t0), k);
-    fr[i].duration_ns = ns(f->dur, k);
-    fr[i].idle_ns = ns(f->idle, k);
+    fr[i].duration_ns = ns(dur, k);
+    fr[i].idle_ns = ns(idle, k);
     fr[i].calls = f->calls;
     fr[i].alloc_bytes = f->alloc;
     while (s < F->nspikes && order[s].frame < f->index) s++;

@@ -190,6 +190,13 @@ struct li_prof {
   int calibrated;       /* pair_cost and inside_cost measured */
   uint32_t cal_rounds;  /* rounds the calibration took (0: it failed) */
   uint32_t cal_calls;   /* calls in each */
+  /* ---- calibrated again at each report (calibrate.c, snapshot.c) ---- */
+  uint64_t pair_least;  /* the least pair cost measured so far: pair_cost
+                           is what the exits subtracted, and a report adds
+                           the difference back for every pair it counted */
+  uint64_t inside_least; /* the same for inside_cost */
+  uint32_t recals;      /* measurements after the first */
+  /* ---- */
   uint64_t entries;     /* entry probes counted */
   uint64_t exits;       /* exit probes counted */
   uint64_t wall;        /* ticks collected in earlier start..stop spans */
@@ -598,6 +605,9 @@ void li_prof_set_fast(li_prof *P);
 void li_prof_free_data(li_prof *P);
 /* At the first start: measure the probe pair's cost (calibrate.c). */
 void li_prof_calibrate(li_prof *P, lua_State *L);
+/* At a report: measure it again on the main thread, under a protected
+** call, and keep the least (pair_least, inside_least). */
+void li_prof_recalibrate(li_prof *P);
 
 /* calltree.c.  The record of a function (made if new): its index, or
 ** LI_NONE when memory ran out; _pre with a name made of prefix + name. */

@@ -165,6 +165,45 @@ static int notes(const li_prof *P, li_profile *out) {
   return 0;
 }
 
+/* The probes' cost the exits subtracted (pair_cost, inside_cost) less the
+** least measured since (calibrate.c), added back: a node's inclusive time
+** lost a pair for every call of its subtree below it and the inside cost
+** once a call; its self time lost a pair for every call of its children,
+** and the inside cost of its own calls less its children's (theirs is out
+** of the time it subtracts for them).  Its shortest and longest call get
+** the inside cost back; a leaf's, which counted no pair, is then exact
+** (a caller's holds the pairs of one call: not known here, left).  Not
+** exact for a coroutine resumed under another call than the one it
+** started under, nor for the first call of a coroutine, whose pair the
+** resume's charge, not its resumer's self time, took.  0: no memory. */
+static int add_back(const li_prof *P, li_tally *nd) {
+  int64_t dp = (int64_t)li_minus(P->pair_cost, P->pair_least);
+  int64_t di = (int64_t)li_minus(P->inside_cost, P->inside_least);
+  uint64_t *kid, *sub;
+  uint32_t i;
+  if ((dp == 0 && di == 0) || P->nnode == 0) return 1;
+  kid = calloc(P->nnode, sizeof *kid);
+  sub = calloc(P->nnode, sizeof *sub);
+  if (kid == NULL || sub == NULL) { free(kid); free(sub); return 0; }
+  /* (a node's parent has a smaller index) */
+  for (i = P->nnode; i-- > 1;) {
+    uint32_t up = P->node[i].parent;
+    kid[up] += nd[i].calls;
+    sub[up] += sub[i] + nd[i].calls;
+  }
+  for (i = 1; i < P->nnode; i++) {
+    li_tally *t = &nd[i];
+    t->total += dp * (int64_t)sub[i] + di * (int64_t)t->calls;
+    t->self += dp * (int64_t)kid[i] + di * ((int64_t)t->calls - (int64_t)kid[i]);
+    if (t->calls == 0) continue;
+    if (t->min != INT64_MAX) t->min += di;
+    t->max += di;
+  }
+  free(kid);
+  free(sub);
+  return 1;
+}
+
 /* The nodes' figures at time now (li_snapshot_tally's first half). */
 static int tally_nodes(const li_prof *P, uint64_t now, li_tally *nd,
                        uint32_t *open) {
@@ -193,7 +232,7 @@ static int tally_nodes(const li_prof *P, uint64_t now, li_tally *nd,
       return 0;
     *open += S->n;
   }
-  return 1;
+  return add_back(P, nd);
 }
 
 int li_snapshot_tally(const li_prof *P, uint64_t now, li_tally *nd,
@@ -275,6 +314,8 @@ int li_snapshot(li_prof *P, li_profile *out) {
   double k;
   uint32_t i;
   memset(out, 0, sizeof *out);
+  /* (memory mode would count the measurement's blocks) */
+  if (!li_mem_active(P)) li_prof_recalibrate(P);
   li_clock_calibrate(&P->clock);
   k = P->clock.ns_per_tick;
   now = li_clock_ticks(&P->clock);
@@ -331,9 +372,9 @@ int li_snapshot(li_prof *P, li_profile *out) {
   }
   out->wall_ns = to_ns((int64_t)(P->wall + (P->on ? now - P->wall_since : 0)), k);
   out->probes = P->entries + P->exits;
-  out->probe_pair_ns = (double)P->pair_cost * k;
-  out->probe_inside_ns = (double)P->inside_cost * k;
-  out->overhead_ns = to_ns((int64_t)(P->entries * P->pair_cost), k);
+  out->probe_pair_ns = (double)P->pair_least * k;
+  out->probe_inside_ns = (double)P->inside_least * k;
+  out->overhead_ns = to_ns((int64_t)(P->entries * P->pair_least), k);
   out->clock = li_clock_name(&P->clock);
   out->probe = li_prof_probe_name(P);
   out->version = LUAINSTR_VERSION;

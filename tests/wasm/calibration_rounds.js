@@ -3,7 +3,8 @@
 // host (luainstr-web.js) runs a short script in two fresh states, each of
 // which calibrates; Module.liCalTrace receives every round (ticks of the
 // plain and the probed run, their calls), and the report's
-// summary.probe_pair_ns must be what the rounds give: the least, over
+// summary.probe_pair_ns must be what the rounds give (of the start's
+// measurement and the report's, the least): the least, over
 // every window of 16 rounds since the rounds were last sized, of the
 // window's fastest probed round less its fastest plain one, over the
 // calls; and the rounds went on for the minimum (64).  No timing is
@@ -28,7 +29,7 @@ function check(what, ok, detail) {
 }
 
 // The figure the rounds give (ns: the wasm clock's ticks are ns), and the
-// rounds of the last sizing.
+// rounds of the last sizing, of one measurement.
 function fromRounds(t) {
   const calls = t[t.length - 1][2];
   let first = t.length;
@@ -57,14 +58,20 @@ factory().then((M) => {
     check(`${run} run: the rounds were given to Module.liCalTrace`, t.length >= WINDOW,
           `${t.length} rounds`);
     if (t.length < WINDOW) continue;
-    const { best, last, calls } = fromRounds(t);
+    // the report measures again and keeps the least (round[4]: which
+    // measurement, 0 the start's)
+    const first = fromRounds(t.filter((r) => r[4] === 0));
+    const again = t.filter((r) => r[4] > 0);
+    check(`${run} run: the report measured again`, again.length >= WINDOW, `${again.length} rounds`);
+    const { last, calls } = first;
+    const best = again.length >= WINDOW ? Math.min(first.best, fromRounds(again).best) : first.best;
     check(`${run} run: at least ${MIN_ROUNDS} rounds`, last.length >= MIN_ROUNDS,
           `${last.length} rounds of ${calls} calls`);
     check(`${run} run: probe_pair_ns is the least window's fastest probed less fastest plain`,
           s.probe_pair_ns === best, `report ${s.probe_pair_ns} ns, rounds ${best} ns`);
     const per = last.map((r) => (r[1] - r[0]) / r[2]).sort((a, b) => a - b);
     const median = per[per.length >> 1];
-    console.log(`     (${last.length} rounds of ${calls} calls, ${t.length - last.length} before ` +
+    console.log(`     (${last.length} rounds of ${calls} calls, ${t.filter((r) => r[4] === 0).length - last.length} before ` +
                 `they were last sized; pair ${s.probe_pair_ns} ns, median round ${median.toFixed(0)} ns)`);
   }
   console.log(`${passed} passed, ${failed} failed`);
