@@ -324,6 +324,7 @@ void li_prof_calibrate(li_prof *P, lua_State *L) {
     P->cal_rounds = c.rounds;
     P->cal_calls = c.calls;
   }
+  P->cal_entries = P->entries;
   P->calibrated = 1;    /* once, whatever happened (an error raised above
                            leaves it for the next start) */
 }
@@ -345,6 +346,7 @@ static int recal_run(lua_State *L) {
   li_prof *P = lua_touserdata(L, 1);
   cal_result c;
   P->recals++;
+  P->cal_entries = P->entries;
   measure(P, L, &c);
   if (c.rounds == 0) return 0;
   if (c.pair < P->pair_least) P->pair_least = c.pair;
@@ -363,8 +365,10 @@ void li_prof_recalibrate(li_prof *P) {
   ** the program's code would then miss; its native code keeps the first
   ** measurement, as every native build could: the slow stretch was seen
   ** in WebAssembly only) */
+  /* (nothing new since the last measurement: the same report again) */
   if (LI_IS_LUAJIT || L == NULL || P->closed || !P->calibrated ||
-      P->cal_rounds == 0 || lua_status(L) != LUA_OK || !lua_checkstack(L, 3))
+      P->cal_rounds == 0 || P->entries == P->cal_entries ||
+      lua_status(L) != LUA_OK || !lua_checkstack(L, 3))
     return;
   top = lua_gettop(L);
   if (!li_pushcfunction_noerr(L, recal_run)) return;

@@ -196,6 +196,10 @@ struct li_prof {
                            the difference back for every pair it counted */
   uint64_t inside_least; /* the same for inside_cost */
   uint32_t recals;      /* measurements after the first */
+  uint64_t cal_entries; /* entries at the last measurement: a report of
+                           nothing new (a stopped profile written in a
+                           second format) measures no more, so it gives
+                           the same figures */
   /* ---- */
   uint64_t entries;     /* entry probes counted */
   uint64_t exits;       /* exit probes counted */
