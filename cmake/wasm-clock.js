@@ -54,12 +54,18 @@ var liClockInto = null;
   // s[33] 1 once the worker has started.
   var sab = null, f = null, s = null, worker = null;
   // The worker's loop, as source: d turns its performance.now() into ours.
-  var LOOP = 'function loop(sab, d) {' +
+  // It stores a time only when it moved by more than STEP ms: every store
+  // takes the word's cache line from the reading core, and node's clock
+  // moves every 30-60 ns, so a probe's read, some 100 ns after the last,
+  // found the line gone every time (fib: 17.7 ns a read in a loop, the run
+  // 588 ms; with 1 us steps 10.2 ns, 516 ms; 4 us gave no more).  In a
+  // browser the clock itself steps by 5 us (100 us not isolated).
+  var LOOP = 'function loop(sab, d) { var STEP = ' + (isNode ? 0.001 : 0) + ';' +
     ' var f = new Float64Array(sab), s = new Int32Array(sab);' +
     ' Atomics.store(s, 33, 1);' +
     ' for (;;) {' +
     '  for (var n = 0; ; n++) {' +
-    '   var t = performance.now() - d; if (t !== f[0]) f[0] = t;' +
+    '   var t = performance.now() - d; if (t - f[0] > STEP) f[0] = t;' +
     '   if ((n & 1023) === 0 && t - f[8] > ' + IDLE_MS + ') break;' +
     '  }' +
     // (a wake between the store and the wait makes the wait return at
