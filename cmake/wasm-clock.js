@@ -1,7 +1,7 @@
 // wasm-clock.js -- emscripten --pre-js of every WebAssembly program of the
 // build (cmake/Wasm.cmake, LI_WASM_COMMON_LINK): the profiler's clock, in
 // ns: liClockInto(p), which the probes call (runtime/clock.c
-// li_clock_js_into), and Module.liClock.read(), li_clock_js_ns's.
+// li_clock_js_into).
 //
 // performance.now() is the cheapest right clock WebAssembly can call, but a
 // call costs about 44 ns in node and 166 ns in Chromium (which derives a
@@ -170,7 +170,6 @@ var liClockInto = null;
   liClockInto = function (p) { HEAPF64[p >> 3] = read(); };
 
   Module['liClock'] = {
-    read: read,
     // Before a profile starts: the worker started or woken, and up to ms
     // for the word to be fresh (node starts a worker in some 30 ms), so that
     // the resolution and the calibration are the word's; 1 if it is.

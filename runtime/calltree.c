@@ -164,7 +164,6 @@ static int fn_room(li_prof *P, uint32_t left) {
   return 1;
 }
 
-
 /* A function's key hashed after its chunk name's (h): the name, then the
 ** numbers.  Only the records' table uses it. */
 static uint64_t fn_hash(uint64_t h, const char *pre, size_t prelen,

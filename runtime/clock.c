@@ -92,14 +92,10 @@ static void read_pair(const li_clock *c, uint64_t *ns, uint64_t *ticks) {
 ** browser steps performance.now() by 100 us, 5 us when the page is
 ** cross-origin isolated).  Where a SharedArrayBuffer is allowed, the
 ** programs' pre-js (cmake/wasm-clock.js) reads it from a word a worker
-** keeps current, checked against performance.now() every 64 reads. */
-EM_JS(double, li_clock_js_ns, (void), {
-  var c = Module['liClock'];
-  return c !== undefined ? c.read() : performance.now() * 1e6;
-});
-/* The probes' read: the same time stored into *cell rather than returned
-** (a double returned from JavaScript is a heap object made per read;
-** cmake/wasm-clock.js's liClockInto). */
+** keeps current, checked against performance.now() every 64 reads.
+** The time is stored into *cell rather than returned (a double returned
+** from JavaScript is a heap object made per read; cmake/wasm-clock.js's
+** liClockInto). */
 double li_clock_js_cell;
 EM_JS(void, li_clock_js_into, (double *cell), {
   if (liClockInto !== null) liClockInto(cell);

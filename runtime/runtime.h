@@ -93,7 +93,6 @@ uint64_t li_clock_epoch_ns(void);
 ** JavaScript (clock.c: performance.now(), ns), and c->tsc says it is the
 ** clock in use.  The fast path runs with it as with the TSC. */
 #define LI_CLOCK_INLINE(c) ((c)->tsc)
-double li_clock_js_ns(void);
 void li_clock_js_into(double *cell);
 extern double li_clock_js_cell;
 static inline uint64_t li_clock_js_ticks(void) {
