@@ -47,6 +47,10 @@ typedef struct li_pfunc {
   uint64_t min_ns;      /* shortest inclusive time of one call (0 if none) */
   uint64_t max_ns;      /* longest */
   li_pmem mem;          /* memory mode */
+  /* How far each time may be off: the probes' cost taken out of it times
+  ** the uncertainty of that cost (runtime/figures.c).  A time no larger
+  ** than a few times its uncertainty is an estimate (li_estimate). */
+  uint64_t total_err_ns, self_err_ns, min_err_ns, max_err_ns;
 } li_pfunc;
 
 /* One node of the call tree: a function in one calling context.  Node 0 is
@@ -59,7 +63,17 @@ typedef struct li_pnode {
   uint64_t total_ns;    /* inclusive */
   uint64_t self_ns;     /* exclusive */
   li_pmem mem;          /* memory mode (peak_live_bytes 0) */
+  uint64_t total_err_ns, self_err_ns;  /* their uncertainty (li_pfunc's) */
 } li_pnode;
+
+/* Is a time of `ns` with uncertainty `err_ns` an estimate, not a
+** measurement: could it be off by more than a quarter of itself?  The
+** reports mark such figures (text and html with "~", json and csv by
+** their *_err_ns fields), and show one no larger than its uncertainty as
+** a bound ("<err") rather than a number. */
+static inline int li_estimate(uint64_t ns, uint64_t err_ns) {
+  return err_ns > 0 && err_ns * 4 > ns;
+}
 
 /* A frame (luainstr_frame, p.frame): the span between two frame marks.
 ** Its duration is corrected for the probes' cost as function times are. */

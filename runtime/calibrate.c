@@ -135,6 +135,16 @@ static uint64_t mid_mean(const uint64_t *v, int n) {
   return (sum + (uint64_t)(hi - lo) / 2) / (uint64_t)(hi - lo);
 }
 
+/* Half the range of the middle half of v[0..n) (sorts a copy): how far a
+** round's figure strays from the cost. */
+static uint64_t mid_spread(const uint64_t *v, int n) {
+  uint64_t c[2 * CAL_WINDOW];
+  int lo = n / 4, hi = n - n / 4;
+  memcpy(c, v, (size_t)n * sizeof c[0]);
+  qsort(c, (size_t)n, sizeof c[0], cmp_u64);
+  return (c[hi - 1] - c[lo]) / 2;
+}
+
 /* Ticks of one run of `calls` calls of the loop at index `loop` with the
 ** probe at `pr`; 0 if it failed. */
 static uint64_t cal_time(li_prof *P, lua_State *L, int loop, int pr, int probed,
@@ -215,6 +225,7 @@ static void cal_end(li_prof *Q, li_chunk *c) {
 /* What one measurement found. */
 typedef struct cal_result {
   uint64_t pair, inside;        /* ticks, as pair_cost and inside_cost */
+  uint64_t spread;              /* mid_spread of the pair's rounds */
   uint32_t rounds, calls;       /* rounds: 0 when it failed */
 } cal_result;
 
@@ -293,6 +304,7 @@ static void measure(li_prof *P, lua_State *L, cal_result *out) {
   if (r == CAL_MAX_ROUNDS) r--;                   /* still falling */
   out->pair = best;
   out->inside = mid_mean(inside + best_end - w, w);
+  out->spread = mid_spread(pair + best_end - w, w);
 #else
     if (r + 1 >= w && CAL_LONG_ENOUGH(start_ns) &&
         (double)median(pair + r + 1 - CAL_WINDOW, CAL_WINDOW) >=
@@ -302,6 +314,7 @@ static void measure(li_prof *P, lua_State *L, cal_result *out) {
   if (r == CAL_MAX_ROUNDS) r--, w = CAL_WINDOW;   /* still falling */
   out->pair = mid_mean(pair + r + 1 - w, w);
   out->inside = mid_mean(inside + r + 1 - w, w);
+  out->spread = mid_spread(pair + r + 1 - w, w);
 #endif
   if (out->inside > out->pair) out->inside = out->pair;
   out->rounds = (uint32_t)(r + 1);
@@ -321,6 +334,7 @@ void li_prof_calibrate(li_prof *P, lua_State *L) {
   if (c.rounds > 0) {
     P->pair_cost = P->pair_least = c.pair;
     P->inside_cost = P->inside_least = c.inside;
+    P->pair_spread = c.spread;
     P->cal_rounds = c.rounds;
     P->cal_calls = c.calls;
   }

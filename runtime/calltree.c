@@ -278,6 +278,7 @@ LI_NOINLINE uint32_t li_node_child_slow(li_prof *P, uint32_t parent,
   P->node[i].func = func;
   P->node[i].parent = parent;
   P->node[i].min = INT64_MAX;
+  P->node[i].max = INT64_MIN;
   P->kids[li_kid_slot(parent, func)] = i;
   for (k = node_hash(parent, func) & (P->nodehcap - 1); P->nodehash[k];
        k = (k + 1) & (P->nodehcap - 1)) {}
@@ -294,8 +295,10 @@ int li_tree_init(li_prof *P) {
   P->node[0].func = LI_NONE;
   P->node[0].parent = LI_NONE;
   P->node[0].min = INT64_MAX;
+  P->node[0].max = INT64_MIN;
   P->nnode = 1;
   memset(P->kids, 0, sizeof P->kids);
+  if (P->xch != NULL) memset(P->xch, 0, (size_t)P->nxch * sizeof *P->xch);
   /* a table there already is emptied, not made again: a reset needs no
   ** memory, so it cannot leave the profiler without one */
   if (P->nodehash != NULL) {

@@ -22,6 +22,7 @@
 ** of the `keep` slowest spikes are kept: a slower one replaces the
 ** fastest kept, whose summary loses its mark.
 */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,7 +54,8 @@ typedef struct nfig {
   uint32_t node;        /* in P->node */
   uint32_t parent;      /* a spike tree's: local index of the parent */
   uint64_t calls, errors;
-  int64_t total, self;
+  int64_t total;        /* raw ticks (li_node.total) */
+  uint64_t pairs;       /* (li_node.pairs) */
   li_nmem mem;
 } nfig;
 
@@ -104,7 +106,7 @@ static void save(nfig *b, const li_node *nd, uint32_t n) {
   b->calls = nd->calls;
   b->errors = nd->errors;
   b->total = nd->total;
-  b->self = nd->self;
+  b->pairs = nd->pairs;
   b->mem = nd->mem;
 }
 
@@ -152,23 +154,24 @@ void li_frames_wake(li_prof *P, li_stack *S) {
 ** first: the coroutine's part so far (resume charges the rest). */
 static void split(li_prof *P, li_stack *S, uint64_t t) {
   if (S->resuming) {
-    li_prof_charge(P, S, t - S->res_t0, P->entries - S->res_pairs0);
+    li_prof_charge(P, S, S->res_root, t - S->res_t0, P->entries - S->res_pairs0);
     S->res_t0 = t;
     S->res_pairs0 = P->entries;
   }
   for (uint32_t i = S->n; i-- > 0;) {
     li_frame *fr = &S->f[i];
     li_node *nd = &P->node[fr->node];
-    /* the probes' own work inside the call is taken out once, when it
-    ** ends, not at every mark */
-    int64_t part = li_frame_incl(P, S, fr, t) + (int64_t)P->inside_cost;
+    /* (the probes' work inside the call is taken out by the report, once
+    ** a call) */
+    int64_t part = li_frame_raw(S, fr, t);
+    uint64_t pairs = S->pairs - fr->pairs0;
     nd->total += part;
-    nd->self += part - fr->child;
+    nd->pairs += pairs;
     fr->done += part;
-    if (i > 0) S->f[i - 1].child += part;
+    fr->done_pairs += pairs;
     fr->start = t;
-    fr->excl0 = S->excl;
-    fr->child = 0;
+    fr->susp0 = S->susp;
+    fr->pairs0 = S->pairs;
   }
 }
 
@@ -226,7 +229,7 @@ static int build_tree(li_prof *P, spike *sp) {
     o->calls = nd->calls - b->calls;
     o->errors = nd->errors - b->errors;
     o->total = nd->total - b->total;
-    o->self = nd->self - b->self;
+    o->pairs = nd->pairs - b->pairs;
     o->mem.alloc_bytes = nd->mem.alloc_bytes - b->mem.alloc_bytes;
     o->mem.alloc_count = nd->mem.alloc_count - b->mem.alloc_count;
     o->mem.free_bytes = nd->mem.free_bytes - b->mem.free_bytes;
@@ -502,24 +505,38 @@ static int cmp_spike(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* A frame's duration and idle time as the report gives them: with the
-** pairs of its calls at the least cost measured (snapshot.c's add_back),
-** clamped as the mark clamped them (the same figures when that cost is
-** still pair_cost). */
+/* A frame's duration and idle time as the report gives them: the mark
+** took out the pairs of its calls at pair_cost; the report's figure
+** replaces it (figures.c), clamped as the mark clamped them. */
 static void report_dur(const li_prof *P, int64_t raw, int64_t idle_raw,
                        uint64_t calls, int64_t *dur, int64_t *idle) {
-  int64_t d = raw + (int64_t)(calls * li_minus(P->pair_cost, P->pair_least));
+  int64_t d = raw + (int64_t)calls * ((int64_t)P->pair_cost - (int64_t)P->pair_least);
   if (d < 0) d = 0;
   *dur = d;
   *idle = idle_raw > d ? d : idle_raw;
 }
 
-/* The tree of a kept spike in the model's shape, inclusive bytes summed
-** up from the leaves (children come after their parents). */
+/* The tree of a kept spike in the model's shape: its figures derived as
+** the whole run's are (figures.c), inclusive bytes summed up from the
+** leaves (children come after their parents). */
 static int spike_model(const li_prof *P, const spike *sp, li_pspike *o, double k) {
   li_pnode *nd = calloc(sp->n ? sp->n : 1, sizeof *nd);
+  li_tally *t = calloc(sp->n ? sp->n : 1, sizeof *t);
+  li_cost cost;
   int64_t dur, idle;
-  if (nd == NULL) return 0;
+  if (nd == NULL || t == NULL) { free(nd); free(t); return 0; }
+  for (uint32_t i = 0; i < sp->n; i++) {
+    const nfig *g = &sp->nodes[i];
+    t[i].parent = i == 0 ? 0 : g->parent;
+    t[i].calls = g->calls;
+    t[i].ticks = g->total;
+    t[i].pairs = g->pairs;
+    t[i].min = INT64_MAX;
+    t[i].max = INT64_MIN;
+    li_tally_scale(&t[i], k);
+  }
+  li_report_cost(P, k, &cost);
+  li_derive_nodes(t, sp->n, &cost);
   for (uint32_t i = 0; i < sp->n; i++) {
     const nfig *g = &sp->nodes[i];
     uint32_t func = P->node[g->node].func;
@@ -527,8 +544,10 @@ static int spike_model(const li_prof *P, const spike *sp, li_pspike *o, double k
     nd[i].parent = i == 0 ? 0 : g->parent;
     nd[i].calls = g->calls;
     nd[i].errors = g->errors;
-    nd[i].total_ns = ns(g->total, k);
-    nd[i].self_ns = ns(g->self, k);
+    nd[i].total_ns = (uint64_t)t[i].total;
+    nd[i].self_ns = (uint64_t)t[i].self;
+    nd[i].total_err_ns = (uint64_t)ceil(t[i].total_err);
+    nd[i].self_err_ns = (uint64_t)ceil(t[i].self_err);
     nd[i].mem.alloc_bytes = g->mem.alloc_bytes;
     nd[i].mem.alloc_count = g->mem.alloc_count;
     nd[i].mem.free_bytes = g->mem.free_bytes;
@@ -536,6 +555,7 @@ static int spike_model(const li_prof *P, const spike *sp, li_pspike *o, double k
     nd[i].mem.alloc_bytes_total = g->mem.alloc_bytes;
     nd[i].mem.alloc_count_total = g->mem.alloc_count;
   }
+  free(t);
   for (uint32_t i = sp->n; i-- > 1;) {
     nd[nd[i].parent].mem.alloc_bytes_total += nd[i].mem.alloc_bytes_total;
     nd[nd[i].parent].mem.alloc_count_total += nd[i].mem.alloc_count_total;

@@ -312,8 +312,8 @@ static void post_table(li_live *V, li_prof *P, lua_State *L, uint64_t now) {
       memset(&r, 0, sizeof r);
       r.func = f;
       r.calls = V->fn[f].calls;
-      r.self_ns = (int64_t)to_ns(V->fn[f].self, k);
-      r.total_ns = (int64_t)to_ns(V->fn[f].total, k);
+      r.self_ns = V->fn[f].self;          /* (ns: li_snapshot_tally) */
+      r.total_ns = V->fn[f].total;
       r.alloc_bytes = V->fn[f].mem.alloc_bytes;
       r.live_bytes = P->fn[f].live > 0 ? P->fn[f].live : 0;
       if (memcmp(&r, &V->prev[f], sizeof r) != 0) rows[n++] = r;

@@ -194,6 +194,7 @@ static LI_INLINE int leave(li_prof *P, lua_State *L, const void *ci,
   li_stack *S = li_probe_stack(P, L);
   if (LI_UNLIKELY(S == NULL)) return nret;
   P->exits++;
+  li_gap_exit(P, S, t);
   if (LI_LIKELY(S->n > 0 && exiting(&S->f[S->n - 1], ci, alt)))
     li_close_top(P, S, t, 0);
   else
@@ -295,6 +296,7 @@ static int probe_fast(lua_State *L) {
     if (LI_UNLIKELY(S->n <= 1 || S->f[S->n - 1].ci != ci))
       return probe_direct(L);
     P->exits++;
+    li_gap_exit(P, S, t);
     li_frame_close(P, S, t, 0);
     return n > 0 ? n - 1 : 0;
   } else {                              /* an entry */
@@ -312,6 +314,7 @@ static int probe_fast(lua_State *L) {
       return probe_direct(L);
     fr = li_frame_open(P, S, top + 1, ci, func, node);
     fr->start = li_clock_inline_ticks();
+    li_gap_entry(P, S, fr);
     return 0;
   }
 }
@@ -662,6 +665,8 @@ void li_prof_free_data(li_prof *P) {
   free(P->fn); P->fn = NULL; P->nfn = P->capfn = 0;
   free(P->fnhash); P->fnhash = NULL; P->fnhcap = 0;
   free(P->node); P->node = NULL; P->nnode = P->capnode = 0;
+  free(P->xch); P->xch = NULL; P->nxch = 0;
+  li_gap_free(P);
   free(P->nodehash); P->nodehash = NULL; P->nodehcap = 0;
   free(P->main.f); P->main.f = NULL; P->main.n = P->main.cap = 0;
   free(P->warnings); P->warnings = NULL;
@@ -815,6 +820,8 @@ li_prof *li_prof_attach(lua_State *L) {
   lua_setmetatable(L, -2);
   li_lsan_root(P, sizeof *P);           /* (prof_gc takes it back) */
   li_clock_init(&P->clock);
+  P->gap_fd = -1;
+  P->gap_at = UINT64_MAX;
   P->direct_ok = direct_check(L, &P->direct_why);
   P->probe = P->direct_ok ? LI_PROBE_FAST : LI_PROBE_API;
   if (li_jit_check(L, P, &P->jit_why)) P->probe = LI_PROBE_FFI;
@@ -906,6 +913,7 @@ static void set_on(li_prof *P) {
   uint64_t t = li_clock_ticks(&P->clock);
   if (on && !P->on) {
     P->wall_since = t;
+    li_gap_start(P, t);
     li_frames_resume(P, t);
   }
   if (!on && P->on) {

@@ -5,14 +5,13 @@
 ** record; every calling context a call-tree node; every coroutine a shadow
 ** stack of open frames.  The probe's entry pushes a frame, its exit pops
 ** one; errors, coroutine switches and host-level catches close frames at
-** the places in boundary.c.  Figures are kept in clock ticks, corrected for
-** the probes' own cost as frames close; snapshot.c turns them into ns.
-**
-** Times are signed and never clamped as they are added up: a call shorter
-** than the probes' cost, or than one step of a coarse clock, reads as less
-** than zero or as zero most times and as one step now and then, and only
-** the unclamped sum of such readings is right.  The snapshot clamps what
-** it shows.
+** the places in boundary.c.  What the probes keep is raw: per node the
+** ticks its calls spanned (less the time their coroutine was suspended or
+** the thread preempted, both measured) and how many probe pairs ran inside
+** those spans.  The probes' cost is taken out once, at the report, from
+** one calibrated figure (figures.c), and every time a report shows is
+** derived there: so they agree by construction (self <= total, children
+** within their parent, min <= mean <= max).
 */
 #ifndef LI_PROFILER_H
 #define LI_PROFILER_H
@@ -87,16 +86,30 @@ typedef struct li_node {
   uint32_t parent;      /* parent node (LI_NONE for the root) */
   uint64_t calls;       /* entries in this context */
   uint64_t errors;      /* exits by an error */
-  int64_t total;        /* inclusive ticks */
-  int64_t self;         /* exclusive ticks */
-  int64_t min;          /* shortest call (INT64_MAX: none yet) */
-  int64_t max;          /* longest call (0 at first) */
+  int64_t total;        /* raw inclusive ticks: the calls' spans */
+  uint64_t pairs;       /* probe pairs that ran inside those spans */
+  int64_t min;          /* shortest call, corrected with pair_cost and
+                           inside_cost as it closed (INT64_MAX: none yet) */
+  int64_t max;          /* longest call (INT64_MIN at first) */
   uint32_t stamp;       /* frame mode: the frame whose start figures of this
                            node are saved (frames.c), 0 none */
   uint32_t mark;        /* scratch of the spike-tree builder */
   li_nmem mem;          /* memory mode */
-  uint64_t pad_[3];     /* to 128 bytes: the probe indexes by a shift */
+  uint64_t min_pairs;   /* pairs inside the shortest call... */
+  uint64_t max_pairs;   /* ...and the longest (the report corrects them
+                           again with its own figure) */
+  uint64_t pad_[1];     /* to 128 bytes: the probe indexes by a shift */
 } li_node;
+
+/* Coroutine time the tree shows under another node than the one whose
+** calls ran it (li_prof_charge): a coroutine resumed from node n whose
+** calls hang under node r is charged +(ticks, pairs) at n and -(ticks,
+** pairs) at r, so that the report takes it out of n's self time and not
+** out of r's.  Rare: kept apart from the nodes, made on first need. */
+typedef struct li_xcharge {
+  int64_t ticks;
+  int64_t pairs;
+} li_xcharge;
 
 /* The call-tree nodes found last, by (parent, func): LI_KIDS slots. */
 #define LI_KIDS 4096u
@@ -108,13 +121,14 @@ typedef struct li_frame {
                            a zone's is odd (LI_ZONE_CI), no CallInfo's is;
                            the FFI probe's frames have none (LI_FFI_CI) */
   uint64_t start;       /* ticks at entry */
-  uint64_t excl0;       /* the stack's excluded ticks at entry */
-  int64_t child;        /* corrected inclusive ticks of its children */
-  int64_t done;         /* inclusive ticks already added to its node at
-                           frame marks (frames.c): the call's earlier part */
+  uint64_t susp0;       /* the stack's excluded ticks at entry */
+  uint64_t pairs0;      /* the stack's pairs at entry (its own counted) */
+  int64_t done;         /* raw ticks already added to its node at frame
+                           marks (frames.c): the call's earlier part... */
+  uint64_t done_pairs;  /* ...and the pairs in it */
   uint32_t func;        /* li_fn index */
   uint32_t node;        /* li_node index */
-  uint64_t pad_[2];     /* to 64 bytes: the probe indexes by a shift */
+  uint64_t pad_[1];     /* to 64 bytes: the probe indexes by a shift */
 } li_frame;
 
 /* The identity of zone number `serial` in li_frame.ci. */
@@ -138,9 +152,10 @@ struct li_stack {
   uint32_t cap;         /* allocated frames */
   uint32_t root;        /* node the bottom frames hang from */
   int suspended;        /* yielded (through coroutine.yield) */
-  uint64_t excl;        /* ticks its frames do not count, so far: the time
-                           it spent suspended and the cost of every probe
-                           pair entered in it (or in coroutines it resumed) */
+  uint64_t susp;        /* ticks its frames do not count, so far: the time
+                           it spent suspended or preempted */
+  uint64_t pairs;       /* probe pairs entered in it (or in coroutines it
+                           resumed), so far */
   uint64_t susp_since;  /* when it was suspended */
   uint32_t tid;         /* small id for traces: 0 main, then 1, 2, ... */
   const void *base_ci;  /* CallInfo of the last call seen at the thread's
@@ -155,7 +170,8 @@ struct li_stack {
                            of: li_infer_switch), else NULL */
   int resuming;         /* waiting in coroutine.resume (boundary.c)... */
   uint64_t res_t0;      /* ...since this time, or the last frame mark, */
-  uint64_t res_pairs0;  /* ...with this many entries counted */
+  uint64_t res_pairs0;  /* ...with this many entries counted, */
+  uint32_t res_root;    /* ...a coroutine whose calls hang under this node */
   uint32_t ffi_lost;    /* FFI entries that found no room for a frame (no
                            memory): as many exits pop nothing, and until
                            they have, entries push nothing (LIFO) */
@@ -195,11 +211,24 @@ struct li_prof {
                            is what the exits subtracted, and a report adds
                            the difference back for every pair it counted */
   uint64_t inside_least; /* the same for inside_cost */
+  uint64_t pair_spread; /* how far apart the calibration's rounds read (half
+                           their middle half's range) */
   uint32_t recals;      /* measurements after the first */
   uint64_t cal_entries; /* entries at the last measurement: a report of
                            nothing new (a stopped profile written in a
                            second format) measures no more, so it gives
                            the same figures */
+  /* ---- */
+  /* ---- preemption (preempt.c) ---- */
+  uint64_t gap_at;      /* a probe reading a later time asks the kernel
+                           whether the thread was preempted (the last
+                           probe's time + gap_thr; UINT64_MAX: never) */
+  uint64_t gap_thr;     /* ticks */
+  uint64_t gap_delay;   /* the thread's run_delay (ns) when last asked */
+  uint64_t gap_thread;  /* (pthread_self() of the thread asked for) */
+  int gap_fd;           /* its schedstat, -1: none */
+  int gap_off;          /* option "preempt" off: never ask */
+  uint64_t preempted;   /* ticks taken out as preemption */
   /* ---- */
   uint64_t entries;     /* entry probes counted */
   uint64_t exits;       /* exit probes counted */
@@ -223,6 +252,8 @@ struct li_prof {
   uint32_t chunkhcap;   /* power of two */
   li_node *node;        /* call tree, node[0] = root */
   uint32_t nnode, capnode;
+  li_xcharge *xch;      /* by node (NULL: no such charge yet), nxch of them */
+  uint32_t nxch;
   uint32_t *nodehash;   /* open addressing over (parent, func) */
   uint32_t nodehcap;
   uint32_t kids[LI_KIDS];   /* a node found or made last for its slot
@@ -375,9 +406,11 @@ void li_prof_close_all(li_prof *P, uint64_t t);
 /* Clear every figure. */
 void li_prof_clear(li_prof *P);
 
-/* Charge the time a coroutine ran to the frame of thread L that resumed
-** it: `ticks` of work and `pairs` probe pairs inside. */
-void li_prof_charge(const li_prof *P, li_stack *S, uint64_t ticks,
+/* A coroutine whose calls hang under node `root` ran `ticks` with `pairs`
+** probe pairs inside, resumed from the top frame of S: the pairs are S's
+** frames' (their spans hold them), and when that frame's node is not
+** `root` the time is moved from root's children to it (xticks). */
+void li_prof_charge(li_prof *P, li_stack *S, uint32_t root, uint64_t ticks,
                     uint64_t pairs);
 
 /* Start, stop, enable, disable (status codes of luainstr.h). */
@@ -392,15 +425,23 @@ static inline uint64_t li_minus(uint64_t x, uint64_t sub) {
   return x > sub ? x - sub : 0;
 }
 
-/* The inclusive ticks of frame fr of stack S if it ends at t: without the
-** time S was suspended, the probe pairs run inside it (both counted in
-** S->excl since the frame's entry) and the probes' own work inside the
-** measured span.  (The frame's self time is this minus fr->child.)  Less
-** than zero when the probes' cost is more than the clock saw.  Closing a
-** frame and the snapshot's virtual close share it. */
-static inline int64_t li_frame_incl(const li_prof *P, const li_stack *S,
-                                    const li_frame *fr, uint64_t t) {
-  return (int64_t)(t - fr->start - (S->excl - fr->excl0) - P->inside_cost);
+/* The raw inclusive ticks of frame fr of stack S if it ends at t: its span
+** without the time S was suspended or preempted meanwhile; the probe pairs
+** run inside it are S->pairs - fr->pairs0.  Closing a frame, a frame mark
+** and the snapshot's virtual close share it. */
+static inline int64_t li_frame_raw(const li_stack *S, const li_frame *fr,
+                                   uint64_t t) {
+  return (int64_t)(t - fr->start - (S->susp - fr->susp0));
+}
+
+/* A node's call of `raw` ticks with `pairs` inside: its shortest or longest
+** so far?  Compared corrected with the start's figures; the report corrects
+** the one kept with its own (figures.c). */
+static inline void li_node_minmax(const li_prof *P, li_node *nd, int64_t raw,
+                                  uint64_t pairs) {
+  int64_t c = raw - (int64_t)(pairs * P->pair_cost + P->inside_cost);
+  if (c < nd->min) nd->min = c, nd->min_pairs = pairs;
+  if (c > nd->max) nd->max = c, nd->max_pairs = pairs;
 }
 
 /* frames.c: save node n's figures as they were when the running frame
@@ -559,17 +600,46 @@ int li_host_pcall(lua_State *L, int nargs, int nresults, int msgh);
 int li_snapshot(li_prof *P, li_profile *out);
 void li_snapshot_free(li_profile *p);
 
-/* A node's or a function's figures as a snapshot reports them, in ticks
-** (times unclamped: below zero when calls were shorter than the probes'
-** cost; the model shows those as 0). */
+/* A node's or a function's figures: what the probes kept, then what a
+** report shows, in ticks (figures.c derives the second from the first). */
 typedef struct li_tally {
+  uint32_t parent;      /* nodes: the parent's index (tallies of a tree) */
+  int outer;            /* nodes: no node of the same function above it */
   uint64_t calls, errors;
-  int64_t total, self, min, max;
+  int64_t ticks;        /* raw: the calls' spans */
+  uint64_t pairs;       /* probe pairs inside them */
+  int64_t xticks, xpairs; /* coroutine time charged (li_xcharge) */
+  int64_t min, max;     /* shortest and longest call as they closed
+                           (INT64_MAX, INT64_MIN: none)... */
+  uint64_t min_pairs, max_pairs;  /* ...and the pairs inside them */
+  /* ---- derived (li_derive_nodes; functions: li_snapshot_tally) ---- */
+  int64_t total, self;  /* >= 0, self <= total, children within total */
+  int64_t mn, mx;       /* one call's: mn <= total/calls <= mx <= total */
+  double total_err, self_err, min_err, max_err;  /* their uncertainty */
+  int64_t kid;          /* (scratch: the children's totals...) */
+  uint64_t kid_pairs, kid_calls;  /* (...their pairs and calls) */
   li_pmem mem;          /* nodes: alloc_*_total include the subtree */
 } li_tally;
 
+/* The probes' cost a report takes out (ticks), how well it is known, and
+** the figures the probes compared calls with as they closed. */
+typedef struct li_cost {
+  double pair, inside;  /* one pair, and its part inside a call */
+  double pair_err, inside_err;    /* their uncertainty */
+  double start_pair, start_inside; /* pair_cost, inside_cost */
+} li_cost;
+
+/* The report's figures of nd[0..n) (a tree: nd[i].parent < i for i > 0,
+** node 0 the root) from their raw ones (figures.c). */
+void li_derive_nodes(li_tally *nd, uint32_t n, const li_cost *c);
+/* The cost the reports of P take out now, in units of k ticks (figures.c;
+** k = ns_per_tick: ns). */
+void li_report_cost(const li_prof *P, double k, li_cost *c);
+/* A tally's raw figures in units of k ticks. */
+void li_tally_scale(li_tally *t, double k);
+
 /* The figures of every node (nd: P->nnode of them) and every function
-** (fn: P->nfn) at time now, the calls still open counted as if they ended
+** (fn: P->nfn) at time now, in ns, the calls still open counted as if they ended
 ** then (a suspended coroutine's when it was suspended), *open how many
 ** they are: the one computation behind the reports' figures and the live
 ** view's function table.  0 when memory ran out. */
@@ -679,13 +749,12 @@ static LI_INLINE li_frame *li_frame_close(li_prof *P, li_stack *S, uint64_t t,
                                        int err) {
   li_frame *fr = &S->f[--S->n];
   li_node *nd = &P->node[fr->node];
-  int64_t incl = li_frame_incl(P, S, fr, t), whole = incl + fr->done;
-  nd->total += incl;
-  nd->self += incl - fr->child;
-  if (whole < nd->min) nd->min = whole;
-  if (whole > nd->max) nd->max = whole;
+  int64_t raw = li_frame_raw(S, fr, t);
+  uint64_t pairs = S->pairs - fr->pairs0;
+  nd->total += raw;
+  nd->pairs += pairs;
+  li_node_minmax(P, nd, raw + fr->done, pairs + fr->done_pairs);
   if (err) nd->errors++;
-  if (S->n > 0) fr[-1].child += incl;
   return fr;
 }
 
@@ -709,13 +778,32 @@ static LI_INLINE li_frame *li_frame_open(li_prof *P, li_stack *S, li_frame *fr,
   fr->ci = ci;
   fr->func = func;
   fr->node = node;
-  fr->child = 0;
-  S->excl += P->pair_cost;      /* this pair's cost, for the frames below */
-  fr->excl0 = S->excl;
+  S->pairs++;                   /* this pair, for the frames below */
+  fr->pairs0 = S->pairs;
+  fr->susp0 = S->susp;
   fr->done = 0;
+  fr->done_pairs = 0;
   P->node[node].calls++;
   P->entries++;
   return fr;
+}
+
+/* preempt.c: the probe at t found the step since the last probe longer
+** than gap_thr: the time the thread waited for a CPU meanwhile is taken
+** out of the open calls (S's, and those of the stacks resuming it); the
+** ticks taken out.  Asking starts at t (start, enable); stops. */
+LI_NOINLINE uint64_t li_gap(li_prof *P, li_stack *S, uint64_t t);
+void li_gap_start(li_prof *P, uint64_t t);
+void li_gap_free(li_prof *P);
+/* The check at an exit probe's time t, and at an entry's (fr just opened:
+** the wait is not its own). */
+static LI_INLINE void li_gap_exit(li_prof *P, li_stack *S, uint64_t t) {
+  if (LI_UNLIKELY(t > P->gap_at)) li_gap(P, S, t);
+  P->gap_at = t + P->gap_thr;
+}
+static LI_INLINE void li_gap_entry(li_prof *P, li_stack *S, li_frame *fr) {
+  if (LI_UNLIKELY(fr->start > P->gap_at)) fr->susp0 += li_gap(P, S, fr->start);
+  P->gap_at = fr->start + P->gap_thr;
 }
 
 /* Open a frame of func (a function or a zone) on S, identified by ci, with
@@ -729,6 +817,7 @@ static LI_INLINE void li_push_frame(li_prof *P, li_stack *S, const void *ci,
   li_node_touch(P, node);
   fr = li_frame_open(P, S, &S->f[S->n], ci, func, node);
   fr->start = li_clock_ticks(&P->clock);
+  li_gap_entry(P, S, fr);
   li_trace(P, S, 'B', func, fr->start);
 }
 
@@ -757,6 +846,7 @@ LI_NOINLINE void li_ffi_leave_deep(li_prof *P, li_stack *S, uint64_t t);
 /* An FFI exit at time t on S: the top function frame closes. */
 static LI_INLINE void li_ffi_leave(li_prof *P, li_stack *S, uint64_t t) {
   P->exits++;
+  li_gap_exit(P, S, t);
   if (LI_LIKELY(S->n > 0 && li_is_ffi(&S->f[S->n - 1]) && S->ffi_lost == 0))
     li_close_top(P, S, t, 0);
   else

@@ -6,46 +6,54 @@
 */
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 
 #include "profiler.h"
 
-/* Close a copy of S's frames into the node tallies, as close_top would.  A
-** stack waiting in coroutine.resume (a dump from inside a coroutine) has
-** the coroutine's time so far charged to its top call first, as the
-** resume will when it returns. */
+/* Close a copy of S's frames into the node tallies, as li_frame_close
+** would.  A stack waiting in coroutine.resume (a dump from inside a
+** coroutine) has the coroutine's time so far charged to its top call
+** first, as the resume will when it returns. */
 static int close_virtually(const li_prof *P, const li_stack *S, uint64_t t,
                            li_tally *nd) {
-  li_frame *f;
   li_stack c = *S;
   uint32_t n = S->n;
   if (n == 0) return 1;
-  f = malloc((size_t)n * sizeof *f);
-  if (f == NULL) return 0;
-  memcpy(f, S->f, (size_t)n * sizeof *f);
-  c.f = f;                      /* the copy, with the copied frames */
-  if (c.resuming) li_prof_charge(P, &c, t - c.res_t0, P->entries - c.res_pairs0);
-  while (n > 0) {
-    li_frame *fr = &f[--n];
-    int64_t incl = li_frame_incl(P, &c, fr, t), whole = incl + fr->done;
-    li_tally *b = &nd[fr->node];
-    b->total += incl;
-    b->self += incl - fr->child;
-    if (whole < b->min) b->min = whole;
-    if (whole > b->max) b->max = whole;
-    if (n > 0) f[n - 1].child += incl;
+  if (c.resuming) {             /* (li_prof_charge, on the copy's figures) */
+    uint64_t ticks = t - c.res_t0, pairs = P->entries - c.res_pairs0;
+    uint32_t at = S->f[n - 1].node, root = c.res_root;
+    c.pairs += pairs;
+    if (root != at && root != LI_NONE && root < P->nnode && ticks != 0) {
+      nd[at].xticks += (int64_t)ticks; nd[at].xpairs += (int64_t)pairs;
+      nd[root].xticks -= (int64_t)ticks; nd[root].xpairs -= (int64_t)pairs;
+    }
   }
-  free(f);
+  while (n > 0) {
+    const li_frame *fr = &S->f[--n];
+    li_tally *b = &nd[fr->node];
+    int64_t raw = li_frame_raw(&c, fr, t), whole = raw + fr->done;
+    uint64_t pairs = c.pairs - fr->pairs0, wp = pairs + fr->done_pairs;
+    int64_t v = whole - (int64_t)(wp * P->pair_cost + P->inside_cost);
+    b->ticks += raw;
+    b->pairs += pairs;
+    if (v < b->min) b->min = v, b->min_pairs = wp;
+    if (v > b->max) b->max = v, b->max_pairs = wp;
+  }
   return 1;
 }
 
-/* Add node v's figures to its function's; `outer`: no node of the same
-** function above it. */
-static void add_node(li_tally *a, const li_tally *b, int outer) {
+/* Add node v's figures (derived) to its function's; `outer`: no node of
+** the same function above it. */
+static void add_node(li_tally *a, li_tally *b, int outer) {
+  b->outer = outer;
   a->calls += b->calls;
   a->errors += b->errors;
   a->self += b->self;
-  if (b->min < a->min) a->min = b->min;
-  if (b->max > a->max) a->max = b->max;
+  a->self_err += b->self_err;
+  if (b->calls > 0 && (a->calls == b->calls || b->mn < a->mn))
+    a->mn = b->mn, a->min_err = b->min_err;
+  if (b->calls > 0 && (a->calls == b->calls || b->mx > a->mx))
+    a->mx = b->mx, a->max_err = b->max_err;
   a->mem.alloc_bytes += b->mem.alloc_bytes;
   a->mem.alloc_count += b->mem.alloc_count;
   a->mem.free_bytes += b->mem.free_bytes;
@@ -53,6 +61,7 @@ static void add_node(li_tally *a, const li_tally *b, int outer) {
     a->mem.max_alloc_bytes = b->mem.max_alloc_bytes;
   if (outer) {
     a->total += b->total;
+    a->total_err += b->total_err;
     a->mem.alloc_bytes_total += b->mem.alloc_bytes_total;
     a->mem.alloc_count_total += b->mem.alloc_count_total;
   }
@@ -71,7 +80,7 @@ static uint32_t slot_of(const uint32_t *slot, uint32_t f) {
 ** the path from the root.  fn holds nfn figures: function f's at
 ** fn[slot[f]], or at fn[f] when slot is NULL (the report gives figures only
 ** to the functions that have nodes, not to every one a chunk defined). */
-static int sum_functions(const li_prof *P, const li_tally *nd, li_tally *fn,
+static int sum_functions(const li_prof *P, li_tally *nd, li_tally *fn,
                          const uint32_t *slot, uint32_t nfn) {
   uint32_t nn = P->nnode, *first, *kids, *onpath, *stack, *next, sp = 0;
   first = calloc((size_t)nn + 1, sizeof *first);
@@ -83,7 +92,6 @@ static int sum_functions(const li_prof *P, const li_tally *nd, li_tally *fn,
     free(first); free(kids); free(next); free(stack); free(onpath);
     return 0;
   }
-  for (uint32_t i = 0; i < nfn; i++) fn[i].min = INT64_MAX;
   /* children of node p: kids[first[p] .. first[p+1]) */
   for (uint32_t i = 1; i < nn; i++) first[P->node[i].parent + 1]++;
   for (uint32_t i = 0; i < nn; i++) first[i + 1] += first[i];
@@ -109,6 +117,11 @@ static int sum_functions(const li_prof *P, const li_tally *nd, li_tally *fn,
   }
   free(first); free(kids); free(next); free(stack); free(onpath);
   return 1;
+}
+
+/* An uncertainty in whole ns, rounded up. */
+static uint64_t err_ns(double e) {
+  return e > 0 ? (uint64_t)ceil(e) : 0;
 }
 
 /* ns from ticks; a sum below zero (calls shorter than the probes' cost)
@@ -165,56 +178,24 @@ static int notes(const li_prof *P, li_profile *out) {
   return 0;
 }
 
-/* The probes' cost the exits subtracted (pair_cost, inside_cost) less the
-** least measured since (calibrate.c), added back: a node's inclusive time
-** lost a pair for every call of its subtree below it and the inside cost
-** once a call; its self time lost a pair for every call of its children,
-** and the inside cost of its own calls less its children's (theirs is out
-** of the time it subtracts for them).  Its shortest and longest call get
-** the inside cost back; a leaf's, which counted no pair, is then exact
-** (a caller's holds the pairs of one call: not known here, left).  Not
-** exact for a coroutine resumed under another call than the one it
-** started under, nor for the first call of a coroutine, whose pair the
-** resume's charge, not its resumer's self time, took.  0: no memory. */
-static int add_back(const li_prof *P, li_tally *nd) {
-  int64_t dp = (int64_t)li_minus(P->pair_cost, P->pair_least);
-  int64_t di = (int64_t)li_minus(P->inside_cost, P->inside_least);
-  uint64_t *kid, *sub;
-  uint32_t i;
-  if ((dp == 0 && di == 0) || P->nnode == 0) return 1;
-  kid = calloc(P->nnode, sizeof *kid);
-  sub = calloc(P->nnode, sizeof *sub);
-  if (kid == NULL || sub == NULL) { free(kid); free(sub); return 0; }
-  /* (a node's parent has a smaller index) */
-  for (i = P->nnode; i-- > 1;) {
-    uint32_t up = P->node[i].parent;
-    kid[up] += nd[i].calls;
-    sub[up] += sub[i] + nd[i].calls;
-  }
-  for (i = 1; i < P->nnode; i++) {
-    li_tally *t = &nd[i];
-    t->total += dp * (int64_t)sub[i] + di * (int64_t)t->calls;
-    t->self += dp * (int64_t)kid[i] + di * ((int64_t)t->calls - (int64_t)kid[i]);
-    if (t->calls == 0) continue;
-    if (t->min != INT64_MAX) t->min += di;
-    t->max += di;
-  }
-  free(kid);
-  free(sub);
-  return 1;
-}
-
 /* The nodes' figures at time now (li_snapshot_tally's first half). */
-static int tally_nodes(const li_prof *P, uint64_t now, li_tally *nd,
+static int tally_nodes(const li_prof *P, uint64_t now, double k, li_tally *nd,
                        uint32_t *open) {
+  li_cost cost;
   uint32_t i;
   *open = 0;
   memset(nd, 0, (size_t)P->nnode * sizeof *nd);
   for (i = 0; i < P->nnode; i++) {
     const li_node *n = &P->node[i];
+    nd[i].parent = i == 0 ? 0 : n->parent;
     nd[i].calls = n->calls; nd[i].errors = n->errors;
-    nd[i].total = n->total; nd[i].self = n->self;
+    nd[i].ticks = n->total; nd[i].pairs = n->pairs;
     nd[i].min = n->min; nd[i].max = n->max;
+    nd[i].min_pairs = n->min_pairs; nd[i].max_pairs = n->max_pairs;
+    if (i < P->nxch) {
+      nd[i].xticks = P->xch[i].ticks;
+      nd[i].xpairs = P->xch[i].pairs;
+    }
     nd[i].mem.alloc_bytes = nd[i].mem.alloc_bytes_total = n->mem.alloc_bytes;
     nd[i].mem.alloc_count = nd[i].mem.alloc_count_total = n->mem.alloc_count;
     nd[i].mem.free_bytes = n->mem.free_bytes;
@@ -232,64 +213,17 @@ static int tally_nodes(const li_prof *P, uint64_t now, li_tally *nd,
       return 0;
     *open += S->n;
   }
-  return add_back(P, nd);
+  li_report_cost(P, k, &cost);
+  for (i = 0; i < P->nnode; i++) li_tally_scale(&nd[i], k);
+  li_derive_nodes(nd, P->nnode, &cost);
+  return 1;
 }
 
 int li_snapshot_tally(const li_prof *P, uint64_t now, li_tally *nd,
                       li_tally *fn, uint32_t *open) {
   memset(fn, 0, (size_t)P->nfn * sizeof *fn);
-  return tally_nodes(P, now, nd, open) && sum_functions(P, nd, fn, NULL, P->nfn);
-}
-
-/* A function's self time is the sum of its nodes' (li_snapshot_tally),
-** some of which can be a little below zero (calls shorter than the probes'
-** calibrated cost), where the node shows 0.  So that the nodes' self
-** times, which every report of call paths sums (folded, pprof, callgrind,
-** the flame graphs), add up to the function's as the text and csv reports
-** give it, what those zeros add is taken back from the function's other
-** nodes in proportion to their self times, and the rounding to whole ns is
-** settled on its largest node.  0, or -1 when memory ran out. */
-static int settle_self(li_profile *out) {
-  uint64_t *have = calloc(out->nfuncs ? out->nfuncs : 1, sizeof *have);
-  uint32_t *big = malloc((out->nfuncs ? out->nfuncs : 1) * sizeof *big);
-  double *ratio = malloc((out->nfuncs ? out->nfuncs : 1) * sizeof *ratio);
-  uint32_t i;
-  if (have == NULL || big == NULL || ratio == NULL) {
-    free(have); free(big); free(ratio);
-    return -1;
-  }
-  for (i = 0; i < out->nfuncs; i++) big[i] = UINT32_MAX;
-  for (i = 1; i < out->nnodes; i++) {
-    const li_pnode *n = &out->nodes[i];
-    if (n->func >= out->nfuncs) continue;
-    have[n->func] += n->self_ns;
-    if (big[n->func] == UINT32_MAX || n->self_ns > out->nodes[big[n->func]].self_ns)
-      big[n->func] = i;
-  }
-  for (i = 0; i < out->nfuncs; i++)
-    ratio[i] = have[i] > 0 ? (double)out->funcs[i].self_ns / (double)have[i] : 0;
-  for (i = 1; i < out->nnodes; i++) {
-    li_pnode *n = &out->nodes[i];
-    uint32_t f = n->func;
-    if (f >= out->nfuncs || have[f] == out->funcs[f].self_ns) continue;
-    n->self_ns = ratio[f] < 1 ? (uint64_t)((double)n->self_ns * ratio[f]) : n->self_ns;
-  }
-  /* what is left (the rounding, or all of it when no node had any) goes
-  ** to the largest node */
-  memset(have, 0, out->nfuncs * sizeof *have);
-  for (i = 1; i < out->nnodes; i++)
-    if (out->nodes[i].func < out->nfuncs)
-      have[out->nodes[i].func] += out->nodes[i].self_ns;
-  for (i = 0; i < out->nfuncs; i++) {
-    uint64_t want = out->funcs[i].self_ns;
-    li_pnode *n;
-    if (big[i] == UINT32_MAX || have[i] == want) continue;
-    n = &out->nodes[big[i]];
-    if (have[i] < want) n->self_ns += want - have[i];
-    else n->self_ns -= have[i] - want < n->self_ns ? have[i] - want : n->self_ns;
-  }
-  free(have); free(big); free(ratio);
-  return 0;
+  return tally_nodes(P, now, P->clock.ns_per_tick, nd, open) &&
+         sum_functions(P, nd, fn, NULL, P->nfn);
 }
 
 /* Which functions have nodes: slot[f], their index among them, or
@@ -326,11 +260,23 @@ int li_snapshot(li_prof *P, li_profile *out) {
   out->nodes = calloc(P->nnode ? P->nnode : 1, sizeof *out->nodes);
   if (fn == NULL || nd == NULL || out->funcs == NULL || out->nodes == NULL)
     goto nomem;
-  if (!tally_nodes(P, now, nd, &out->open_calls) ||
+  if (!tally_nodes(P, now, k, nd, &out->open_calls) ||
       !sum_functions(P, nd, fn, slot, nused))
     goto nomem;
+  for (i = 0; i < P->nnode; i++) {
+    li_pnode *o = &out->nodes[i];
+    o->func = P->node[i].func == LI_NONE ? UINT32_MAX : P->node[i].func;
+    o->parent = P->node[i].parent == LI_NONE ? 0 : P->node[i].parent;
+    o->calls = nd[i].calls;
+    o->errors = nd[i].errors;
+    o->total_ns = (uint64_t)nd[i].total;
+    o->self_ns = (uint64_t)nd[i].self;
+    o->total_err_ns = err_ns(nd[i].total_err);
+    o->self_err_ns = err_ns(nd[i].self_err);
+    o->mem = nd[i].mem;
+  }
+  out->nnodes = P->nnode;
   memset(&none, 0, sizeof none);            /* a function without nodes */
-  none.min = INT64_MAX;
   for (i = 0; i < P->nfn; i++) {
     li_pfunc *o = &out->funcs[i];
     const li_fn *f = &P->fn[i];
@@ -341,28 +287,20 @@ int li_snapshot(li_prof *P, li_profile *out) {
     o->lastline = f->lastline;
     o->calls = t->calls;
     o->errors = t->errors;
-    o->total_ns = to_ns(t->total, k);
-    o->self_ns = to_ns(t->self, k);
-    o->min_ns = t->min == INT64_MAX ? 0 : to_ns(t->min, k);
-    o->max_ns = to_ns(t->max, k);
+    o->total_ns = (uint64_t)t->total;
+    o->self_ns = (uint64_t)t->self;
+    o->min_ns = (uint64_t)t->mn;
+    o->max_ns = (uint64_t)t->mx;
+    o->total_err_ns = err_ns(t->total_err);
+    o->self_err_ns = err_ns(t->self_err);
+    o->min_err_ns = err_ns(t->min_err);
+    o->max_err_ns = err_ns(t->max_err);
     o->zone = f->zone;
     o->mem = t->mem;
     o->mem.live_bytes = f->live > 0 ? (uint64_t)f->live : 0;
     o->mem.peak_live_bytes = f->peak > 0 ? (uint64_t)f->peak : 0;
   }
   out->nfuncs = P->nfn;
-  for (i = 0; i < P->nnode; i++) {
-    li_pnode *o = &out->nodes[i];
-    o->func = P->node[i].func == LI_NONE ? UINT32_MAX : P->node[i].func;
-    o->parent = P->node[i].parent == LI_NONE ? 0 : P->node[i].parent;
-    o->calls = nd[i].calls;
-    o->errors = nd[i].errors;
-    o->total_ns = to_ns(nd[i].total, k);
-    o->self_ns = to_ns(nd[i].self, k);
-    o->mem = nd[i].mem;
-  }
-  out->nnodes = P->nnode;
-  if (settle_self(out) != 0) goto nomem;
   if (li_frames_snapshot(P, out, k) != 0) goto nomem;
   li_mem_snapshot(P, out);
   if (out->memory) {
