@@ -48,7 +48,7 @@ int li_write_csv(const li_profile *p, FILE *f) {
   if (order == NULL) return -1;
   fputs("name,source,line,lastline,calls,total_ns,self_ns,min_ns,max_ns,errors,"
         "alloc_bytes,alloc_count,free_bytes,live_bytes,peak_live_bytes,"
-        "max_alloc_bytes\n", f);
+        "max_alloc_bytes,total_err_ns,self_err_ns,min_err_ns,max_err_ns\n", f);
   for (uint32_t i = 0; i < n; i++) {
     const li_pfunc *fn = order[i];
     put_field(f, fn->name);
@@ -59,9 +59,11 @@ int li_write_csv(const li_profile *p, FILE *f) {
             fn->line, fn->lastline, fn->calls, fn->total_ns, fn->self_ns,
             fn->min_ns, fn->max_ns, fn->errors);
     fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-            ",%" PRIu64 "\n", fn->mem.alloc_bytes, fn->mem.alloc_count,
+            ",%" PRIu64, fn->mem.alloc_bytes, fn->mem.alloc_count,
             fn->mem.free_bytes, fn->mem.live_bytes, fn->mem.peak_live_bytes,
             fn->mem.max_alloc_bytes);
+    fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+            fn->total_err_ns, fn->self_err_ns, fn->min_err_ns, fn->max_err_ns);
   }
   free(order);
   return ferror(f) ? -1 : 0;

@@ -546,6 +546,12 @@ static const char script_core[] =
   "/* columns: key, heading, the figure (a STATS array), its format; full: only\n"
   "** the whole run has it; pct: a share of the view's sum of that figure */\n"
   "function cnt(v) { return String(v); }\n"
+  "/* ORDER EW: the whole run's uncertainty of total, self, min, max (ns) */\n"
+  "var FE = D.ferr || null, EW = ['total', 'self', 'min', 'max'];\n"
+  "function estErr(key, f) {\n"
+  "  var k = EW.indexOf(key);\n"
+  "  return FE !== null && ST === WST && T === whole && mode === 'time' && k >= 0 ? FE[f * 4 + k] || 0 : 0;\n"
+  "}\n"
   "var TIME_COLS = [\n"
   "  ['calls', 'calls', 'calls', cnt], ['total', 'total', 'total', fmtNs],\n"
   "  ['self', 'self', 'self', fmtNs], ['pct', 'self%', 'self', null, 'pct'],\n"
@@ -614,8 +620,11 @@ static const char script_core[] =
   "    cell(tr, fname[f], fzone[f] ? 't z' : 't', fname[f]);\n"
   "    cell(tr, fwhere[f], 't', fwhere[f]);\n"
   "    for (var q = 0; q < c.length; q++) {\n"
-  "      var v = ST[c[q][2]][f];\n"
-  "      cell(tr, c[q][4] === 'pct' ? pct(v, base) : c[q][4] === 'full' && !ST.full ? '-' : c[q][3](v));\n"
+  "      var v = ST[c[q][2]][f], e = estErr(c[q][0], f);\n"
+  "      if (e > 0 && c[q][4] !== 'pct' && e * 4 > v)\n"
+  "        cell(tr, (v <= e ? '<' + fmtNs(v + e) : '~' + fmtNs(v)), 'est',\n"
+  "             'an estimate: \u00b1' + fmtNs(e) + ' (the probes\u2019 cost taken out is large against it)');\n"
+  "      else cell(tr, c[q][4] === 'pct' ? pct(v, base) : c[q][4] === 'full' && !ST.full ? '-' : c[q][3](v));\n"
   "    }\n"
   "    frag.appendChild(tr);\n"
   "  }\n"
@@ -2169,6 +2178,14 @@ static void put_funcs(FILE *f, const li_profile *p, const uint32_t *srcid) {
             ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
             i == 0 ? "\n" : ",\n", srcid[i], fn->line, fn->lastline, fn->calls,
             fn->errors, fn->total_ns, fn->self_ns, fn->min_ns, fn->max_ns);
+  }
+  /* "ferr": the uncertainty of total, self, min, max (ORDER EW) */
+  fputs("],\n\"ferr\":[", f);
+  for (uint32_t i = 0; i < p->nfuncs; i++) {
+    const li_pfunc *fn = &p->funcs[i];
+    fprintf(f, "%s%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
+            i == 0 ? "\n" : ",\n", fn->total_err_ns, fn->self_err_ns,
+            fn->min_err_ns, fn->max_err_ns);
   }
   fputs("],\n\"zones\":[", f);
   for (uint32_t i = 0, n = 0; i < p->nfuncs; i++)

@@ -71,7 +71,8 @@ static void put_summary(FILE *f, const li_profile *p) {
   if (p->time_ns != 0)          /* (0: not known, as in a known profile) */
     fprintf(f, ", \"time_ns\": %" PRIu64, p->time_ns);
   fprintf(f, ", \"probes\": %" PRIu64 ", \"overhead_ns\": %" PRIu64
-          ", \"probe_pair_ns\": ", p->probes, p->overhead_ns);
+          ", \"preempted_ns\": %" PRIu64 ", \"probe_pair_ns\": ", p->probes,
+          p->overhead_ns, p->preempted_ns);
   put_double(f, p->probe_pair_ns);
   fputs(", \"probe_inside_ns\": ", f);
   put_double(f, p->probe_inside_ns);
@@ -120,6 +121,9 @@ static void put_functions(FILE *f, const li_profile *p) {
             ", \"min_ns\": %" PRIu64 ", \"max_ns\": %" PRIu64,
             boolean(fn->zone), fn->line, fn->lastline, fn->calls, fn->errors,
             fn->total_ns, fn->self_ns, fn->min_ns, fn->max_ns);
+    fprintf(f, ", \"total_err_ns\": %" PRIu64 ", \"self_err_ns\": %" PRIu64
+            ", \"min_err_ns\": %" PRIu64 ", \"max_err_ns\": %" PRIu64,
+            fn->total_err_ns, fn->self_err_ns, fn->min_err_ns, fn->max_err_ns);
     put_mem(f, &fn->mem, ", ");
     putc('}', f);
   }
@@ -140,6 +144,8 @@ static void put_nodes(FILE *f, const li_profile *p, const li_pnode *nodes,
     fprintf(f, ", \"calls\": %" PRIu64 ", \"errors\": %" PRIu64
             ", \"total_ns\": %" PRIu64 ", \"self_ns\": %" PRIu64,
             nd->calls, nd->errors, nd->total_ns, nd->self_ns);
+    fprintf(f, ", \"total_err_ns\": %" PRIu64 ", \"self_err_ns\": %" PRIu64,
+            nd->total_err_ns, nd->self_err_ns);
     put_mem(f, &nd->mem, ", ");
     putc('}', f);
   }

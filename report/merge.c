@@ -207,8 +207,11 @@ static int add_profile(merger *m, const li_profile *in, size_t k,
        (both 0); a function ran when it has calls */
     if (f->calls > 0 && f->max_ns > 0 &&
         (o->max_ns == 0 || f->min_ns < o->min_ns))
-      o->min_ns = f->min_ns;
+      o->min_ns = f->min_ns, o->min_err_ns = f->min_err_ns;
+    if (f->max_ns >= o->max_ns) o->max_err_ns = f->max_err_ns;
     o->max_ns = max64(o->max_ns, f->max_ns);
+    o->total_err_ns = add(o->total_err_ns, f->total_err_ns);
+    o->self_err_ns = add(o->self_err_ns, f->self_err_ns);
     o->calls = add(o->calls, f->calls);
     o->errors = add(o->errors, f->errors);
     o->total_ns = add(o->total_ns, f->total_ns);
@@ -236,6 +239,8 @@ static int add_profile(merger *m, const li_profile *in, size_t k,
     o->errors = add(o->errors, n->errors);
     o->total_ns = add(o->total_ns, n->total_ns);
     o->self_ns = add(o->self_ns, n->self_ns);
+    o->total_err_ns = add(o->total_err_ns, n->total_err_ns);
+    o->self_err_ns = add(o->self_err_ns, n->self_err_ns);
     add_mem(&o->mem, &n->mem);
   }
   if (warn_lines(m, in->warnings) < 0) goto nomem;
@@ -275,6 +280,7 @@ static int merge_summary(merger *m, const li_profile *const *in, size_t n) {
     o->wall_ns = add(o->wall_ns, p->wall_ns);
     o->probes = add(o->probes, p->probes);
     o->overhead_ns = add(o->overhead_ns, p->overhead_ns);
+    o->preempted_ns = add(o->preempted_ns, p->preempted_ns);
     /* the probe's cost, per probe: the mean of the runs', weighted by
        their probes (a calibration each; NaN: json's null, not known) */
     if (p->probes > 0 && isfinite(p->probe_pair_ns) &&

@@ -98,6 +98,7 @@ static const field summary_fields[] = {
   {"time_ns", K_U64, SUM(time_ns)},
   {"probes", K_U64, SUM(probes)},
   {"overhead_ns", K_U64, SUM(overhead_ns)},
+  {"preempted_ns", K_U64, SUM(preempted_ns)},
   {"probe_pair_ns", K_DOUBLE, SUM(probe_pair_ns)},
   {"probe_inside_ns", K_DOUBLE, SUM(probe_inside_ns)},
   {"clock", K_STRING, SUM(clock)},
@@ -145,6 +146,10 @@ static const field function_fields[] = {
   {"self_ns", K_U64, FN(self_ns)},
   {"min_ns", K_U64, FN(min_ns)},
   {"max_ns", K_U64, FN(max_ns)},
+  {"total_err_ns", K_U64, FN(total_err_ns)},
+  {"self_err_ns", K_U64, FN(self_err_ns)},
+  {"min_err_ns", K_U64, FN(min_err_ns)},
+  {"max_err_ns", K_U64, FN(max_err_ns)},
   MEM_FIELDS(FN(mem)),
 };
 #undef FN
@@ -164,6 +169,8 @@ static const field node_fields[] = {
   {"errors", K_U64, ND(errors)},
   {"total_ns", K_U64, ND(total_ns)},
   {"self_ns", K_U64, ND(self_ns)},
+  {"total_err_ns", K_U64, ND(total_err_ns)},
+  {"self_err_ns", K_U64, ND(self_err_ns)},
   MEM_FIELDS(ND(mem)),
 };
 #undef ND

@@ -132,6 +132,8 @@ typedef struct li_profile {
   uint64_t wall_ns;     /* time the profiler collected */
   uint64_t probes;      /* probe calls counted (entries + exits) */
   uint64_t overhead_ns; /* probe cost subtracted from the figures */
+  uint64_t preempted_ns; /* time the thread waited for a CPU, taken out of
+                           the figures (runtime/preempt.c) */
   double probe_pair_ns; /* calibrated cost of one entry+exit pair */
   double probe_inside_ns; /* the part of it inside the measured call */
   const char *clock;    /* "tsc", "clock_gettime(CLOCK_MONOTONIC)" or the

@@ -94,14 +94,30 @@ static const char *const heading[NUMCOLS] = {
   "self%", "self", "total", "calls", "min", "max", "errors"
 };
 
+/* A time with uncertainty err (li_estimate): "~1.2 ms" when it could be
+** off by more than a quarter of itself, "<3 ms" (its bound) when by all
+** of it: never a bare "0 ns" for calls whose time was mostly the probes'
+** cost taken out. */
+static void fmt_est(char *buf, uint64_t v, uint64_t err) {
+  if (!li_estimate(v, err)) {
+    fmt_ns(buf, v);
+  } else if (v <= err) {
+    buf[0] = '<';
+    fmt_ns(buf + 1, v + err);
+  } else {
+    buf[0] = '~';
+    fmt_ns(buf + 1, v);
+  }
+}
+
 /* One call's time: below the clock's resolution (res ns, 0: unknown) a
 ** reading says only that the call was shorter than a step: "<100 us". */
-static void fmt_call(char *buf, uint64_t v, uint64_t res) {
-  if (res > 0 && v < res) {
+static void fmt_call(char *buf, uint64_t v, uint64_t err, uint64_t res) {
+  if (res > 0 && v + err < res) {
     buf[0] = '<';
     fmt_ns(buf + 1, res);
   } else {
-    fmt_ns(buf, v);
+    fmt_est(buf, v, err);
   }
 }
 
@@ -113,11 +129,11 @@ static void time_cells(const table *t, const li_pfunc *fn,
              100.0 * (double)fn->self_ns / (double)t->base);
   else
     snprintf(cell[C_PCT], CELL, "-");
-  fmt_ns(cell[C_SELF], fn->self_ns);
-  fmt_ns(cell[C_TOTAL], fn->total_ns);
+  fmt_est(cell[C_SELF], fn->self_ns, fn->self_err_ns);
+  fmt_est(cell[C_TOTAL], fn->total_ns, fn->total_err_ns);
   fmt_u64(cell[C_CALLS], fn->calls);
-  fmt_call(cell[C_MIN], fn->min_ns, t->res);
-  fmt_call(cell[C_MAX], fn->max_ns, t->res);
+  fmt_call(cell[C_MIN], fn->min_ns, fn->min_err_ns, t->res);
+  fmt_call(cell[C_MAX], fn->max_ns, fn->max_err_ns, t->res);
   fmt_u64(cell[C_ERRORS], fn->errors);
 }
 
@@ -230,6 +246,11 @@ static void put_summary(FILE *f, const li_profile *p, uint32_t called) {
     fputs(", probe through the C API", f);
   else if (p->probe != NULL && strcmp(p->probe, "direct") == 0)
     fputs(", probe without its fast path", f);
+  if (p->preempted_ns > 0) {
+    char pre[CELL];
+    fmt_ns(pre, p->preempted_ns);
+    fprintf(f, ", %s preempted (taken out)", pre);
+  }
   if (p->open_calls > 0)  /* "calls": frames are frame mode's */
     fprintf(f, ", %" PRIu32 " call%s still open", p->open_calls,
             p->open_calls == 1 ? "" : "s");
@@ -500,6 +521,21 @@ static int put_memory(FILE *f, const li_profile *p, const li_pfunc **order,
   return 0;
 }
 
+/* A note under the table when it shows estimates: what "~" and "<" say. */
+static void put_estimates(FILE *f, const li_pfunc *const *order, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) {
+    const li_pfunc *fn = order[i];
+    if (li_estimate(fn->self_ns, fn->self_err_ns) ||
+        li_estimate(fn->total_ns, fn->total_err_ns) ||
+        li_estimate(fn->min_ns, fn->min_err_ns) ||
+        li_estimate(fn->max_ns, fn->max_err_ns)) {
+      fputs("\n~ an estimate: the probes' cost taken out of it is large "
+            "against it (docs/measuring.md); <x: less than x\n", f);
+      return;
+    }
+  }
+}
+
 /* ---- warnings ------------------------------------------------------------ */
 
 /* "warnings:", then each line of p->warnings indented. */
@@ -530,6 +566,7 @@ int li_write_text(const li_profile *p, FILE *f) {
   else {
     table t = { NUMCOLS, heading, time_cells, base, res_ns(p) };
     put_table(f, &t, order, n);
+    put_estimates(f, order, n);
   }
   if ((p->framing && put_frames(f, p) != 0) ||
       (p->memory && put_memory(f, p, order, n) != 0)) {

@@ -313,6 +313,7 @@ int li_snapshot(li_prof *P, li_profile *out) {
   out->probe_pair_ns = (double)P->pair_least * k;
   out->probe_inside_ns = (double)P->inside_least * k;
   out->overhead_ns = to_ns((int64_t)(P->entries * P->pair_least), k);
+  out->preempted_ns = to_ns((int64_t)P->preempted, k);
   out->clock = li_clock_name(&P->clock);
   out->probe = li_prof_probe_name(P);
   out->version = LUAINSTR_VERSION;
