@@ -62,7 +62,7 @@ while [[ $# -gt 0 ]]; do
     --both) conds="idle busy"; shift ;;
     --build) build=$2; shift 2 ;;
     --keep) keep=$2; shift 2 ;;
-    -h|--help) sed -n '2,38p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,40p' "$0"; exit 0 ;;
     *) echo "phases.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -132,6 +132,10 @@ for lua in $luas; do
   clock=$tmp/clock-$lua.so
   for cond in $conds; do
     dir=$out/$lua-$cond
+    if [[ -e $dir ]]; then
+      echo "phases.sh: $dir exists (an earlier --keep?): its runs would mix with these" >&2
+      exit 2
+    fi
     mkdir -p "$dir"
     if [[ $cond == busy ]]; then
       # two spinners (the machine has 2 cores here), killed below or at exit
@@ -164,6 +168,9 @@ for lua in $luas; do
   done
 done
 if [[ $ran == 0 ]]; then
-  echo "phases.sh: ERROR: nothing ran (build $build first: cmake --build $build --target luaprof bench_host)" >&2
+  echo "phases.sh: ERROR: nothing ran: build first (docs/building.md), e.g." >&2
+  [[ -f $build/CMakeCache.txt ]] ||
+    echo "  cmake -S $top -B $build -DCMAKE_BUILD_TYPE=RelWithDebInfo \$(bash scripts/lua-internals.sh)" >&2
+  echo "  cmake --build $build --target luaprof bench_host" >&2
   exit 2
 fi

@@ -10,8 +10,9 @@
 --   SCALE     work per phase call, a factor on the counts below (default 1;
 --             each phase takes about 20-60 ms at 1 on Lua 5.4 here)
 --
--- Prints one line a phase call, "phase KIND ROUND NS" (NS: the wall time
--- around the call, the call's own cost and one clock read included), then
+-- Prints one line a phase call, "phase KIND ROUND NS CPU" (NS: the wall
+-- time around the call, the call's own cost and one clock read included;
+-- CPU: the thread's CPU time over the same span), then
 -- "checksum C" (the same in every mode of one Lua: the work was the same).
 -- Runs unchanged on Lua 5.1 to 5.4 and LuaJIT: no integer division, no
 -- goto, no bit operators, integers kept below 2^53 so that 5.1's doubles
@@ -24,7 +25,8 @@
 local clock_so = assert(arg and arg[1], "usage: phases.lua CLOCK_SO [ROUNDS [SCALE]]")
 local rounds = tonumber(arg[2] or 5)
 local scale = tonumber(arg[3] or 1)
-local now = assert(package.loadlib(clock_so, "luaopen_phaseclock"))().now
+local clock = assert(package.loadlib(clock_so, "luaopen_phaseclock"))()
+local now, cpu = clock.now, clock.cpu
 
 local M = 1000003          -- every sum is kept modulo M
 local floor = math.floor
@@ -32,7 +34,7 @@ local floor = math.floor
 -- The iterations of each phase's loop, scaled: computed here so that no
 -- phase makes a call to know its size.
 local N = { tiny = 1300000, nested = 350000, recursion = 90, method = 350000,
-            closure = 650000, nocall = 1400000, builtin = 70, medium = 90000,
+            closure = 650000, nocall = 1400000, builtin = 70, medium = 45000,
             coroutine = 200000 }
 for k, n in pairs(N) do N[k] = math.max(1, floor(n * scale + 0.5)) end
 
@@ -162,11 +164,11 @@ function phase_builtin()
 end
 
 
--- ---- medium: calls of bodies of about 1 us ---------------------------------
+-- ---- medium: calls of bodies of about 1 us (an 80-step loop) --------------
 
 local function medium_body(x)
   local s = x
-  for j = 1, 40 do s = (s * 7 + j) % 65521 end
+  for j = 1, 80 do s = (s * 7 + j) % 65521 end
   return s
 end
 
@@ -226,10 +228,12 @@ for r = 1, rounds do
     local kind = o[j]
     local f = _G["phase_" .. kind]
     collectgarbage("collect")
+    local c0 = cpu()
     local t0 = now()
     local v = f()
     local t1 = now()
-    lines[#lines + 1] = string.format("phase %s %d %.0f", kind, r, t1 - t0)
+    local c1 = cpu()
+    lines[#lines + 1] = string.format("phase %s %d %.0f %.0f", kind, r, t1 - t0, c1 - c0)
     sum = (sum + v) % M
   end
 end

@@ -31,16 +31,17 @@ def fail(msg):
 
 
 def read_run(path):
-    """Per kind: the sum of the wall times of its calls (ns) and the number
-    of calls; the checksum; the hook's totals (hook.out only)."""
-    wall, ncalls, checksum, hook = {}, {}, None, {}
+    """Per kind: the sums of the wall and CPU times of its calls (ns) and
+    the number of calls; the checksum; the hook's totals (hook.out only)."""
+    wall, cpu, ncalls, checksum, hook = {}, {}, {}, None, {}
     with open(path) as f:
         for line in f:
             w = line.split()
             if not w:
                 continue
-            if w[0] == "phase" and len(w) == 4:
+            if w[0] == "phase" and len(w) == 5:
                 wall[w[1]] = wall.get(w[1], 0.0) + float(w[3])
+                cpu[w[1]] = cpu.get(w[1], 0.0) + float(w[4])
                 ncalls[w[1]] = ncalls.get(w[1], 0) + 1
             elif w[0] == "checksum":
                 checksum = w[1]
@@ -50,7 +51,7 @@ def read_run(path):
             elif w[0] == "hook_fn":
                 kv = dict(x.split("=", 1) for x in w[1:])
                 hook[kv["name"]] = float(kv["total_ns"])
-    return wall, ncalls, checksum, hook
+    return wall, cpu, ncalls, checksum, hook
 
 
 def read_profile(path):
@@ -91,10 +92,14 @@ def cell(xs, fmt="%.2f"):
     """median (min-max)"""
     if not xs:
         return "n/a"
-    med = fmt % statistics.median(xs)
+
+    def f(x):                       # (no "-0.0")
+        t = fmt % x
+        return t[1:] if t.startswith("-") and float(t) == 0 else t
+    med = f(statistics.median(xs))
     if len(xs) == 1:
         return med
-    return "%s (%s–%s)" % (med, fmt % min(xs), fmt % max(xs))
+    return "%s (%s–%s)" % (med, f(min(xs)), f(max(xs)))
 
 
 def main():
@@ -106,6 +111,7 @@ def main():
     if not pairs:
         fail("no runs in " + top)
     true_ms = {k: [] for k in KINDS}
+    share = {k: [] for k in KINDS}     # CPU time / wall time, plain run
     inside = {k: [] for k in KINDS}
     fig = {p: {s: {k: [] for k in KINDS} for s in ("raw", "norm", "runx")}
            for p in ("prof", "hook")}
@@ -115,9 +121,9 @@ def main():
     rounds = None
     for pair in pairs:
         d = os.path.join(top, pair)
-        plain, nplain, sum_plain, _ = read_run(os.path.join(d, "plain.out"))
-        pwall, _, sum_prof, _ = read_run(os.path.join(d, "prof.out"))
-        hwall, _, sum_hook, hook = read_run(os.path.join(d, "hook.out"))
+        plain, pcpu, nplain, sum_plain, _ = read_run(os.path.join(d, "plain.out"))
+        pwall, _, _, sum_prof, _ = read_run(os.path.join(d, "prof.out"))
+        hwall, _, _, sum_hook, hook = read_run(os.path.join(d, "hook.out"))
         prof, calls_in, summary = read_profile(os.path.join(d, "prof.json"))
         if len({sum_plain, sum_prof, sum_hook}) != 1 or sum_plain is None:
             fail("pair %s: checksums differ: plain %s, luaprof %s, hook %s"
@@ -138,6 +144,7 @@ def main():
         walls = {"prof": pwall, "hook": hwall}
         for k in KINDS:
             true_ms[k].append(plain[k] / nplain[k] / 1e6)
+            share[k].append(100 * pcpu[k] / plain[k])
             if k in calls_in:
                 inside[k].append(calls_in[k])
         for p in ("prof", "hook"):
@@ -159,14 +166,14 @@ def main():
     print("%d pair(s) of runs, %d round(s) each; cells: median (min–max) "
           "over the pairs" % (len(pairs), rounds))
     print()
-    head = ["phase", "true ms", "calls in", "luaprof raw", "luaprof norm",
+    head = ["phase", "true ms", "cpu %", "calls in", "luaprof raw", "luaprof norm",
             "ns/call off", "luaprof run x", "hook raw", "hook norm",
             "hook run x", "lmprof"]
     print("| " + " | ".join(head) + " |")
     print("|" + "|".join("---" for _ in head) + "|")
     for k in KINDS:
         row = [k + (" (ref)" if k in REF else ""),
-               cell(true_ms[k], "%.1f"),
+               cell(true_ms[k], "%.1f"), cell(share[k], "%.0f"),
                "%.0f" % statistics.median(inside[k]) if inside[k] else "n/a",
                cell(fig["prof"]["raw"][k]), cell(fig["prof"]["norm"][k]),
                cell(off_ns[k], "%.1f"), cell(fig["prof"]["runx"][k]),
@@ -181,8 +188,8 @@ def main():
     if pair_ns:
         print("luaprof's subtracted probe pair: %s ns (median of the pairs)"
               % ("%.1f" % statistics.median(pair_ns)))
-    print("columns: true ms, the plain run's time a call of the phase; calls "
-          "in, the Lua calls made inside one (luaprof's call tree); raw, the "
+    print("columns: true ms, the plain run's time a call of the phase; cpu "
+          "%, the share of it the plain run had a core for; calls in, the Lua calls made inside one (luaprof's call tree); raw, the "
           "profiler's total / the true total; norm, raw / the reference; "
           "ns/call off, (norm - 1) x true time / calls in; run x, the "
           "phase's wall time in the profiled run / the true one")
