@@ -112,6 +112,7 @@ def main():
         fail("no runs in " + top)
     true_ms = {k: [] for k in KINDS}
     share = {k: [] for k in KINDS}     # CPU time / wall time, plain run
+    shares = {"plain": [], "prof": [], "hook": []}   # the same, whole runs
     inside = {k: [] for k in KINDS}
     fig = {p: {s: {k: [] for k in KINDS} for s in ("raw", "norm", "runx")}
            for p in ("prof", "hook")}
@@ -122,8 +123,8 @@ def main():
     for pair in pairs:
         d = os.path.join(top, pair)
         plain, pcpu, nplain, sum_plain, _ = read_run(os.path.join(d, "plain.out"))
-        pwall, _, _, sum_prof, _ = read_run(os.path.join(d, "prof.out"))
-        hwall, _, _, sum_hook, hook = read_run(os.path.join(d, "hook.out"))
+        pwall, prcpu, _, sum_prof, _ = read_run(os.path.join(d, "prof.out"))
+        hwall, hcpu, _, sum_hook, hook = read_run(os.path.join(d, "hook.out"))
         prof, calls_in, summary = read_profile(os.path.join(d, "prof.json"))
         if len({sum_plain, sum_prof, sum_hook}) != 1 or sum_plain is None:
             fail("pair %s: checksums differ: plain %s, luaprof %s, hook %s"
@@ -142,6 +143,9 @@ def main():
         measured = {"prof": {k: prof[k] for k in KINDS},
                     "hook": hooked}
         walls = {"prof": pwall, "hook": hwall}
+        for run, w, c in (("plain", plain, pcpu), ("prof", pwall, prcpu),
+                          ("hook", hwall, hcpu)):
+            shares[run].append(100 * sum(c.values()) / sum(w.values()))
         for k in KINDS:
             true_ms[k].append(plain[k] / nplain[k] / 1e6)
             share[k].append(100 * pcpu[k] / plain[k])
@@ -185,6 +189,9 @@ def main():
           "luaprof %s; hook %s" % (" and ".join(REF),
                                    " ".join("%.3f" % r for r in refs["prof"]),
                                    " ".join("%.3f" % r for r in refs["hook"])))
+    print("cpu %% of the phases' wall time, whole runs: plain %s, luaprof %s, "
+          "hook %s" % (cell(shares["plain"], "%.0f"), cell(shares["prof"], "%.0f"),
+                       cell(shares["hook"], "%.0f")))
     if pair_ns:
         print("luaprof's subtracted probe pair: %s ns (median of the pairs)"
               % ("%.1f" % statistics.median(pair_ns)))
