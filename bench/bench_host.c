@@ -38,7 +38,11 @@
 ** stdout.  Prints one line:
 **   mode=M prog=P wall_ns=load+run load_ns=L run_ns=R dump_ns=D
 **   maxrss_kb=K checksum=C [hook_fns=F hook_calls=N]
-** (frames adds frames=N, the marks made.)
+** (frames adds frames=N, the marks made.)  hook then adds a line
+**   hook_fn name=NAME calls=C total_ns=T
+** for every global Lua function it saw called, its inclusive time as the
+** hook measured it (no cost taken out; a recursive function's nested
+** calls counted again): bench/phases.sh compares it with the truth.
 ** (In WebAssembly maxrss_kb is the size of the linear memory at the end,
 ** which only grows: the peak of the heap, rounded up to 64 KiB pages.)
 ** With BENCH_STDOUT=program in the environment, stdout is the program's
@@ -404,6 +408,42 @@ static uint64_t hook_calls(void) {
   return c;
 }
 
+/* The entry of key in the table, without adding it (NULL: never seen). */
+static const hook_fn *hook_lookup(const void *key) {
+  uint32_t s;
+  if (H.cap == 0) return NULL;
+  for (s = slot_of(key, H.cap); H.tab[s].key != NULL; s = (s + 1) & (H.cap - 1))
+    if (H.tab[s].key == key) return &H.tab[s];
+  return NULL;
+}
+
+#if LUA_VERSION_NUM < 502
+#define lua_pushglobaltable(L) lua_pushvalue(L, LUA_GLOBALSINDEX)
+#endif
+
+/* After the run: a line "hook_fn name=N calls=C total_ns=T" for every
+** global Lua function the hook saw (bench/phases.sh reads its phase_KIND
+** functions' totals).  Names are found by walking the globals once the
+** run is over, so the hook itself does what it always did. */
+static void hook_print_globals(lua_State *L, FILE *out) {
+  double ns_per_tick;
+  li_clock_calibrate(&H.clock);
+  ns_per_tick = H.clock.ns_per_tick;
+  lua_pushglobaltable(L);
+  lua_pushnil(L);
+  while (lua_next(L, -2) != 0) {
+    const hook_fn *f;
+    if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TFUNCTION &&
+        !lua_iscfunction(L, -1) &&
+        (f = hook_lookup(lua_topointer(L, -1))) != NULL)
+      fprintf(out, "hook_fn name=%s calls=%llu total_ns=%.0f\n",
+              lua_tostring(L, -2), (unsigned long long)f->calls,
+              (double)f->total * ns_per_tick);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+}
+
 
 /* ======================================================================
 ** Running a script in a mode
@@ -529,6 +569,7 @@ static int run_mode(int mode, const char *script, int nargs, char **args) {
     if (mode == M_FRAMES)
       fprintf(out, " frames=%llu", (unsigned long long)FR.marks);
     fputc('\n', out);
+    if (mode == M_HOOK) hook_print_globals(L, out);
   }
   lua_close(L);
   return err;
