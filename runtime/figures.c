@@ -30,6 +30,19 @@ static int64_t estimate(const li_cost *c, double ticks, double pairs, double cal
   return (int64_t)llround(v);
 }
 
+/* How much longer than the thread ran a node's calls lasted (>= 1): their
+** ticks over their ticks less the time they were preempted.  The probes'
+** cost taken out is running time, and a preemption lands in the probes'
+** share of it as often as in the program's: what is left of the running
+** time, the program's, is scaled back up by this, so that a figure is
+** what the code took in wall time on this machine, as a plain run would
+** have seen it (not the probes' share of the waits as well: call-heavy
+** code read 2-3 times its time beside two busy processes). */
+static double dilation(const li_tally *t) {
+  int64_t run = t->ticks - t->pre;
+  return t->pre > 0 && run > 0 ? (double)t->ticks / (double)run : 1.0;
+}
+
 void li_derive_nodes(li_tally *nd, uint32_t n, const li_cost *c) {
   uint32_t i;
   if (n == 0) return;
@@ -41,8 +54,11 @@ void li_derive_nodes(li_tally *nd, uint32_t n, const li_cost *c) {
   /* bottom-up: a node's children have larger indexes than it */
   for (i = n; i-- > 1;) {
     li_tally *t = &nd[i], *up = &nd[t->parent];
-    int64_t est = estimate(c, (double)t->ticks, (double)t->pairs, (double)t->calls);
+    double dil = dilation(t);
+    int64_t est = estimate(c, (double)(t->ticks - t->pre), (double)t->pairs,
+                           (double)t->calls);
     int64_t x = estimate(c, (double)t->xticks, (double)t->xpairs, 0);
+    if (est > 0) est = (int64_t)llround((double)est * dil);
     int64_t in = t->kid + x;    /* ran inside its calls, not in them */
     uint64_t own;
     t->total = est;
@@ -52,8 +68,8 @@ void li_derive_nodes(li_tally *nd, uint32_t n, const li_cost *c) {
     t->self = t->total - (in > 0 ? in : 0);
     /* pairs of its own calls' children (and coroutines it resumed) */
     own = t->pairs > t->kid_pairs ? t->pairs - t->kid_pairs : 0;
-    t->total_err = (double)t->pairs * c->pair_err + (double)t->calls * c->inside_err;
-    t->self_err = (double)own * c->pair_err + (double)t->calls * c->inside_err;
+    t->total_err = dil * ((double)t->pairs * c->pair_err + (double)t->calls * c->inside_err);
+    t->self_err = dil * ((double)own * c->pair_err + (double)t->calls * c->inside_err);
     if (t->calls > 0) {
       int64_t lo = t->total / (int64_t)t->calls;
       int64_t hi = lo + (t->total % (int64_t)t->calls != 0);
@@ -103,6 +119,7 @@ static int64_t scale(int64_t v, double k) {
 void li_tally_scale(li_tally *t, double k) {
   t->ticks = scale(t->ticks, k);
   t->xticks = scale(t->xticks, k);
+  t->pre = scale(t->pre, k);
   if (t->min != INT64_MAX) t->min = scale(t->min, k);
   if (t->max != INT64_MIN) t->max = scale(t->max, k);
 }

@@ -56,6 +56,7 @@ typedef struct nfig {
   uint64_t calls, errors;
   int64_t total;        /* raw ticks (li_node.total) */
   uint64_t pairs;       /* (li_node.pairs) */
+  int64_t pre;          /* (li_node.pre) */
   li_nmem mem;
 } nfig;
 
@@ -107,6 +108,7 @@ static void save(nfig *b, const li_node *nd, uint32_t n) {
   b->errors = nd->errors;
   b->total = nd->total;
   b->pairs = nd->pairs;
+  b->pre = nd->pre;
   b->mem = nd->mem;
 }
 
@@ -167,6 +169,8 @@ static void split(li_prof *P, li_stack *S, uint64_t t) {
     uint64_t pairs = S->pairs - fr->pairs0;
     nd->total += part;
     nd->pairs += pairs;
+    nd->pre += (int64_t)(S->pre - fr->pre0);
+    fr->pre0 = S->pre;
     fr->done += part;
     fr->done_pairs += pairs;
     fr->start = t;
@@ -230,6 +234,7 @@ static int build_tree(li_prof *P, spike *sp) {
     o->errors = nd->errors - b->errors;
     o->total = nd->total - b->total;
     o->pairs = nd->pairs - b->pairs;
+    o->pre = nd->pre - b->pre;
     o->mem.alloc_bytes = nd->mem.alloc_bytes - b->mem.alloc_bytes;
     o->mem.alloc_count = nd->mem.alloc_count - b->mem.alloc_count;
     o->mem.free_bytes = nd->mem.free_bytes - b->mem.free_bytes;
@@ -531,6 +536,7 @@ static int spike_model(const li_prof *P, const spike *sp, li_pspike *o, double k
     t[i].calls = g->calls;
     t[i].ticks = g->total;
     t[i].pairs = g->pairs;
+    t[i].pre = g->pre;
     t[i].min = INT64_MAX;
     t[i].max = INT64_MIN;
     li_tally_scale(&t[i], k);

@@ -122,7 +122,7 @@ LI_NOINLINE uint64_t li_gap(li_prof *P, li_stack *S, uint64_t t) {
   ** and those of the stacks waiting in a resume (the running one was
   ** resumed under them) */
   for (li_stack *R = &P->main; R != NULL; R = R->next)
-    if (R == S || R->resuming) R->susp += e;
+    if (R == S || R->resuming) R->pre += e;
   return e;
 #else
   (void)P; (void)S; (void)t;

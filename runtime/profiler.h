@@ -98,7 +98,7 @@ typedef struct li_node {
   uint64_t min_pairs;   /* pairs inside the shortest call... */
   uint64_t max_pairs;   /* ...and the longest (the report corrects them
                            again with its own figure) */
-  uint64_t pad_[1];     /* to 128 bytes: the probe indexes by a shift */
+  int64_t pre;          /* ticks of `total` the thread spent preempted */
 } li_node;
 
 /* Coroutine time the tree shows under another node than the one whose
@@ -128,7 +128,7 @@ typedef struct li_frame {
   uint64_t done_pairs;  /* ...and the pairs in it */
   uint32_t func;        /* li_fn index */
   uint32_t node;        /* li_node index */
-  uint64_t pad_[1];     /* to 64 bytes: the probe indexes by a shift */
+  uint64_t pre0;        /* the stack's preempted ticks at entry */
 } li_frame;
 
 /* The identity of zone number `serial` in li_frame.ci. */
@@ -153,7 +153,9 @@ struct li_stack {
   uint32_t root;        /* node the bottom frames hang from */
   int suspended;        /* yielded (through coroutine.yield) */
   uint64_t susp;        /* ticks its frames do not count, so far: the time
-                           it spent suspended or preempted */
+                           it spent suspended */
+  uint64_t pre;         /* ticks its frames spent preempted, so far (they
+                           count them; the report knows how many) */
   uint64_t pairs;       /* probe pairs entered in it (or in coroutines it
                            resumed), so far */
   uint64_t susp_since;  /* when it was suspended */
@@ -609,6 +611,7 @@ typedef struct li_tally {
   int64_t ticks;        /* raw: the calls' spans */
   uint64_t pairs;       /* probe pairs inside them */
   int64_t xticks, xpairs; /* coroutine time charged (li_xcharge) */
+  int64_t pre;          /* ticks of `ticks` the thread was preempted */
   int64_t min, max;     /* shortest and longest call as they closed
                            (INT64_MAX, INT64_MIN: none)... */
   uint64_t min_pairs, max_pairs;  /* ...and the pairs inside them */
@@ -753,6 +756,7 @@ static LI_INLINE li_frame *li_frame_close(li_prof *P, li_stack *S, uint64_t t,
   uint64_t pairs = S->pairs - fr->pairs0;
   nd->total += raw;
   nd->pairs += pairs;
+  nd->pre += (int64_t)(S->pre - fr->pre0);
   li_node_minmax(P, nd, raw + fr->done, pairs + fr->done_pairs);
   if (err) nd->errors++;
   return fr;
@@ -781,6 +785,7 @@ static LI_INLINE li_frame *li_frame_open(li_prof *P, li_stack *S, li_frame *fr,
   S->pairs++;                   /* this pair, for the frames below */
   fr->pairs0 = S->pairs;
   fr->susp0 = S->susp;
+  fr->pre0 = S->pre;
   fr->done = 0;
   fr->done_pairs = 0;
   P->node[node].calls++;
@@ -802,7 +807,7 @@ static LI_INLINE void li_gap_exit(li_prof *P, li_stack *S, uint64_t t) {
   P->gap_at = t + P->gap_thr;
 }
 static LI_INLINE void li_gap_entry(li_prof *P, li_stack *S, li_frame *fr) {
-  if (LI_UNLIKELY(fr->start > P->gap_at)) fr->susp0 += li_gap(P, S, fr->start);
+  if (LI_UNLIKELY(fr->start > P->gap_at)) fr->pre0 += li_gap(P, S, fr->start);
   P->gap_at = fr->start + P->gap_thr;
 }
 

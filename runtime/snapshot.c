@@ -36,6 +36,7 @@ static int close_virtually(const li_prof *P, const li_stack *S, uint64_t t,
     int64_t v = whole - (int64_t)(wp * P->pair_cost + P->inside_cost);
     b->ticks += raw;
     b->pairs += pairs;
+    b->pre += (int64_t)(c.pre - fr->pre0);
     if (v < b->min) b->min = v, b->min_pairs = wp;
     if (v > b->max) b->max = v, b->max_pairs = wp;
   }
@@ -189,7 +190,7 @@ static int tally_nodes(const li_prof *P, uint64_t now, double k, li_tally *nd,
     const li_node *n = &P->node[i];
     nd[i].parent = i == 0 ? 0 : n->parent;
     nd[i].calls = n->calls; nd[i].errors = n->errors;
-    nd[i].ticks = n->total; nd[i].pairs = n->pairs;
+    nd[i].ticks = n->total; nd[i].pairs = n->pairs; nd[i].pre = n->pre;
     nd[i].min = n->min; nd[i].max = n->max;
     nd[i].min_pairs = n->min_pairs; nd[i].max_pairs = n->max_pairs;
     if (i < P->nxch) {
