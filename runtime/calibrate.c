@@ -243,6 +243,9 @@ static void measure(li_prof *P, lua_State *L, cal_result *out) {
   if (!lua_checkstack(L, 10)) return;
   Q = lua_newuserdatauv(L, sizeof *Q, 0);              /* top+1 */
   memset(Q, 0, sizeof *Q);
+  Q->gap_fd = -1;               /* (no preemption asked: li_gap_free) */
+  Q->gap_at = UINT64_MAX;
+  Q->gap_thr = (uint64_t)1 << 62;
   /* the profiler's finalizer frees what Q gets, should the Lua API raise
   ** an error (out of memory) before `done` */
   luaL_setmetatable(L, LI_MT_PROF);

@@ -822,6 +822,7 @@ li_prof *li_prof_attach(lua_State *L) {
   li_clock_init(&P->clock);
   P->gap_fd = -1;
   P->gap_at = UINT64_MAX;
+  P->gap_thr = (uint64_t)1 << 62;
   P->direct_ok = direct_check(L, &P->direct_why);
   P->probe = P->direct_ok ? LI_PROBE_FAST : LI_PROBE_API;
   if (li_jit_check(L, P, &P->jit_why)) P->probe = LI_PROBE_FFI;
