@@ -355,7 +355,6 @@ static LI_INLINE void resume_begin(resume_ctx *c, li_prof *P, lua_State *L,
   if (!LI_HAVE_CONTINUATIONS && C != NULL && C->suspended) li_stack_wake(P, C, c->t0);
   if (R != NULL) {            /* (a frame mark meanwhile charges its part) */
     R->resuming = 1;
-    R->res_root = C != NULL ? C->root : LI_NONE;
     R->res_t0 = c->t0;
     R->res_pairs0 = c->pairs0;
   }
@@ -377,11 +376,7 @@ static LI_INLINE void resume_end(resume_ctx *c, lua_State *L, int coidx, int die
     /* back in L: its stack is current again (the list may have changed) */
     li_set_cur(P, NULL, P->cur);
     R = li_stack_of(P, L);
-    {
-      li_stack *C = li_stack_of_thread(P, L, coidx);
-      li_prof_charge(P, R, C != NULL ? C->root : LI_NONE, t1 - t0,
-                     P->entries - pairs0);
-    }
+    li_prof_charge(P, R, t1 - t0, P->entries - pairs0);
     if (died) {
       li_stack *C = li_stack_of_thread(P, L, coidx);
       if (C != NULL) li_stack_close(P, C, 0, t1, 1);

@@ -298,7 +298,6 @@ int li_tree_init(li_prof *P) {
   P->node[0].max = INT64_MIN;
   P->nnode = 1;
   memset(P->kids, 0, sizeof P->kids);
-  if (P->xch != NULL) memset(P->xch, 0, (size_t)P->nxch * sizeof *P->xch);
   /* a table there already is emptied, not made again: a reset needs no
   ** memory, so it cannot leave the profiler without one */
   if (P->nodehash != NULL) {

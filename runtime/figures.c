@@ -9,13 +9,14 @@
 ** figure apart at zero broke every identity between them (a caller whose
 ** callee read below zero showed self > total), so the clamp is one rule,
 ** applied bottom-up: a node's total is at least what its children's totals
-** (and the coroutine time charged to it) add up to, and its self time is
-** what is left.  Then self <= total and the children fit inside their
+** add up to, and its self time is what is left (total = self + children:
+** a report that rebuilds totals from self times, pprof, agrees).  Then self <= total and the children fit inside their
 ** parent whatever the calibration's error; min <= mean <= max per node.
 ** Each figure carries its uncertainty: the pairs taken out of it times the
 ** pair figure's uncertainty, and the same for the inside part.
 */
 #include <math.h>
+#include <stdlib.h>
 
 #include "profiler.h"
 
@@ -57,15 +58,10 @@ void li_derive_nodes(li_tally *nd, uint32_t n, const li_cost *c) {
     double dil = dilation(t);
     int64_t est = estimate(c, (double)(t->ticks - t->pre), (double)t->pairs,
                            (double)t->calls);
-    int64_t x = estimate(c, (double)t->xticks, (double)t->xpairs, 0);
-    if (est > 0) est = (int64_t)llround((double)est * dil);
-    int64_t in = t->kid + x;    /* ran inside its calls, not in them */
     uint64_t own;
-    t->total = est;
-    if (t->total < t->kid) t->total = t->kid;   /* children fit inside */
-    if (t->total < in) t->total = in;           /* self >= 0 */
-    if (t->total < 0) t->total = 0;
-    t->self = t->total - (in > 0 ? in : 0);
+    if (est > 0) est = (int64_t)llround((double)est * dil);
+    t->total = est > t->kid ? est : t->kid;     /* children fit inside */
+    t->self = t->total - t->kid;
     /* pairs of its own calls' children (and coroutines it resumed) */
     own = t->pairs > t->kid_pairs ? t->pairs - t->kid_pairs : 0;
     t->total_err = dil * ((double)t->pairs * c->pair_err + (double)t->calls * c->inside_err);
@@ -118,8 +114,85 @@ static int64_t scale(int64_t v, double k) {
 
 void li_tally_scale(li_tally *t, double k) {
   t->ticks = scale(t->ticks, k);
-  t->xticks = scale(t->xticks, k);
   t->pre = scale(t->pre, k);
   if (t->min != INT64_MAX) t->min = scale(t->min, k);
   if (t->max != INT64_MIN) t->max = scale(t->max, k);
 }
+
+/* Add node v's figures (derived) to its function's; `outer`: no node of
+** the same function above it. */
+static void add_node(li_tally *a, li_tally *b, int outer) {
+  b->outer = outer;
+  a->calls += b->calls;
+  a->errors += b->errors;
+  a->self += b->self;
+  a->self_err += b->self_err;
+  if (b->calls > 0 && (a->calls == b->calls || b->mn < a->mn))
+    a->mn = b->mn, a->min_err = b->min_err;
+  if (b->calls > 0 && (a->calls == b->calls || b->mx > a->mx))
+    a->mx = b->mx, a->max_err = b->max_err;
+  a->mem.alloc_bytes += b->mem.alloc_bytes;
+  a->mem.alloc_count += b->mem.alloc_count;
+  a->mem.free_bytes += b->mem.free_bytes;
+  if (b->mem.max_alloc_bytes > a->mem.max_alloc_bytes)
+    a->mem.max_alloc_bytes = b->mem.max_alloc_bytes;
+  if (outer) {
+    a->total += b->total;
+    a->total_err += b->total_err;
+    a->mem.alloc_bytes_total += b->mem.alloc_bytes_total;
+    a->mem.alloc_count_total += b->mem.alloc_count_total;
+  }
+}
+
+/* Where function f's figures are (sum_functions). */
+static uint32_t slot_of(const uint32_t *slot, uint32_t f) {
+  return slot != NULL ? slot[f] : f;
+}
+
+/* A function's figures from its nodes: calls, errors and self time add
+** up; min and max are over all its calls; its inclusive time counts only
+** the nodes with no node of the same function above them (in a recursion
+** the outermost activation already includes the inner ones).  A depth-first
+** walk of the tree keeps, for every function, how many of its nodes are on
+** the path from the root.  fn holds nfn figures: function f's at
+** fn[slot[f]], or at fn[f] when slot is NULL (the report gives figures only
+** to the functions that have nodes, not to every one a chunk defined). */
+int li_sum_functions(li_tally *nd, uint32_t nn, li_tally *fn,
+                     const uint32_t *slot, uint32_t nfn) {
+  uint32_t *first, *kids, *onpath, *stack, *next, sp = 0;
+  first = calloc((size_t)nn + 1, sizeof *first);
+  kids = malloc((size_t)nn * sizeof *kids);
+  next = malloc((size_t)nn * sizeof *next);
+  stack = malloc((size_t)nn * sizeof *stack);
+  onpath = calloc(nfn ? nfn : 1, sizeof *onpath);
+  if (first == NULL || kids == NULL || next == NULL || stack == NULL || onpath == NULL) {
+    free(first); free(kids); free(next); free(stack); free(onpath);
+    return 0;
+  }
+  /* children of node p: kids[first[p] .. first[p+1]) */
+  for (uint32_t i = 1; i < nn; i++) first[nd[i].parent + 1]++;
+  for (uint32_t i = 0; i < nn; i++) first[i + 1] += first[i];
+  for (uint32_t i = 0; i < nn; i++) next[i] = first[i];
+  for (uint32_t i = 1; i < nn; i++) kids[next[nd[i].parent]++] = i;
+  for (uint32_t i = 0; i < nn; i++) next[i] = first[i];
+  stack[sp++] = 0;                  /* the root: no function */
+  while (sp > 0) {
+    uint32_t v = stack[sp - 1], fv = nd[v].func;
+    if (fv != LI_NONE) fv = slot_of(slot, fv);
+    if (next[v] == first[v] && fv != LI_NONE)       /* first visit */
+      add_node(&fn[fv], &nd[v], onpath[fv]++ == 0);
+    if (next[v] < first[v + 1]) {
+      uint32_t c = kids[next[v]++], fc = slot_of(slot, nd[c].func);
+      if (first[c] == first[c + 1])                  /* a leaf: no push */
+        add_node(&fn[fc], &nd[c], onpath[fc] == 0);
+      else
+        stack[sp++] = c;
+    } else {
+      if (fv != LI_NONE) onpath[fv]--;
+      sp--;
+    }
+  }
+  free(first); free(kids); free(next); free(stack); free(onpath);
+  return 1;
+}
+

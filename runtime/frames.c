@@ -156,7 +156,7 @@ void li_frames_wake(li_prof *P, li_stack *S) {
 ** first: the coroutine's part so far (resume charges the rest). */
 static void split(li_prof *P, li_stack *S, uint64_t t) {
   if (S->resuming) {
-    li_prof_charge(P, S, S->res_root, t - S->res_t0, P->entries - S->res_pairs0);
+    li_prof_charge(P, S, t - S->res_t0, P->entries - S->res_pairs0);
     S->res_t0 = t;
     S->res_pairs0 = P->entries;
   }

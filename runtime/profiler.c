@@ -665,7 +665,6 @@ void li_prof_free_data(li_prof *P) {
   free(P->fn); P->fn = NULL; P->nfn = P->capfn = 0;
   free(P->fnhash); P->fnhash = NULL; P->fnhcap = 0;
   free(P->node); P->node = NULL; P->nnode = P->capnode = 0;
-  free(P->xch); P->xch = NULL; P->nxch = 0;
   li_gap_free(P);
   free(P->nodehash); P->nodehash = NULL; P->nodehcap = 0;
   free(P->main.f); P->main.f = NULL; P->main.n = P->main.cap = 0;

@@ -101,15 +101,6 @@ typedef struct li_node {
   int64_t pre;          /* ticks of `total` the thread spent preempted */
 } li_node;
 
-/* Coroutine time the tree shows under another node than the one whose
-** calls ran it (li_prof_charge): a coroutine resumed from node n whose
-** calls hang under node r is charged +(ticks, pairs) at n and -(ticks,
-** pairs) at r, so that the report takes it out of n's self time and not
-** out of r's.  Rare: kept apart from the nodes, made on first need. */
-typedef struct li_xcharge {
-  int64_t ticks;
-  int64_t pairs;
-} li_xcharge;
 
 /* The call-tree nodes found last, by (parent, func): LI_KIDS slots. */
 #define LI_KIDS 4096u
@@ -172,8 +163,7 @@ struct li_stack {
                            of: li_infer_switch), else NULL */
   int resuming;         /* waiting in coroutine.resume (boundary.c)... */
   uint64_t res_t0;      /* ...since this time, or the last frame mark, */
-  uint64_t res_pairs0;  /* ...with this many entries counted, */
-  uint32_t res_root;    /* ...a coroutine whose calls hang under this node */
+  uint64_t res_pairs0;  /* ...with this many entries counted */
   uint32_t ffi_lost;    /* FFI entries that found no room for a frame (no
                            memory): as many exits pop nothing, and until
                            they have, entries push nothing (LIFO) */
@@ -254,8 +244,6 @@ struct li_prof {
   uint32_t chunkhcap;   /* power of two */
   li_node *node;        /* call tree, node[0] = root */
   uint32_t nnode, capnode;
-  li_xcharge *xch;      /* by node (NULL: no such charge yet), nxch of them */
-  uint32_t nxch;
   uint32_t *nodehash;   /* open addressing over (parent, func) */
   uint32_t nodehcap;
   uint32_t kids[LI_KIDS];   /* a node found or made last for its slot
@@ -408,12 +396,12 @@ void li_prof_close_all(li_prof *P, uint64_t t);
 /* Clear every figure. */
 void li_prof_clear(li_prof *P);
 
-/* A coroutine whose calls hang under node `root` ran `ticks` with `pairs`
-** probe pairs inside, resumed from the top frame of S: the pairs are S's
-** frames' (their spans hold them), and when that frame's node is not
-** `root` the time is moved from root's children to it (xticks). */
-void li_prof_charge(li_prof *P, li_stack *S, uint32_t root, uint64_t ticks,
-                    uint64_t pairs);
+/* A coroutine ran `ticks` with `pairs` probe pairs inside, resumed from
+** the top frame of S: the pairs are S's frames' (their spans hold them).
+** Its time is in its own calls, whose nodes hang under the call that
+** first resumed it (a later resume from another call keeps that time in
+** the resumer's self time: docs/limits.md). */
+void li_prof_charge(li_prof *P, li_stack *S, uint64_t ticks, uint64_t pairs);
 
 /* Start, stop, enable, disable (status codes of luainstr.h). */
 int li_prof_start(li_prof *P, lua_State *L);
@@ -606,11 +594,11 @@ void li_snapshot_free(li_profile *p);
 ** report shows, in ticks (figures.c derives the second from the first). */
 typedef struct li_tally {
   uint32_t parent;      /* nodes: the parent's index (tallies of a tree) */
+  uint32_t func;        /* nodes: the function (LI_NONE: the root) */
   int outer;            /* nodes: no node of the same function above it */
   uint64_t calls, errors;
   int64_t ticks;        /* raw: the calls' spans */
   uint64_t pairs;       /* probe pairs inside them */
-  int64_t xticks, xpairs; /* coroutine time charged (li_xcharge) */
   int64_t pre;          /* ticks of `ticks` the thread was preempted */
   int64_t min, max;     /* shortest and longest call as they closed
                            (INT64_MAX, INT64_MIN: none)... */
@@ -635,6 +623,13 @@ typedef struct li_cost {
 /* The report's figures of nd[0..n) (a tree: nd[i].parent < i for i > 0,
 ** node 0 the root) from their raw ones (figures.c). */
 void li_derive_nodes(li_tally *nd, uint32_t n, const li_cost *c);
+/* A function's figures from its nodes' derived ones (nd: nn nodes, func
+** and parent set): calls, errors and self time add up; min and max are
+** over all its calls; its total counts only the nodes with no node of the
+** same function above them (nd[i].outer).  fn holds nfn figures: function
+** f's at fn[slot[f]], or fn[f] when slot is NULL.  0: no memory. */
+int li_sum_functions(li_tally *nd, uint32_t nn, li_tally *fn,
+                     const uint32_t *slot, uint32_t nfn);
 /* The cost the reports of P take out now, in units of k ticks (figures.c;
 ** k = ns_per_tick: ns). */
 void li_report_cost(const li_prof *P, double k, li_cost *c);

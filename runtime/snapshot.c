@@ -19,15 +19,7 @@ static int close_virtually(const li_prof *P, const li_stack *S, uint64_t t,
   li_stack c = *S;
   uint32_t n = S->n;
   if (n == 0) return 1;
-  if (c.resuming) {             /* (li_prof_charge, on the copy's figures) */
-    uint64_t ticks = t - c.res_t0, pairs = P->entries - c.res_pairs0;
-    uint32_t at = S->f[n - 1].node, root = c.res_root;
-    c.pairs += pairs;
-    if (root != at && root != LI_NONE && root < P->nnode && ticks != 0) {
-      nd[at].xticks += (int64_t)ticks; nd[at].xpairs += (int64_t)pairs;
-      nd[root].xticks -= (int64_t)ticks; nd[root].xpairs -= (int64_t)pairs;
-    }
-  }
+  if (c.resuming) c.pairs += P->entries - c.res_pairs0;   /* (li_prof_charge) */
   while (n > 0) {
     const li_frame *fr = &S->f[--n];
     li_tally *b = &nd[fr->node];
@@ -40,83 +32,6 @@ static int close_virtually(const li_prof *P, const li_stack *S, uint64_t t,
     if (v < b->min) b->min = v, b->min_pairs = wp;
     if (v > b->max) b->max = v, b->max_pairs = wp;
   }
-  return 1;
-}
-
-/* Add node v's figures (derived) to its function's; `outer`: no node of
-** the same function above it. */
-static void add_node(li_tally *a, li_tally *b, int outer) {
-  b->outer = outer;
-  a->calls += b->calls;
-  a->errors += b->errors;
-  a->self += b->self;
-  a->self_err += b->self_err;
-  if (b->calls > 0 && (a->calls == b->calls || b->mn < a->mn))
-    a->mn = b->mn, a->min_err = b->min_err;
-  if (b->calls > 0 && (a->calls == b->calls || b->mx > a->mx))
-    a->mx = b->mx, a->max_err = b->max_err;
-  a->mem.alloc_bytes += b->mem.alloc_bytes;
-  a->mem.alloc_count += b->mem.alloc_count;
-  a->mem.free_bytes += b->mem.free_bytes;
-  if (b->mem.max_alloc_bytes > a->mem.max_alloc_bytes)
-    a->mem.max_alloc_bytes = b->mem.max_alloc_bytes;
-  if (outer) {
-    a->total += b->total;
-    a->total_err += b->total_err;
-    a->mem.alloc_bytes_total += b->mem.alloc_bytes_total;
-    a->mem.alloc_count_total += b->mem.alloc_count_total;
-  }
-}
-
-/* Where function f's figures are (sum_functions). */
-static uint32_t slot_of(const uint32_t *slot, uint32_t f) {
-  return slot != NULL ? slot[f] : f;
-}
-
-/* A function's figures from its nodes: calls, errors and self time add
-** up; min and max are over all its calls; its inclusive time counts only
-** the nodes with no node of the same function above them (in a recursion
-** the outermost activation already includes the inner ones).  A depth-first
-** walk of the tree keeps, for every function, how many of its nodes are on
-** the path from the root.  fn holds nfn figures: function f's at
-** fn[slot[f]], or at fn[f] when slot is NULL (the report gives figures only
-** to the functions that have nodes, not to every one a chunk defined). */
-static int sum_functions(const li_prof *P, li_tally *nd, li_tally *fn,
-                         const uint32_t *slot, uint32_t nfn) {
-  uint32_t nn = P->nnode, *first, *kids, *onpath, *stack, *next, sp = 0;
-  first = calloc((size_t)nn + 1, sizeof *first);
-  kids = malloc((size_t)nn * sizeof *kids);
-  next = malloc((size_t)nn * sizeof *next);
-  stack = malloc((size_t)nn * sizeof *stack);
-  onpath = calloc(nfn ? nfn : 1, sizeof *onpath);
-  if (first == NULL || kids == NULL || next == NULL || stack == NULL || onpath == NULL) {
-    free(first); free(kids); free(next); free(stack); free(onpath);
-    return 0;
-  }
-  /* children of node p: kids[first[p] .. first[p+1]) */
-  for (uint32_t i = 1; i < nn; i++) first[P->node[i].parent + 1]++;
-  for (uint32_t i = 0; i < nn; i++) first[i + 1] += first[i];
-  for (uint32_t i = 0; i < nn; i++) next[i] = first[i];
-  for (uint32_t i = 1; i < nn; i++) kids[next[P->node[i].parent]++] = i;
-  for (uint32_t i = 0; i < nn; i++) next[i] = first[i];
-  stack[sp++] = 0;                  /* the root: no function */
-  while (sp > 0) {
-    uint32_t v = stack[sp - 1], fv = P->node[v].func;
-    if (fv != LI_NONE) fv = slot_of(slot, fv);
-    if (next[v] == first[v] && fv != LI_NONE)       /* first visit */
-      add_node(&fn[fv], &nd[v], onpath[fv]++ == 0);
-    if (next[v] < first[v + 1]) {
-      uint32_t c = kids[next[v]++], fc = slot_of(slot, P->node[c].func);
-      if (first[c] == first[c + 1])                  /* a leaf: no push */
-        add_node(&fn[fc], &nd[c], onpath[fc] == 0);
-      else
-        stack[sp++] = c;
-    } else {
-      if (fv != LI_NONE) onpath[fv]--;
-      sp--;
-    }
-  }
-  free(first); free(kids); free(next); free(stack); free(onpath);
   return 1;
 }
 
@@ -189,14 +104,11 @@ static int tally_nodes(const li_prof *P, uint64_t now, double k, li_tally *nd,
   for (i = 0; i < P->nnode; i++) {
     const li_node *n = &P->node[i];
     nd[i].parent = i == 0 ? 0 : n->parent;
+    nd[i].func = n->func;
     nd[i].calls = n->calls; nd[i].errors = n->errors;
     nd[i].ticks = n->total; nd[i].pairs = n->pairs; nd[i].pre = n->pre;
     nd[i].min = n->min; nd[i].max = n->max;
     nd[i].min_pairs = n->min_pairs; nd[i].max_pairs = n->max_pairs;
-    if (i < P->nxch) {
-      nd[i].xticks = P->xch[i].ticks;
-      nd[i].xpairs = P->xch[i].pairs;
-    }
     nd[i].mem.alloc_bytes = nd[i].mem.alloc_bytes_total = n->mem.alloc_bytes;
     nd[i].mem.alloc_count = nd[i].mem.alloc_count_total = n->mem.alloc_count;
     nd[i].mem.free_bytes = n->mem.free_bytes;
@@ -224,7 +136,7 @@ int li_snapshot_tally(const li_prof *P, uint64_t now, li_tally *nd,
                       li_tally *fn, uint32_t *open) {
   memset(fn, 0, (size_t)P->nfn * sizeof *fn);
   return tally_nodes(P, now, P->clock.ns_per_tick, nd, open) &&
-         sum_functions(P, nd, fn, NULL, P->nfn);
+         li_sum_functions(nd, P->nnode, fn, NULL, P->nfn);
 }
 
 /* Which functions have nodes: slot[f], their index among them, or
@@ -262,7 +174,7 @@ int li_snapshot(li_prof *P, li_profile *out) {
   if (fn == NULL || nd == NULL || out->funcs == NULL || out->nodes == NULL)
     goto nomem;
   if (!tally_nodes(P, now, k, nd, &out->open_calls) ||
-      !sum_functions(P, nd, fn, slot, nused))
+      !li_sum_functions(nd, P->nnode, fn, slot, nused))
     goto nomem;
   for (i = 0; i < P->nnode; i++) {
     li_pnode *o = &out->nodes[i];

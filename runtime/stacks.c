@@ -364,7 +364,7 @@ static void infer_end(li_prof *P, li_stack *S, uint64_t t, int current) {
   S->waker = NULL;
   P->inferring--;
   if (R->resuming) {
-    li_prof_charge(P, R, R->res_root, t - R->res_t0, P->entries - R->res_pairs0);
+    li_prof_charge(P, R, t - R->res_t0, P->entries - R->res_pairs0);
     R->resuming = 0;
   }
   if (current) li_set_cur(P, R->L, R);
@@ -416,7 +416,6 @@ static li_stack *infer_to(li_prof *P, li_stack *X, li_stack *S) {
   if (S->n == 0)
     S->root = R->n > 0 ? R->f[R->n - 1].node : R->root;
   R->resuming = 1;
-  R->res_root = S->root;
   R->res_t0 = t;
   R->res_pairs0 = P->entries;
   S->waker = R;
@@ -489,31 +488,8 @@ void li_prof_close_all(li_prof *P, uint64_t t) {
   P->inferring = 0;
 }
 
-/* Room in P->xch for node n (zeroed); 0: no memory (the charge is lost:
-** the figures then read as if the coroutine hung under n). */
-static int xch_room(li_prof *P, uint32_t n) {
-  uint32_t cap;
-  li_xcharge *x;
-  if (n < P->nxch) return 1;
-  cap = P->capnode > n ? P->capnode : n + 1;
-  x = realloc(P->xch, (size_t)cap * sizeof *x);
-  if (x == NULL) return 0;
-  memset(x + P->nxch, 0, (size_t)(cap - P->nxch) * sizeof *x);
-  P->xch = x;
-  P->nxch = cap;
-  return 1;
-}
-
-void li_prof_charge(li_prof *P, li_stack *S, uint32_t root, uint64_t ticks,
-                    uint64_t pairs) {
-  uint32_t n;
+void li_prof_charge(li_prof *P, li_stack *S, uint64_t ticks, uint64_t pairs) {
+  (void)P; (void)ticks;
   if (S == NULL || S->n == 0) return;
   S->pairs += pairs;
-  n = S->f[S->n - 1].node;
-  if (root == n || root == LI_NONE || root >= P->nnode || ticks == 0) return;
-  if (!xch_room(P, n > root ? n : root)) return;
-  P->xch[n].ticks += (int64_t)ticks;
-  P->xch[n].pairs += (int64_t)pairs;
-  P->xch[root].ticks -= (int64_t)ticks;
-  P->xch[root].pairs -= (int64_t)pairs;
 }
