@@ -1,6 +1,6 @@
 -- The probe of calibration's scratch profiler is an ordinary Lua value
 -- while the first start measures it: a call hook can take it (the loop's
--- upvalue P) and keep it.  Called after the start, it must measure
+-- upvalue P, in the probed function that first holds it) and keep it.  Called after the start, it must measure
 -- nothing and pass its values through, as the probe of a closed profiler
 -- does (it once ran on the scratch profiler freed at the end of the
 -- calibration: a segmentation fault).  Under luaprof the calibration ran
@@ -28,7 +28,7 @@ if check.under_luaprof then
   check.truthy("no calibration under luaprof's running profiler", probe == nil)
 else
   check.truthy("the hook caught calibration's probe", type(probe) == "function")
-  check.truthy("the hook caught calibration's loop", type(loop) == "function")
+  check.truthy("the hook caught calibration's probed function", type(loop) == "function")
 end
 
 if probe then
@@ -39,9 +39,8 @@ if probe then
   check.eq("exit value 2", b, nil)
   check.eq("exit value 3", c, "c")
   check.eq("an entry returns nothing", select("#", probe(1)), 0)
-  -- the loop itself, with and without probes, the same
-  loop(probe, 100, true)
-  loop(probe, 100, false)
+  -- the probed function itself, its probes now those of no profiler
+  check.eq("the calibration's function, called after", loop(1), 2)
 end
 -- nothing of the scratch profiler reaches the real one
 for _, r in ipairs(check.snapshot()) do
