@@ -139,6 +139,10 @@ static void print_help (FILE *f) {
   "  --spike-ms MS    ...and more than MS milliseconds (default 0)\n"
   "  --spikes N       keep the call trees of the N slowest spikes (16)\n"
   "  --memory         memory per function: bytes allocated, freed, live\n"
+  "  --no-preempt     do not ask the kernel how long the thread waited for\n"
+  "                   a CPU (a read of /proc at a long step; times then hold\n"
+  "                   those waits): for a program whose seccomp filter kills\n"
+  "                   on a read\n"
   "  --heap FILE      write a heap snapshot (.heapsnapshot: every object,\n"
   "                   its size and who holds it; luaheap reads it) to FILE\n"
   "                   when the script ends, before the report\n"
@@ -260,6 +264,8 @@ static int own_options (int argc, char **argv, Options *o) {
       add_pattern(o, "frames", argv[i] + 9);
     else if (strcmp(argv[i], "--memory") == 0)
       add_pattern(o, "memory", "on");
+    else if (strcmp(argv[i], "--no-preempt") == 0)
+      add_pattern(o, "preempt", "off");
     else if ((v = option_value(argv, &i, "--spike-factor")) != NULL)
       add_pattern(o, "spike_factor", v);
     else if ((v = option_value(argv, &i, "--spike-ms")) != NULL)

@@ -344,13 +344,14 @@ static LI_INLINE void resume_begin(resume_ctx *c, li_prof *P, lua_State *L,
   c->P = P;
   R = c->R = li_stack_of(P, L);
   C = li_stack_of_thread(P, L, coidx);
-  /* a coroutine that starts afresh hangs under its resumer's frame */
-  if (C != NULL && C != R && C->n == 0)
-    C->root = R != NULL && R->n > 0 ? R->f[R->n - 1].node : (R ? R->root : 0);
+  c->t0 = li_clock_ticks(&P->clock);
+  /* the coroutine's calls hang under its resumer's frame */
+  if (C != NULL && C != R)
+    li_stack_rebase(P, C, R != NULL && R->n > 0 ? R->f[R->n - 1].node
+                          : (R ? R->root : 0), c->t0);
   c->pairs0 = P->entries;
   /* the coroutine runs now: memory mode charges its top frame */
   if (C != NULL) li_set_cur(P, co, C);
-  c->t0 = li_clock_ticks(&P->clock);
   /* no continuation tells when a yield returns (Lua 5.1): the resume does */
   if (!LI_HAVE_CONTINUATIONS && C != NULL && C->suspended) li_stack_wake(P, C, c->t0);
   if (R != NULL) {            /* (a frame mark meanwhile charges its part) */

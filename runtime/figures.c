@@ -193,6 +193,19 @@ int li_sum_functions(li_tally *nd, uint32_t nn, li_tally *fn,
     }
   }
   free(first); free(kids); free(next); free(stack); free(onpath);
+  /* min <= mean <= max <= total for the function too: its nodes' are, but
+  ** a call that ran in two nodes (a coroutine resumed from two places,
+  ** li_stack_rebase) has its length in neither */
+  for (uint32_t f = 0; f < nfn; f++) {
+    li_tally *t = &fn[f];
+    int64_t lo, hi;
+    if (t->calls == 0) continue;
+    lo = t->total / (int64_t)t->calls;
+    hi = lo + (t->total % (int64_t)t->calls != 0);
+    if (t->calls == 1) t->mn = t->mx = t->total;
+    t->mn = clamp64(t->mn, 0, lo);
+    t->mx = clamp64(t->mx, hi, t->total);
+  }
   return 1;
 }
 

@@ -314,6 +314,16 @@ int (luainstr_set_option)(lua_State *L, const char *name, const char *value) {
     return fail(P, LUAINSTR_EARG, "option 'extraspace' takes on or off, not "
                 "'%s'", value ? value : "(null)");
   }
+  if (strcmp(name, "preempt") == 0) {
+    if (value != NULL && (strcmp(value, "on") == 0 || strcmp(value, "off") == 0)) {
+      P->gap_off = value[1] != 'n';
+      if (P->gap_off) li_gap_free(P);
+      else if (P->on && P->gap_fd < 0) li_gap_start(P, li_clock_ticks(&P->clock));
+      return LUAINSTR_OK;
+    }
+    return fail(P, LUAINSTR_EARG, "option 'preempt' takes on or off, not "
+                "'%s'", value ? value : "(null)");
+  }
   if (strcmp(name, "frames") == 0) return set_frames(L, P, value);
   if (strcmp(name, "live") == 0) return li_live_set(P, L, value);
   if (strcmp(name, "live_token") == 0) return li_live_set_token(P, value);

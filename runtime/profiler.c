@@ -831,6 +831,11 @@ li_prof *li_prof_attach(lua_State *L) {
     if (k >= 0 && probe_possible(P, k)) P->probe = k;
     P->errmsg[0] = '\0';
   }
+  {  /* LUAINSTR_PREEMPT=off: option "preempt"'s default (luaprof
+     ** --no-preempt; a program whose seccomp filter kills on a read) */
+    const char *e = getenv("LUAINSTR_PREEMPT");
+    P->gap_off = e != NULL && strcmp(e, "off") == 0;
+  }
   P->enabled = 1;
   P->spike_factor = 2.0;
   P->spike_keep = 16;

@@ -399,9 +399,16 @@ void li_prof_clear(li_prof *P);
 /* A coroutine ran `ticks` with `pairs` probe pairs inside, resumed from
 ** the top frame of S: the pairs are S's frames' (their spans hold them).
 ** Its time is in its own calls, whose nodes hang under the call that
-** first resumed it (a later resume from another call keeps that time in
-** the resumer's self time: docs/limits.md). */
+** resumed it (li_stack_rebase). */
 void li_prof_charge(li_prof *P, li_stack *S, uint64_t ticks, uint64_t pairs);
+
+/* Coroutine S, about to run, is resumed from node `root`: if its open
+** calls hang elsewhere (another call resumed it before), the part of them
+** run so far stays in their nodes and the rest goes to the same chain of
+** functions under `root`, whose nodes count no call.  So the time of a
+** coroutine resumed from two places is in each resumer's total, and every
+** node's children fit in it (stacks.c). */
+void li_stack_rebase(li_prof *P, li_stack *S, uint32_t root, uint64_t t);
 
 /* Start, stop, enable, disable (status codes of luainstr.h). */
 int li_prof_start(li_prof *P, lua_State *L);

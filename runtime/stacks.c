@@ -413,8 +413,7 @@ static li_stack *infer_to(li_prof *P, li_stack *X, li_stack *S) {
   if (!LI_HAVE_CONTINUATIONS && S->suspended) li_stack_wake(P, S, t);
   if (S == &P->main || S->waker != NULL || X == S) return S;
   R = X != NULL && X != &P->main && thread_runs(X->L) ? X : &P->main;
-  if (S->n == 0)
-    S->root = R->n > 0 ? R->f[R->n - 1].node : R->root;
+  li_stack_rebase(P, S, R->n > 0 ? R->f[R->n - 1].node : R->root, t);
   R->resuming = 1;
   R->res_t0 = t;
   R->res_pairs0 = P->entries;
@@ -486,6 +485,34 @@ void li_prof_close_all(li_prof *P, uint64_t t) {
     }
   }
   P->inferring = 0;
+}
+
+void li_stack_rebase(li_prof *P, li_stack *S, uint32_t root, uint64_t t) {
+  uint32_t parent = root;
+  if (S->root == root) return;
+  S->root = root;
+  /* (a suspended stack's calls stopped at its suspension) */
+  if (S->suspended) t = S->susp_since;
+  for (uint32_t i = 0; i < S->n; i++) {
+    li_frame *fr = &S->f[i];
+    li_node *nd = &P->node[fr->node];
+    int64_t part = li_frame_raw(S, fr, t);
+    uint64_t pairs = S->pairs - fr->pairs0;
+    uint32_t node;
+    nd->total += part;
+    nd->pairs += pairs;
+    nd->pre += (int64_t)(S->pre - fr->pre0);
+    fr->done += part;              /* (its min and max: the whole call's) */
+    fr->done_pairs += pairs;
+    fr->start = t;
+    fr->susp0 = S->susp;
+    fr->pairs0 = S->pairs;
+    fr->pre0 = S->pre;
+    node = li_node_child(P, parent, fr->func);
+    if (node == LI_NONE) node = parent;      /* (no memory: the resumer's) */
+    li_node_touch(P, node);
+    fr->node = parent = node;
+  }
 }
 
 void li_prof_charge(li_prof *P, li_stack *S, uint64_t ticks, uint64_t pairs) {

@@ -222,7 +222,21 @@ static void from_lua_case(const char *drv) {
 Test(resume, c_function_called_from_lua_resumes) { from_lua_case("driver"); }
 Test(resume, c_function_resumes_with_from_null) { from_lua_case("driver_nil"); }
 
-/* Nested: a coroutine resumed from C resumes another one from C. */
+/* The node of function `name` under a node of function `up`. */
+static const li_pnode *node_under(const li_profile *p, const char *name,
+                                  const char *up) {
+  uint32_t f = func_id(p, name), u = func_id(p, up);
+  for (uint32_t i = 1; i < p->nnodes; i++)
+    if (p->nodes[i].func == f && p->nodes[p->nodes[i].parent].func == u)
+      return &p->nodes[i];
+  cr_assert_fail("'%s' has no node under '%s'", name, up);
+  return NULL;
+}
+
+/* Nested: a coroutine resumed from C resumes another one from C; the
+** host resumes the inner one again, from its zone: the rest of inner's
+** call runs under the zone (in its node under the zone, which counts no
+** call), and outer's total holds only the part it resumed. */
 Test(resume, nested_c_resumed_coroutines) {
   lua_State *L, *co1, *co2;
   li_profile p;
@@ -244,9 +258,13 @@ Test(resume, nested_c_resumed_coroutines) {
   snap(L, &p);
   node(&p, "outer", &parent);
   cr_assert_str_eq(parent, "zone tick");
-  node(&p, "inner", &parent);
-  cr_assert_str_eq(parent, "outer");
+  NEAR(node_under(&p, "inner", "outer")->total_ns, 2, "inner under outer");
+  cr_assert_eq(node_under(&p, "inner", "outer")->calls, 1);
+  NEAR(node_under(&p, "inner", "zone tick")->total_ns, 1, "inner under tick");
+  cr_assert_eq(node_under(&p, "inner", "zone tick")->calls, 0);
+  cr_assert_eq(func(&p, "inner")->calls, 1);
   NEAR(func(&p, "inner")->total_ns, 3, "inner total");
+  NEAR(func(&p, "inner")->min_ns, 3, "inner's one call");
   NEAR(func(&p, "outer")->self_ns, 2, "outer self");
   NEAR(func(&p, "outer")->total_ns, 4, "outer total");
   NEAR(func(&p, "zone tick")->total_ns, 5, "tick total");
@@ -304,7 +322,8 @@ Test(resume, resumed_from_two_threads) {
     cr_assert_eq(host_resume(x, L, 1, &nres), LUA_OK);
   }
   snap(L, &p);
-  /* driver: 2 ms of its own and work's first 10 ms; other: 4 + 5 */
+  /* driver: 2 ms of its own and work's first 10 ms; other: 4 + 5 (the
+  ** rest of work's call in its node under other) */
   NEAR(func(&p, "driver")->total_ns, 12, "driver total");
   NEAR(func(&p, "driver")->self_ns, 2, "driver self");
   NEAR(func(&p, "other")->total_ns, 9, "other total");
