@@ -4,7 +4,7 @@ local clock = check.p.clock
 
 local function spin(ms)
   local t = clock() + ms * 1e6
-  while clock() < t do end check.over(clock() - t)
+  while clock() < t do end check.over(clock() - t, ms)
 end
 
 -- 1. create/resume/yield: 10 ms, yield, (resumer 30 ms), 10 ms
@@ -16,7 +16,7 @@ end
 local function resumer()
   local co = coroutine.create(cobody)
   assert(coroutine.resume(co))
-  local t = clock() + 30e6 while clock() < t do end check.over(clock() - t) -- inline: self 30 ms
+  local t = clock() + 30e6 while clock() < t do end check.over(clock() - t, 30) -- inline: self 30 ms
   assert(coroutine.resume(co))
   assert(coroutine.status(co) == "dead")
 end

@@ -4,7 +4,7 @@ local clock = check.p.clock
 
 local function spin(ms)
   local t = clock() + ms * 1e6
-  while clock() < t do end check.over(clock() - t)
+  while clock() < t do end check.over(clock() - t, ms)
 end
 
 local function thrower(ms, v) spin(ms); error(v) end

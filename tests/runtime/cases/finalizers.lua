@@ -3,7 +3,7 @@ local check = ...
 local clock = check.p.clock
 local function spin(ms)
   local t = clock() + ms * 1e6
-  while clock() < t do end check.over(clock() - t)
+  while clock() < t do end check.over(clock() - t, ms)
 end
 local function fin() spin(5) end
 -- an error in a finalizer becomes a warning (5.4) or an error of the

@@ -5,13 +5,13 @@ local p, clock = check.p, check.p.clock
 
 local function spin(ms)
   local t = clock() + ms * 1e6
-  while clock() < t do end check.over(clock() - t)
+  while clock() < t do end check.over(clock() - t, ms)
 end
 
 local function normal() spin(1) end
 -- the spin inline: the time is hitch's self time
 local function hitch()
-  local t = clock() + 20e6 while clock() < t do end check.over(clock() - t)
+  local t = clock() + 20e6 while clock() < t do end check.over(clock() - t, 20)
 end
 KEPT = {}
 -- (each table stored where it escapes the loop: LuaJIT's compiled code
