@@ -149,8 +149,26 @@ def check_spikes(doc, facts):
     if flagged != set(by_frame):
         fail("frames flagged as spikes %s differ from the spikes' frames %s"
              % (sorted(flagged), sorted(by_frame)))
+    summary = doc.get("summary") or {}
+    seen, keep = summary.get("spikes_seen") or 0, summary.get("spike_keep") or 0
+
+    def busy(i):
+        f = frames.get(i) or {}
+        return (f.get("duration_ns") or 0) - (f.get("idle_ns") or 0)
+
+    kept_least = min((busy(i) for i in by_frame), default=None)
     for tick in planted:
         s = by_frame.get(tick)
+        if s is None and seen > keep and kept_least is not None \
+                and busy(tick) <= kept_least:
+            # the report keeps the trees of the `keep` slowest spikes: on a
+            # busy machine the load made that many slower ones, and the
+            # planted tick was rightly left out (judged by the run's own
+            # frames, not by a quiet machine's)
+            ok("planted spike tick %d (%.2f ms busy) left out by the %d "
+               "slower spikes kept of %d seen (the least %.2f ms)"
+               % (tick, busy(tick) / 1e6, len(by_frame), seen, kept_least / 1e6))
+            continue
         if s is None:
             spike_fail("planted spike tick %d is not a spike frame (spikes: %s)"
                        % (tick, sorted(by_frame)))
