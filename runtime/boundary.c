@@ -595,6 +595,7 @@ static int li_yield(lua_State *L) {
     if (S != NULL) {
       S->suspended = 1;
       S->susp_since = li_clock_ticks(&P->clock);
+      S->susp_pre = P->pre_clock;
       if (P->on) li_trace(P, S, 'Y', 0, S->susp_since);
       if (S->waker != NULL) li_infer_end(P, S, S->susp_since);
     }

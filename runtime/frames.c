@@ -169,8 +169,8 @@ static void split(li_prof *P, li_stack *S, uint64_t t) {
     uint64_t pairs = S->pairs - fr->pairs0;
     nd->total += part;
     nd->pairs += pairs;
-    nd->pre += (int64_t)(S->pre - fr->pre0);
-    fr->pre0 = S->pre;
+    nd->pre += (int64_t)(li_stack_pre(P, S) - fr->pre0);
+    fr->pre0 = li_stack_pre(P, S);
     fr->done += part;
     fr->done_pairs += pairs;
     fr->start = t;

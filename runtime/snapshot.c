@@ -28,7 +28,7 @@ static int close_virtually(const li_prof *P, const li_stack *S, uint64_t t,
     int64_t v = whole - (int64_t)(wp * P->pair_cost + P->inside_cost);
     b->ticks += raw;
     b->pairs += pairs;
-    b->pre += (int64_t)(c.pre - fr->pre0);
+    b->pre += (int64_t)(li_stack_pre(P, S) - fr->pre0);
     if (v < b->min) b->min = v, b->min_pairs = wp;
     if (v > b->max) b->max = v, b->max_pairs = wp;
   }

@@ -20,6 +20,7 @@ void li_stack_init(li_stack *S, li_prof *P, lua_State *L) {
   memset(S, 0, sizeof *S);
   S->P = P;
   S->L = L;
+  S->pre_skip = P->pre_clock;
 }
 
 static void stack_link(li_prof *P, li_stack *S) {
@@ -387,6 +388,7 @@ static li_stack *infer_settle(li_prof *P, li_stack *X, li_stack *to,
     else if (st == LUA_YIELD && !X->suspended) {
       X->suspended = 1;
       X->susp_since = t;
+      X->susp_pre = P->pre_clock;
     }
     infer_end(P, X, t, 0);
     X = R;
@@ -456,6 +458,7 @@ li_stack *li_stack_of_thread(li_prof *P, lua_State *L, int idx) {
 
 void li_stack_wake(li_prof *P, li_stack *S, uint64_t t) {
   S->susp += t - S->susp_since;
+  S->pre_skip += P->pre_clock - S->susp_pre;
   S->suspended = 0;
   if (P->frames != NULL) li_frames_wake(P, S);  /* (frames.c) */
   if (P->on) li_trace(P, S, 'R', 0, t);
@@ -501,13 +504,13 @@ void li_stack_rebase(li_prof *P, li_stack *S, uint32_t root, uint64_t t) {
     uint32_t node;
     nd->total += part;
     nd->pairs += pairs;
-    nd->pre += (int64_t)(S->pre - fr->pre0);
+    nd->pre += (int64_t)(li_stack_pre(P, S) - fr->pre0);
     fr->done += part;              /* (its min and max: the whole call's) */
     fr->done_pairs += pairs;
     fr->start = t;
     fr->susp0 = S->susp;
     fr->pairs0 = S->pairs;
-    fr->pre0 = S->pre;
+    fr->pre0 = li_stack_pre(P, S);
     node = li_node_child(P, parent, fr->func);
     if (node == LI_NONE) node = parent;      /* (no memory: the resumer's) */
     li_node_touch(P, node);
