@@ -221,6 +221,15 @@ LUAINSTR_API int (luainstr_reset)(struct lua_State *L);
 **               samples do
 **               Before luainstr_open and before any chunk is loaded, as
 **               "probe"
+**   "preempt"   "on" (default) or "off": on Linux, a probe that finds 0.2 ms
+**               or more since the probe before reads how long the thread
+**               waited for a CPU (/proc/thread-self/schedstat, a system
+**               call): the calls open then had the probes' share of that
+**               wait added, which the report takes out (times stay wall
+**               times; docs/measuring.md).  "off" for a program whose
+**               seccomp filter kills on any other system call; on a busy
+**               machine, call-heavy code then reads longer.  Any time.  The environment variable
+**               LUAINSTR_PREEMPT=off sets the default
 **   "live"      the live view (docs/live-protocol.md): "HOST:PORT", or
 **               "PORT" for 127.0.0.1:PORT (0: any free port), serves a
 **               page of this state's frames, spikes, function table and

@@ -442,6 +442,11 @@ static inline int64_t li_frame_raw(const li_stack *S, const li_frame *fr,
 static inline uint64_t li_stack_pre(const li_prof *P, const li_stack *S) {
   return (S->suspended ? S->susp_pre : P->pre_clock) - S->pre_skip;
 }
+/* The same for a stack that runs, or whose suspension li_stack_close has
+** settled: the probes open and close frames only there (no branch). */
+static inline uint64_t li_stack_pre_run(const li_prof *P, const li_stack *S) {
+  return P->pre_clock - S->pre_skip;
+}
 
 /* A node's call of `raw` ticks with `pairs` inside: its shortest or longest
 ** so far?  Compared corrected with the start's figures; the report corrects
@@ -770,7 +775,7 @@ static LI_INLINE li_frame *li_frame_close(li_prof *P, li_stack *S, uint64_t t,
   uint64_t pairs = S->pairs - fr->pairs0;
   nd->total += raw;
   nd->pairs += pairs;
-  nd->pre += (int64_t)(li_stack_pre(P, S) - fr->pre0);
+  nd->pre += (int64_t)(li_stack_pre_run(P, S) - fr->pre0);
   li_node_minmax(P, nd, raw + fr->done, pairs + fr->done_pairs);
   if (err) nd->errors++;
   return fr;
@@ -799,7 +804,7 @@ static LI_INLINE li_frame *li_frame_open(li_prof *P, li_stack *S, li_frame *fr,
   S->pairs++;                   /* this pair, for the frames below */
   fr->pairs0 = S->pairs;
   fr->susp0 = S->susp;
-  fr->pre0 = li_stack_pre(P, S);
+  fr->pre0 = li_stack_pre_run(P, S);
   fr->done = 0;
   fr->done_pairs = 0;
   P->node[node].calls++;

@@ -468,6 +468,10 @@ void li_stack_close(li_prof *P, li_stack *S, uint32_t to, uint64_t t, int err) {
   /* (a suspended coroutine's nodes are saved for the frame when it runs
   ** again: these calls close without its running) */
   if (P->frames != NULL && S->suspended) li_frames_wake(P, S);
+  if (S->suspended) {   /* (its preempted ticks stay as they were then) */
+    S->pre_skip += P->pre_clock - S->susp_pre;
+    S->susp_pre = P->pre_clock;
+  }
   while (S->n > to) li_close_top(P, S, t, err);
 }
 
