@@ -146,7 +146,7 @@ Test(pprof, samples_are_the_tree) {
   li_pnode extra[NNODES + 1];
   memcpy(extra, nodes, sizeof nodes);
   /* a node with nothing (no calls, no time): no sample */
-  extra[NNODES] = (li_pnode){ 1, 2, 0, 0, 0, 0, {0} };
+  extra[NNODES] = (li_pnode){ 1, 2, 0, 0, 0, 0, {0}, 0, 0 };
   p.nodes = extra;
   p.nnodes = NNODES + 1;
   pb_profile *pr = written(&p);

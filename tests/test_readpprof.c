@@ -116,16 +116,16 @@ Test(readpprof, round_trip_same_bytes) {
 /* A recursion and a repeated path: the function's total counts its
 ** outermost activations only, and samples on the same path add up. */
 Test(readpprof, totals_as_the_runtime_counts) {
-  li_pfunc f[2] = { { "main chunk", "r.lua", 0, 0, 0, 0, 0, 0, 0, 0, 0, {0} },
-                    { "local rec", "r.lua", 0, 3, 9, 0, 0, 0, 0, 0, 0, {0} } };
+  li_pfunc f[2] = { { "main chunk", "r.lua", 0, 0, 0, 0, 0, 0, 0, 0, 0, {0}, 0, 0, 0, 0 },
+                    { "local rec", "r.lua", 0, 3, 9, 0, 0, 0, 0, 0, 0, {0}, 0, 0, 0, 0 } };
   /* main -> rec -> rec -> rec, then main -> rec again (a second node for
   ** the same path, as a merged file may have) */
-  li_pnode n[6] = { { UINT32_MAX, 0, 0, 0, 0, 0, {0} },
-                    { 0, 0, 1, 0, 0, 10, {0} },
-                    { 1, 1, 1, 0, 0, 100, {0} },
-                    { 1, 2, 1, 0, 0, 1000, {0} },
-                    { 1, 3, 1, 0, 0, 10000, {0} },
-                    { 1, 1, 2, 0, 0, 7, {0} } };
+  li_pnode n[6] = { { UINT32_MAX, 0, 0, 0, 0, 0, {0}, 0, 0 },
+                    { 0, 0, 1, 0, 0, 10, {0}, 0, 0 },
+                    { 1, 1, 1, 0, 0, 100, {0}, 0, 0 },
+                    { 1, 2, 1, 0, 0, 1000, {0}, 0, 0 },
+                    { 1, 3, 1, 0, 0, 10000, {0}, 0, 0 },
+                    { 1, 1, 2, 0, 0, 7, {0}, 0, 0 } };
   li_profile p;
   memset(&p, 0, sizeof p);
   p.funcs = f;

@@ -7,7 +7,7 @@
 ** frame order and flagged on their frames).
 **
 ** Properties: no writer crashes, leaks or fails; `json` and `chrome` are
-** valid JSON (json_check.c, strict); `csv` has 16 fields in every record,
+** valid JSON (json_check.c, strict); `csv` has 20 fields in every record,
 ** one record per called function after the header, in li_report_order's
 ** order, with names and sources read back byte for byte; `folded` values
 ** add up to the rounded total self time (docs/reports.md), `folded-calls` values
@@ -261,7 +261,7 @@ static void check_csv(const li_profile *p, const char *s, size_t n) {
       if (fields == 1) slen = len;
       fields++;
     } while (end == ',');
-    FZ_CHECK(fields == 16, "csv: record %zu has %d fields", record, fields);
+    FZ_CHECK(fields == 20, "csv: record %zu has %d fields", record, fields);
     FZ_CHECK(end == '\n', "csv: record %zu does not end in a line break", record);
     if (record > 0) {
       const li_pfunc *f = record <= nrows ? order[record - 1] : NULL;
