@@ -590,6 +590,121 @@ static li_profile game_profile(void) {
   return p;
 }
 
+/* ---- li_profile_check ------------------------------------------------------ */
+
+/* The tree profile, in copies a test may change. */
+typedef struct tree_copy {
+  li_pfunc f[3];
+  li_pnode n[6];
+  li_profile p;
+} tree_copy;
+
+static void tree_copy_init(tree_copy *t) {
+  memcpy(t->f, tree_funcs, sizeof t->f);
+  memcpy(t->n, tree_nodes, sizeof t->n);
+  t->p = tree_profile();
+  t->p.funcs = t->f;
+  t->p.nodes = t->n;
+}
+
+/* The check finds p contradicting itself, and says what with `want`. */
+static void check_fails(const li_profile *p, const char *want) {
+  char why[512];
+  cr_assert_eq(li_profile_check(p, why, sizeof why), -1, "passed; want %s", want);
+  cr_assert_not_null(strstr(why, want), "why: %s; want %s", why, want);
+}
+
+Test(check, consistent_profiles_pass) {
+  li_profile t = tree_profile(), g = game_profile(), k = known_profile(),
+             e = empty_profile();
+  char why[512];
+  cr_assert_eq(li_profile_check(&t, why, sizeof why), 0, "%s", why);
+  cr_assert_eq(li_profile_check(&g, why, sizeof why), 0, "%s", why);
+  cr_assert_eq(li_profile_check(&k, why, sizeof why), 0, "%s", why);
+  cr_assert_eq(li_profile_check(&e, why, sizeof why), 0, "%s", why);
+}
+
+Test(check, finds_each_contradiction) {
+  tree_copy t;
+  tree_copy_init(&t);
+  t.n[4].self_ns = 300001;                     /* self > total */
+  check_fails(&t.p, "node 4 (helper): self_ns 300001 > total_ns 300000");
+  tree_copy_init(&t);
+  t.n[4].total_ns = 500002;                    /* a child outgrows it (1 ns: rounding) */
+  check_fails(&t.p, "node 3 (fib): its 1 children's total_ns add up to 500002");
+  tree_copy_init(&t);
+  t.n[2].self_ns = 99990;                      /* total != self + children */
+  check_fails(&t.p, "node 2 (fib): total_ns 600000 is not self_ns 99990");
+  tree_copy_init(&t);
+  t.n[5].errors = 4;
+  check_fails(&t.p, "node 5 (helper): errors 4 > calls 3");
+  tree_copy_init(&t);
+  t.f[0].calls = 6;                            /* not its nodes' sum */
+  check_fails(&t.p, "function 'helper' (lib.lua:10): calls 6");
+  tree_copy_init(&t);
+  t.f[2].self_ns = 300003;                     /* 2 nodes: 2 ns of rounding */
+  check_fails(&t.p, "function 'fib' (app.lua:3): self_ns 300003, but its 2 nodes'");
+  tree_copy_init(&t);
+  t.f[2].total_ns = 1100000;                   /* the inner node counted */
+  check_fails(&t.p, "total_ns 1100000, but its 1 outermost nodes' add up to 600000");
+  tree_copy_init(&t);
+  t.f[0].min_ns = 120002;                      /* above the mean, 120000 */
+  t.f[0].max_ns = 150000;
+  check_fails(&t.p, "function 'helper' (lib.lua:10): min_ns 120002");
+  tree_copy_init(&t);
+  t.f[0].max_ns = 119998;                      /* below it */
+  t.f[0].min_ns = 100000;
+  check_fails(&t.p, "max_ns 119998, but 5 calls took 600000 ns");
+  tree_copy_init(&t);
+  t.f[1].min_ns = 999999;                      /* one call: min = total */
+  check_fails(&t.p, "function 'main chunk' (app.lua:0): one call");
+  tree_copy_init(&t);
+  t.f[2].max_ns = 600001;
+  check_fails(&t.p, "out of order");
+  tree_copy_init(&t);
+  t.p.wall_ns = 999998;
+  check_fails(&t.p, "node 1 (main chunk): total_ns 1000000 > wall_ns 999998");
+  tree_copy_init(&t);
+  t.n[5].parent = 5;
+  check_fails(&t.p, "node 5 has parent 5");
+}
+
+Test(check, recursion_and_unknown_figures) {
+  tree_copy t;
+  char why[512];
+  /* fib's 3 calls took 1100 us in all (the inner ones inside the outer):
+     a min of 300 us is below that mean though above total/calls, 200 us */
+  tree_copy_init(&t);
+  t.f[2].min_ns = 300000;
+  cr_assert_eq(li_profile_check(&t.p, why, sizeof why), 0, "%s", why);
+  /* pprof knows no min or max, nor the wall time */
+  tree_copy_init(&t);
+  for (int i = 0; i < 3; i++) t.f[i].min_ns = t.f[i].max_ns = 0;
+  t.p.wall_ns = 0;
+  cr_assert_eq(li_profile_check(&t.p, why, sizeof why), 0, "%s", why);
+  /* without a tree, a function's own figures still have to agree */
+  tree_copy_init(&t);
+  t.p.nnodes = 0;
+  t.f[0].self_ns = 600001;
+  check_fails(&t.p, "function 'helper' (lib.lua:10): self_ns 600001 > total_ns");
+}
+
+Test(check, frames_and_spike_trees) {
+  li_profile g = game_profile();
+  li_pnode spike[7];
+  li_pspike sp[2];
+  memcpy(spike, spike9_nodes, sizeof spike);
+  memcpy(sp, game_spikes, sizeof sp);
+  spike[3].self_ns = 31 * MS;                  /* physics: self > total */
+  sp[0].nodes = spike;
+  g.spikes = sp;
+  check_fails(&g, "spike frame 9's tree: node 3 (zone physics): self_ns");
+  g = game_profile();
+  game_frames[3].idle_ns = game_frames[3].duration_ns + 1;
+  check_fails(&g, "frame 8: idle_ns");
+  game_frames[3].idle_ns = 0;
+}
+
 /* ---- helpers for outside tools ---------------------------------------------- */
 
 /* The report in a new temporary file; its path, malloc'd. */
@@ -680,23 +795,24 @@ Test(folded, values_add_up_to_the_self_time) {
   size_t len;
   int lines;
   char *out = report(&p, "folded", &len);
-  /* nodes' self time: 100 ms + 800 ms + 400 ms + 5 us + 5 us */
-  cr_assert_eq(check_folded_lines(out, len, &lines), 1300010);
-  cr_assert_eq(lines, 5);
+  /* nodes' self time: 100 ms + 800 ms + 400 ms + 5 us + 5 us + 4999 ns
+  ** (" spaced " took none and has no line) */
+  cr_assert_eq(check_folded_lines(out, len, &lines), 1300015);
+  cr_assert_eq(lines, 6);
   /* ';' inside a name is escaped, so each line has the frames it should */
   const char *last = strstr(out, "<script>");
   cr_assert_not_null(last);
   cr_assert_not_null(strstr(out, "alert(1)\\x3B</script> (web.lua:7)"), "%s", out);
   free(out);
   out = report(&p, "folded-calls", &len);
-  cr_assert_eq(check_folded_lines(out, len, &lines), 1 + 1000 + 250000 + 3 + 3);
-  cr_assert_eq(lines, 5);
+  cr_assert_eq(check_folded_lines(out, len, &lines), 1 + 1000 + 250000 + 3 + 3 + 7 + 1);
+  cr_assert_eq(lines, 7);
   free(out);
 }
 
 /* Many nodes under 1 us: rounded one by one they would all vanish. */
 Test(folded, rounding_is_carried) {
-  static li_pfunc f[] = { { "tiny", "t.lua", 0, 1, 2, 10, 0, 4400, 4400, 400, 500, {0}, 0, 0, 0, 0 } };
+  static li_pfunc f[] = { { "tiny", "t.lua", 0, 1, 2, 10, 0, 4400, 4400, 440, 4400, {0}, 0, 0, 0, 0 } };
   li_pnode n[11];
   memset(n, 0, sizeof n);
   n[0].func = UINT32_MAX;
@@ -971,20 +1087,19 @@ Test(callgrind, annotate_reads_the_known_profile) {
   char *path = report_file(&p, "callgrind"), cmd[1400];
   snprintf(cmd, sizeof cmd, "callgrind_annotate --threshold=100 '%s'", path);
   char *out = run_tool(cmd, "callgrind_annotate (valgrind)");
-  cr_assert_not_null(strstr(out, "1,300,015,000 (100.0%)  PROGRAM TOTALS"), "%s", out);
+  cr_assert_not_null(strstr(out, "1,300,014,999 (100.0%)  PROGRAM TOTALS"), "%s", out);
   cr_assert(listing_has(out, "800,000,000", "main.lua:M.parse:10"), "%s", out);
   cr_assert(listing_has(out, "400,000,000", "[string \"x\"]:t[\"a,b\"]:3"), "%s", out);
   cr_assert(listing_has(out, "5,000", "web.lua:<script>alert(1);</script>:7"), "%s", out);
   cr_assert(listing_has(out, "5,000", "dir,x/odd.lua:multi\\nline\\r\\n\\tname:30"), "%s", out);
-  cr_assert(listing_has(out, "5,000", "utf.lua:caf\\xE9 \xcf\x80:20"), "%s", out);
+  cr_assert(listing_has(out, "4,999", "utf.lua:caf\\xE9 \xcf\x80:20"), "%s", out);
   free(out);
   snprintf(cmd, sizeof cmd, "callgrind_annotate --inclusive=yes --threshold=100 '%s'", path);
   out = run_tool(cmd, "callgrind_annotate (valgrind)");
-  /* the fixture's main chunk node is not the sum of its parts: its
-  ** inclusive cost here is self + calls, 100 ms + 1200 ms + 14999 ns */
+  /* the main chunk node's total: its self time and its callees' totals */
   cr_assert(listing_has(out, "1,300,014,999", "main.lua:main chunk"), "%s", out);
   cr_assert(listing_has(out, "1,200,000,000", "main.lua:M.parse:10"), "%s", out);
-  cr_assert(listing_has(out, "14,999", "web.lua:<script>alert(1);</script>:7"), "%s", out);
+  cr_assert(listing_has(out, "5,000", "web.lua:<script>alert(1);</script>:7"), "%s", out);
   cr_assert(listing_has(out, "9,999", "dir,x/odd.lua:multi\\nline\\r\\n\\tname:30"), "%s", out);
   free(out);
   remove_report_file(path);
