@@ -147,6 +147,29 @@ Test(readpprof, totals_as_the_runtime_counts) {
   free(a);
 }
 
+/* protobuf-c reads the string table's "" with no data: a function of
+** source "" is no error (the fuzz target's profiles found it) */
+Test(readpprof, empty_source) {
+  li_pfunc f[1] = { { "f", "", 0, 1, 2, 1, 0, 5, 5, 5, 5, {0}, 0, 0, 0, 0 } };
+  li_pnode n[2] = { { UINT32_MAX, 0, 0, 0, 5, 0, {0}, 0, 0 },
+                    { 0, 0, 1, 0, 5, 5, {0}, 0, 0 } };
+  li_profile p;
+  memset(&p, 0, sizeof p);
+  p.funcs = f;
+  p.nfuncs = 1;
+  p.nodes = n;
+  p.nnodes = 2;
+  size_t len;
+  char *a = pprof_of(&p, &len), err[256];
+  li_profile *q = li_read_pprof(a, len, "e.pb.gz", err, sizeof err);
+  cr_assert_not_null(q, "%s", err);
+  cr_assert_str_eq(q->funcs[0].name, "f");
+  cr_assert_str_eq(q->funcs[0].source, "");
+  cr_assert_eq(q->funcs[0].total_ns, 5);
+  li_profile_free(q);
+  free(a);
+}
+
 Test(readpprof, memory_mode) {
   li_profile p = known_profile();
   li_pnode mem[NNODES];
