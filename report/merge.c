@@ -8,9 +8,12 @@
 ** functions from the root: a hash table each, the output's functions and
 ** nodes in the order they are first met (so parents still come before
 ** their children).  Figures that count add up (saturating, never
-** wrapping); min_ns is the least of the reports that know it, max_ns,
-** max_alloc_bytes and peak_live_bytes the most (a peak is one process's:
-** processes do not share memory).  What belongs to one run's timeline
+** wrapping); min_ns is the least of the reports' and max_ns the most,
+** unless a report where the function took time does not know them (pprof
+** holds neither): then both are unknown (0), as the least and most of the
+** others' calls could contradict the mean of all; max_alloc_bytes and
+** peak_live_bytes are the most (a peak is one process's: processes do not
+** share memory).  What belongs to one run's timeline
 ** (frames, spike frames, trace events) cannot be added up: it is left out
 ** and a warning line says so.
 */
@@ -35,6 +38,7 @@ typedef struct table {
 typedef struct merger {
   li_profile *out;
   li_pfunc *funcs;      /* the output's functions (owned by out at the end) */
+  uint8_t *unknown;     /* unknown[i]: funcs[i]'s min and max are not known */
   uint32_t nfuncs, fcap;
   li_ptree tree;        /* the output's call tree */
   table ft;             /* functions by identity */
@@ -134,12 +138,16 @@ static int func_index(merger *m, const li_pfunc *f, uint32_t *index) {
     uint32_t ncap = m->fcap ? m->fcap * 2 : 64;
     li_pfunc *nf = m->fcap >= UINT32_MAX / 2 ? NULL
                  : realloc(m->funcs, (size_t)ncap * sizeof *nf);
+    uint8_t *nu;
     if (nf == NULL) return -1;
     m->funcs = nf;
+    if ((nu = realloc(m->unknown, ncap)) == NULL) return -1;
+    m->unknown = nu;
     m->fcap = ncap;
   }
   o = &m->funcs[m->nfuncs];
   memset(o, 0, sizeof *o);
+  m->unknown[m->nfuncs] = 0;
   o->zone = f->zone;
   o->line = f->line;
   o->lastline = f->lastline;
@@ -203,10 +211,11 @@ static int add_profile(merger *m, const li_profile *in, size_t k,
     li_pfunc *o;
     if (func_index(m, f, &fmap[i]) < 0) goto nomem;
     o = &m->funcs[fmap[i]];
-    /* the least of the reports that know it: pprof holds no min or max
-       (both 0); a function ran when it has calls */
-    if (f->calls > 0 && f->max_ns > 0 &&
-        (o->max_ns == 0 || f->min_ns < o->min_ns))
+    /* the least and the most of the reports where it ran; pprof holds no
+       min or max (both 0 though its calls took time): then unknown */
+    if (f->calls > 0 && f->max_ns == 0 && f->total_ns > 0)
+      m->unknown[fmap[i]] = 1;
+    if (f->calls > 0 && (o->calls == 0 || f->min_ns < o->min_ns))
       o->min_ns = f->min_ns, o->min_err_ns = f->min_err_ns;
     if (f->max_ns >= o->max_ns) o->max_err_ns = f->max_err_ns;
     o->max_ns = max64(o->max_ns, f->max_ns);
@@ -345,6 +354,11 @@ li_profile *li_merge(const li_profile *const *in, size_t n, char *err,
     free(nmap);
   }
   if (rc < 0) goto fail;
+  for (uint32_t i = 0; i < m.nfuncs; i++)
+    if (m.unknown[i]) {
+      m.funcs[i].min_ns = m.funcs[i].max_ns = 0;
+      m.funcs[i].min_err_ns = m.funcs[i].max_err_ns = 0;
+    }
   if (merge_summary(&m, in, n) < 0) goto nomem;
   /* hand everything to the output */
   if (li_profile_own(m.out, m.funcs) < 0) {
@@ -366,6 +380,7 @@ li_profile *li_merge(const li_profile *const *in, size_t n, char *err,
     goto nomem;
   }
   m.out->warnings = m.warnings;
+  free(m.unknown);
   free(m.ft.slot);
   li_ptree_free(&m.tree);
   return m.out;
@@ -373,6 +388,7 @@ nomem:
   snprintf(err, errlen, "merge: out of memory");
 fail:
   free(m.funcs);
+  free(m.unknown);
   free(m.warnings);
   free(m.ft.slot);
   li_ptree_free(&m.tree);

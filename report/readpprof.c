@@ -167,7 +167,9 @@ static const char *str(reader *rd, int64_t i, size_t *len, const char *what) {
     return NULL;
   }
   *len = rd->pr->string_table[i].len;
-  return (const char *)rd->pr->string_table[i].data;
+  /* (protobuf-c leaves an empty string's data NULL: a function named "",
+     or of source "", is no error) */
+  return *len > 0 ? (const char *)rd->pr->string_table[i].data : "";
 }
 
 static int str_is(reader *rd, int64_t i, const char *s) {

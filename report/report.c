@@ -20,7 +20,6 @@
 
 #include "report.h"
 #include "writers.h"
-#include "writers.h"
 
 /* ---- the formats -------------------------------------------------------- */
 
@@ -70,12 +69,25 @@ const char *li_report_formats(void) {
   return format_names + 2;
 }
 
+/* LUAINSTR_CHECK set and not empty: every report checks that its figures
+** agree (li_profile_check) and a contradiction stops the program, so that
+** a test run finds one in any report any test makes (the suite sets it). */
+static void check_or_abort(const li_profile *p) {
+  const char *on = getenv("LUAINSTR_CHECK");
+  char why[512];
+  if (on == NULL || on[0] == '\0') return;
+  if (li_profile_check(p, why, sizeof why) == 0) return;
+  fprintf(stderr, "luainstr: report contradicts itself: %s\n", why);
+  abort();
+}
+
 int li_report_write(const li_profile *p, const char *format, FILE *f) {
   const format_entry *e = find_format(format);
   if (e == NULL) {
     errno = EINVAL;
     return -1;
   }
+  check_or_abort(p);
   if (e->write(p, f) != 0) return -1;
   return ferror(f) ? -1 : 0;
 }

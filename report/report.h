@@ -191,6 +191,19 @@ typedef struct li_profile {
   uint32_t nheap_files;
 } li_profile;
 
+/* Do p's figures agree with each other (report/check.c)?  For every node
+** of the tree and of every spike's: errors <= calls, self <= total, and
+** total is self plus the children's totals; for every function: errors
+** <= calls, self <= total, min <= the mean call <= max <= total (min =
+** max = total for one call; min and max both 0: not known, as from
+** pprof), and with a tree, calls, errors and self the sums of its nodes',
+** total the sum of its outermost ones'; no root's total above wall_ns
+** (when known); no frame idle longer than it lasted.  A sum of n figures
+** may be n ns off (each was rounded once).  0 when they agree (also when
+** memory ran out to tell), else -1 with the first contradiction, names
+** and numbers, in why. */
+int li_profile_check(const li_profile *p, char *why, size_t len);
+
 /* Is format a known report format? */
 int li_report_known(const char *format);
 

@@ -20,7 +20,7 @@ root=$PWD
 seconds=${1:-60}
 [[ $seconds =~ ^[0-9]+$ && $seconds -gt 0 ]] || {
   echo "usage: scripts/fuzz.sh [SECONDS]" >&2; exit 2; }
-targets=(${FUZZ_TARGETS:-fuzz_rewrite fuzz_factory fuzz_report fuzz_heapread fuzz_heap fuzz_live fuzz_readjson})
+targets=(${FUZZ_TARGETS:-fuzz_rewrite fuzz_factory fuzz_report fuzz_heapread fuzz_heap fuzz_live fuzz_readjson fuzz_figures})
 
 bash scripts/deps.sh
 cc=$(command -v clang-14 || command -v clang) || {
@@ -71,6 +71,14 @@ if [[ ! -d $w/seeds/fuzz_heap ]]; then
   mkdir -p $w/seeds/fuzz_heap
   for i in $(seq 1 16); do
     head -c $((i * 32)) /dev/urandom > "$w/seeds/fuzz_heap/random-$i"
+  done
+fi
+
+# fuzz_figures' seeds: random bytes (a tree, raw tallies, a calibration)
+if [[ ! -d $w/seeds/fuzz_figures ]]; then
+  mkdir -p $w/seeds/fuzz_figures
+  for i in $(seq 1 16); do
+    head -c $((i * 64)) /dev/urandom > "$w/seeds/fuzz_figures/random-$i"
   done
 fi
 

@@ -17,10 +17,10 @@
 #include "chrome_check.h"
 
 static li_pfunc funcs[] = {
-  {"main chunk", "m.lua", 0, 0, 0, 1, 0, 0, 0, 0, 0, {0}},
-  {"M.f", "m.lua", 0, 3, 5, 2, 1, 0, 0, 0, 0, {0}},
-  {"t[\"</script>\"]", "m.lua", 0, 7, 9, 1, 0, 0, 0, 0, 0, {0}},
-  {"bad\xff\n", "m.lua", 0, 11, 12, 1, 0, 0, 0, 0, 0, {0}},
+  {"main chunk", "m.lua", 0, 0, 0, 1, 0, 0, 0, 0, 0, {0}, 0, 0, 0, 0},
+  {"M.f", "m.lua", 0, 3, 5, 2, 1, 0, 0, 0, 0, {0}, 0, 0, 0, 0},
+  {"t[\"</script>\"]", "m.lua", 0, 7, 9, 1, 0, 0, 0, 0, 0, {0}, 0, 0, 0, 0},
+  {"bad\xff\n", "m.lua", 0, 11, 12, 1, 0, 0, 0, 0, 0, {0}, 0, 0, 0, 0},
 };
 
 static li_pevent events[] = {
@@ -104,8 +104,8 @@ Test(chrome, off_says_so) {
 /* ---- frames and zones ------------------------------------------------------ */
 
 static li_pfunc game_funcs[] = {
-  {"main chunk", "g.lua", 0, 0, 0, 1, 0, 0, 0, 0, 0, {0}},
-  {"zone physics", "zone", 1, 0, 0, 2, 0, 0, 0, 0, 0, {0}},
+  {"main chunk", "g.lua", 0, 0, 0, 1, 0, 0, 0, 0, 0, {0}, 0, 0, 0, 0},
+  {"zone physics", "zone", 1, 0, 0, 2, 0, 0, 0, 0, 0, {0}, 0, 0, 0, 0},
 };
 
 static li_pevent game_events[] = {

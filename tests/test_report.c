@@ -237,14 +237,16 @@ Test(csv, reads_back_exactly) {
   csv_table t;
   cr_assert_eq(csv_parse(out, len, &t), 0, "not RFC 4180:\n%s", out);
   cr_assert_eq(t.nrows, 8);
-  for (int r = 0; r < t.nrows; r++) cr_assert_eq(t.nfields[r], 16, "row %d", r);
+  for (int r = 0; r < t.nrows; r++) cr_assert_eq(t.nfields[r], 20, "row %d", r);
   cr_assert_str_eq(t.field[0][0], "name");
   cr_assert_str_eq(t.field[0][9], "errors");
   cr_assert_str_eq(t.field[0][10], "alloc_bytes");
   cr_assert_str_eq(t.field[0][15], "max_alloc_bytes");
+  cr_assert_str_eq(t.field[0][16], "total_err_ns");
+  cr_assert_str_eq(t.field[0][19], "max_err_ns");
   for (int r = 1; r < t.nrows; r++) {
     const li_pfunc *fn = &funcs[order[r - 1]];
-    char num[14][32];
+    char num[18][32];
     cr_assert_eq(t.flen[r][0], strlen(fn->name), "row %d", r);
     cr_assert_str_eq(t.field[r][0], fn->name, "row %d", r);
     cr_assert_str_eq(t.field[r][1], fn->source, "row %d", r);
@@ -262,7 +264,11 @@ Test(csv, reads_back_exactly) {
     snprintf(num[11], 32, "%llu", (unsigned long long)fn->mem.live_bytes);
     snprintf(num[12], 32, "%llu", (unsigned long long)fn->mem.peak_live_bytes);
     snprintf(num[13], 32, "%llu", (unsigned long long)fn->mem.max_alloc_bytes);
-    for (int k = 0; k < 14; k++)
+    snprintf(num[14], 32, "%llu", (unsigned long long)fn->total_err_ns);
+    snprintf(num[15], 32, "%llu", (unsigned long long)fn->self_err_ns);
+    snprintf(num[16], 32, "%llu", (unsigned long long)fn->min_err_ns);
+    snprintf(num[17], 32, "%llu", (unsigned long long)fn->max_err_ns);
+    for (int k = 0; k < 18; k++)
       cr_assert_str_eq(t.field[r][2 + k], num[k], "row %d field %d", r, 2 + k);
   }
   csv_free(&t);
@@ -271,11 +277,11 @@ Test(csv, reads_back_exactly) {
 
 Test(csv, quotes_only_what_needs_it) {
   static li_pfunc f[] = {
-    { "plain", "a.lua", 0, 1, 2, 5, 0, 50, 50, 10, 10, {0} },
-    { "a\"b", "lead sp", 0, 1, 2, 4, 0, 40, 40, 10, 10, {0} },
-    { " lead", "trail ", 0, 1, 2, 3, 0, 30, 30, 10, 10, {0} },
-    { "cr\rx", "", 0, 1, 2, 2, 0, 20, 20, 10, 10, {0} },
-    { "semi;colon", "tab\tinside", 0, 1, 2, 1, 0, 10, 10, 10, 10, {0} },
+    { "plain", "a.lua", 0, 1, 2, 5, 0, 50, 50, 10, 10, {0}, 0, 0, 0, 0 },
+    { "a\"b", "lead sp", 0, 1, 2, 4, 0, 40, 40, 10, 10, {0}, 0, 0, 0, 0 },
+    { " lead", "trail ", 0, 1, 2, 3, 0, 30, 30, 10, 10, {0}, 0, 0, 0, 0 },
+    { "cr\rx", "", 0, 1, 2, 2, 0, 20, 20, 10, 10, {0}, 0, 0, 0, 0 },
+    { "semi;colon", "tab\tinside", 0, 1, 2, 1, 0, 10, 10, 10, 10, {0}, 0, 0, 0, 0 },
   };
   li_profile p = empty_profile();
   p.funcs = f;
@@ -284,12 +290,13 @@ Test(csv, quotes_only_what_needs_it) {
   char *out = report(&p, "csv", &len);
   cr_assert_str_eq(out,
     "name,source,line,lastline,calls,total_ns,self_ns,min_ns,max_ns,errors,"
-    "alloc_bytes,alloc_count,free_bytes,live_bytes,peak_live_bytes,max_alloc_bytes\n"
-    "plain,a.lua,1,2,5,50,50,10,10,0,0,0,0,0,0,0\n"
-    "\"a\"\"b\",lead sp,1,2,4,40,40,10,10,0,0,0,0,0,0,0\n"
-    "\" lead\",\"trail \",1,2,3,30,30,10,10,0,0,0,0,0,0,0\n"
-    "\"cr\rx\",,1,2,2,20,20,10,10,0,0,0,0,0,0,0\n"
-    "semi;colon,tab\tinside,1,2,1,10,10,10,10,0,0,0,0,0,0,0\n");
+    "alloc_bytes,alloc_count,free_bytes,live_bytes,peak_live_bytes,max_alloc_bytes,"
+    "total_err_ns,self_err_ns,min_err_ns,max_err_ns\n"
+    "plain,a.lua,1,2,5,50,50,10,10,0,0,0,0,0,0,0,0,0,0,0\n"
+    "\"a\"\"b\",lead sp,1,2,4,40,40,10,10,0,0,0,0,0,0,0,0,0,0,0\n"
+    "\" lead\",\"trail \",1,2,3,30,30,10,10,0,0,0,0,0,0,0,0,0,0,0\n"
+    "\"cr\rx\",,1,2,2,20,20,10,10,0,0,0,0,0,0,0,0,0,0,0\n"
+    "semi;colon,tab\tinside,1,2,1,10,10,10,10,0,0,0,0,0,0,0,0,0,0,0\n");
   free(out);
 }
 
@@ -314,7 +321,7 @@ Test(text, one_row_per_function_and_no_control_bytes) {
 
 /* One function of the given duration; the text must show want as a cell. */
 static void check_duration(uint64_t ns, const char *want) {
-  li_pfunc f = { "f", "f.lua", 0, 1, 2, 1, 0, ns, ns, ns, ns, {0} };
+  li_pfunc f = { "f", "f.lua", 0, 1, 2, 1, 0, ns, ns, ns, ns, {0}, 0, 0, 0, 0 };
   li_profile p = empty_profile();
   p.funcs = &f;
   p.nfuncs = 1;
@@ -353,8 +360,8 @@ Test(text, durations_have_three_significant_digits) {
 ** mode's. */
 Test(text, open_calls_and_no_wall_time) {
   li_pfunc f[] = {
-    { "a", "a.lua", 0, 1, 2, 1, 0, 300, 300, 300, 300, {0} },
-    { "b", "a.lua", 0, 5, 6, 1, 0, 100, 100, 100, 100, {0} },
+    { "a", "a.lua", 0, 1, 2, 1, 0, 300, 300, 300, 300, {0}, 0, 0, 0, 0 },
+    { "b", "a.lua", 0, 5, 6, 1, 0, 100, 100, 100, 100, {0}, 0, 0, 0, 0 },
   };
   li_profile p = empty_profile();
   p.funcs = f;
@@ -451,18 +458,18 @@ Test(formats, known_and_unknown) {
 ** so fib's total is its outermost activation's, 600 us, and helper's is
 ** 300 + 300 us. */
 static li_pfunc tree_funcs[] = {
-  { "helper", "lib.lua", 0, 10, 12, 5, 0, 600000, 600000, 100000, 150000, {0} },
-  { "main chunk", "app.lua", 0, 0, 0, 1, 0, 1000000, 100000, 1000000, 1000000, {0} },
-  { "fib", "app.lua", 0, 3, 6, 3, 0, 600000, 300000, 100000, 600000, {0} },
+  { "helper", "lib.lua", 0, 10, 12, 5, 0, 600000, 600000, 100000, 150000, {0}, 0, 0, 0, 0 },
+  { "main chunk", "app.lua", 0, 0, 0, 1, 0, 1000000, 100000, 1000000, 1000000, {0}, 0, 0, 0, 0 },
+  { "fib", "app.lua", 0, 3, 6, 3, 0, 600000, 300000, 100000, 600000, {0}, 0, 0, 0, 0 },
 };
 
 static li_pnode tree_nodes[] = {
-  { UINT32_MAX, 0, 0, 0, 0, 0, {0} },
-  { 1, 0, 1, 0, 1000000, 100000, {0} },
-  { 2, 1, 1, 0, 600000, 100000, {0} },
-  { 2, 2, 2, 0, 500000, 200000, {0} },
-  { 0, 3, 2, 0, 300000, 300000, {0} },
-  { 0, 1, 3, 0, 300000, 300000, {0} },
+  { UINT32_MAX, 0, 0, 0, 0, 0, {0}, 0, 0 },
+  { 1, 0, 1, 0, 1000000, 100000, {0}, 0, 0 },
+  { 2, 1, 1, 0, 600000, 100000, {0}, 0, 0 },
+  { 2, 2, 2, 0, 500000, 200000, {0}, 0, 0 },
+  { 0, 3, 2, 0, 300000, 300000, {0}, 0, 0 },
+  { 0, 1, 3, 0, 300000, 300000, {0}, 0, 0 },
 };
 
 static li_profile tree_profile(void) {
@@ -494,43 +501,43 @@ static li_profile tree_profile(void) {
 #define MS 1000000u
 static li_pfunc game_funcs[] = {
   { "main chunk", "game.lua", 0, 0, 0, 1, 0, 100 * MS, 35 * MS, 100 * MS, 100 * MS,
-    { 1000, 10, 161000, 540, 1000, 0, 600, 200 } },
+    { 1000, 10, 161000, 540, 1000, 0, 600, 200 }, 0, 0, 0, 0 },
   { "update", "game.lua", 0, 3, 20, 10, 0, 60 * MS, 35 * MS, 5 * MS, 7 * MS,
-    { 50000, 100, 160000, 530, 48000, 2000, 9000, 4096 } },
+    { 50000, 100, 160000, 530, 48000, 2000, 9000, 4096 }, 0, 0, 0, 0 },
   { "leak", "game.lua", 0, 22, 25, 10, 0, 5 * MS, 5 * MS, MS / 10, MS,
-    { 30000, 30, 30000, 30, 0, 30000, 30000, 1000 } },
+    { 30000, 30, 30000, 30, 0, 30000, 30000, 1000 }, 0, 0, 0, 0 },
   { "zone physics", "zone", 1, 0, 0, 10, 0, 20 * MS, 20 * MS, MS, 3 * MS,
-    { 80000, 400, 80000, 400, 79000, 1000, 8000, 512 } },
+    { 80000, 400, 80000, 400, 79000, 1000, 8000, 512 }, 0, 0, 0, 0 },
   { "draw", "game.lua", 0, 30, 40, 10, 0, 5 * MS, 5 * MS, MS / 5, MS,
-    { 0, 0, 0, 0, 0, 0, 0, 0 } },
-  { "never", "game.lua", 0, 50, 51, 0, 0, 0, 0, 0, 0, { 0, 0, 0, 0, 0, 0, 0, 0 } },
+    { 0, 0, 0, 0, 0, 0, 0, 0 }, 0, 0, 0, 0 },
+  { "never", "game.lua", 0, 50, 51, 0, 0, 0, 0, 0, 0, { 0, 0, 0, 0, 0, 0, 0, 0 }, 0, 0, 0, 0 },
 };
 
 static li_pnode game_nodes[] = {
-  { UINT32_MAX, 0, 0, 0, 0, 0, { 0, 0, 0, 0, 0, 0, 0, 0 } },
-  { 0, 0, 1, 0, 100 * MS, 35 * MS, { 1000, 10, 161000, 540, 1000, 0, 0, 200 } },
-  { 1, 1, 10, 0, 60 * MS, 35 * MS, { 50000, 100, 160000, 530, 48000, 2000, 0, 4096 } },
-  { 2, 2, 10, 0, 5 * MS, 5 * MS, { 30000, 30, 30000, 30, 0, 30000, 0, 1000 } },
-  { 3, 2, 10, 0, 20 * MS, 20 * MS, { 80000, 400, 80000, 400, 79000, 1000, 0, 512 } },
-  { 4, 1, 10, 0, 5 * MS, 5 * MS, { 0, 0, 0, 0, 0, 0, 0, 0 } },
+  { UINT32_MAX, 0, 0, 0, 0, 0, { 0, 0, 0, 0, 0, 0, 0, 0 }, 0, 0 },
+  { 0, 0, 1, 0, 100 * MS, 35 * MS, { 1000, 10, 161000, 540, 1000, 0, 0, 200 }, 0, 0 },
+  { 1, 1, 10, 0, 60 * MS, 35 * MS, { 50000, 100, 160000, 530, 48000, 2000, 0, 4096 }, 0, 0 },
+  { 2, 2, 10, 0, 5 * MS, 5 * MS, { 30000, 30, 30000, 30, 0, 30000, 0, 1000 }, 0, 0 },
+  { 3, 2, 10, 0, 20 * MS, 20 * MS, { 80000, 400, 80000, 400, 79000, 1000, 0, 512 }, 0, 0 },
+  { 4, 1, 10, 0, 5 * MS, 5 * MS, { 0, 0, 0, 0, 0, 0, 0, 0 }, 0, 0 },
 };
 
 static li_pnode spike9_nodes[] = {
-  { UINT32_MAX, 0, 0, 0, 0, 0, { 0, 0, 0, 0, 0, 0, 0, 0 } },
-  { 0, 0, 1, 0, 48 * MS, 2 * MS, { 100, 1, 9100, 31, 0, 0, 0, 100 } },
-  { 1, 1, 1, 0, 41 * MS, 10 * MS, { 1000, 5, 8000, 25, 0, 0, 0, 300 } },
-  { 3, 2, 1, 0, 30 * MS, 30 * MS, { 6000, 18, 6000, 18, 0, 0, 0, 512 } },
-  { 2, 2, 1, 0, 1 * MS, 1 * MS, { 1000, 2, 1000, 2, 0, 1000, 0, 500 } },
-  { 3, 1, 1, 0, 4 * MS, 4 * MS, { 1000, 5, 1000, 5, 0, 0, 0, 200 } },
-  { 4, 1, 1, 0, 1 * MS, 1 * MS, { 0, 0, 0, 0, 0, 0, 0, 0 } },
+  { UINT32_MAX, 0, 0, 0, 0, 0, { 0, 0, 0, 0, 0, 0, 0, 0 }, 0, 0 },
+  { 0, 0, 1, 0, 48 * MS, 2 * MS, { 100, 1, 9100, 31, 0, 0, 0, 100 }, 0, 0 },
+  { 1, 1, 1, 0, 41 * MS, 10 * MS, { 1000, 5, 8000, 25, 0, 0, 0, 300 }, 0, 0 },
+  { 3, 2, 1, 0, 30 * MS, 30 * MS, { 6000, 18, 6000, 18, 0, 0, 0, 512 }, 0, 0 },
+  { 2, 2, 1, 0, 1 * MS, 1 * MS, { 1000, 2, 1000, 2, 0, 1000, 0, 500 }, 0, 0 },
+  { 3, 1, 1, 0, 4 * MS, 4 * MS, { 1000, 5, 1000, 5, 0, 0, 0, 200 }, 0, 0 },
+  { 4, 1, 1, 0, 1 * MS, 1 * MS, { 0, 0, 0, 0, 0, 0, 0, 0 }, 0, 0 },
 };
 
 static li_pnode spike17_nodes[] = {
-  { UINT32_MAX, 0, 0, 0, 0, 0, { 0, 0, 0, 0, 0, 0, 0, 0 } },
-  { 0, 0, 1, 0, 33 * MS, 1 * MS, { 0, 0, 3000, 3, 0, 0, 0, 0 } },
-  { 1, 1, 1, 0, 28 * MS, 3 * MS, { 0, 0, 3000, 3, 0, 0, 0, 0 } },
-  { 2, 2, 1, 0, 25 * MS, 25 * MS, { 3000, 3, 3000, 3, 0, 3000, 0, 1000 } },
-  { 4, 1, 1, 0, 4 * MS, 4 * MS, { 0, 0, 0, 0, 0, 0, 0, 0 } },
+  { UINT32_MAX, 0, 0, 0, 0, 0, { 0, 0, 0, 0, 0, 0, 0, 0 }, 0, 0 },
+  { 0, 0, 1, 0, 33 * MS, 1 * MS, { 0, 0, 3000, 3, 0, 0, 0, 0 }, 0, 0 },
+  { 1, 1, 1, 0, 28 * MS, 3 * MS, { 0, 0, 3000, 3, 0, 0, 0, 0 }, 0, 0 },
+  { 2, 2, 1, 0, 25 * MS, 25 * MS, { 3000, 3, 3000, 3, 0, 3000, 0, 1000 }, 0, 0 },
+  { 4, 1, 1, 0, 4 * MS, 4 * MS, { 0, 0, 0, 0, 0, 0, 0, 0 }, 0, 0 },
 };
 
 static const li_pspike game_spikes[] = {
@@ -581,6 +588,121 @@ static li_profile game_profile(void) {
   p.mem_map_bytes = 65536;
   p.mem_untracked_frees = 5;
   return p;
+}
+
+/* ---- li_profile_check ------------------------------------------------------ */
+
+/* The tree profile, in copies a test may change. */
+typedef struct tree_copy {
+  li_pfunc f[3];
+  li_pnode n[6];
+  li_profile p;
+} tree_copy;
+
+static void tree_copy_init(tree_copy *t) {
+  memcpy(t->f, tree_funcs, sizeof t->f);
+  memcpy(t->n, tree_nodes, sizeof t->n);
+  t->p = tree_profile();
+  t->p.funcs = t->f;
+  t->p.nodes = t->n;
+}
+
+/* The check finds p contradicting itself, and says what with `want`. */
+static void check_fails(const li_profile *p, const char *want) {
+  char why[512];
+  cr_assert_eq(li_profile_check(p, why, sizeof why), -1, "passed; want %s", want);
+  cr_assert_not_null(strstr(why, want), "why: %s; want %s", why, want);
+}
+
+Test(check, consistent_profiles_pass) {
+  li_profile t = tree_profile(), g = game_profile(), k = known_profile(),
+             e = empty_profile();
+  char why[512];
+  cr_assert_eq(li_profile_check(&t, why, sizeof why), 0, "%s", why);
+  cr_assert_eq(li_profile_check(&g, why, sizeof why), 0, "%s", why);
+  cr_assert_eq(li_profile_check(&k, why, sizeof why), 0, "%s", why);
+  cr_assert_eq(li_profile_check(&e, why, sizeof why), 0, "%s", why);
+}
+
+Test(check, finds_each_contradiction) {
+  tree_copy t;
+  tree_copy_init(&t);
+  t.n[4].self_ns = 300001;                     /* self > total */
+  check_fails(&t.p, "node 4 (helper): self_ns 300001 > total_ns 300000");
+  tree_copy_init(&t);
+  t.n[4].total_ns = 500002;                    /* a child outgrows it (1 ns: rounding) */
+  check_fails(&t.p, "node 3 (fib): its 1 children's total_ns add up to 500002");
+  tree_copy_init(&t);
+  t.n[2].self_ns = 99990;                      /* total != self + children */
+  check_fails(&t.p, "node 2 (fib): total_ns 600000 is not self_ns 99990");
+  tree_copy_init(&t);
+  t.n[5].errors = 4;
+  check_fails(&t.p, "node 5 (helper): errors 4 > calls 3");
+  tree_copy_init(&t);
+  t.f[0].calls = 6;                            /* not its nodes' sum */
+  check_fails(&t.p, "function 'helper' (lib.lua:10): calls 6");
+  tree_copy_init(&t);
+  t.f[2].self_ns = 300003;                     /* 2 nodes: 2 ns of rounding */
+  check_fails(&t.p, "function 'fib' (app.lua:3): self_ns 300003, but its 2 nodes'");
+  tree_copy_init(&t);
+  t.f[2].total_ns = 1100000;                   /* the inner node counted */
+  check_fails(&t.p, "total_ns 1100000, but its 1 outermost nodes' add up to 600000");
+  tree_copy_init(&t);
+  t.f[0].min_ns = 120002;                      /* above the mean, 120000 */
+  t.f[0].max_ns = 150000;
+  check_fails(&t.p, "function 'helper' (lib.lua:10): min_ns 120002");
+  tree_copy_init(&t);
+  t.f[0].max_ns = 119998;                      /* below it */
+  t.f[0].min_ns = 100000;
+  check_fails(&t.p, "max_ns 119998, but 5 calls took 600000 ns");
+  tree_copy_init(&t);
+  t.f[1].min_ns = 999999;                      /* one call: min = total */
+  check_fails(&t.p, "function 'main chunk' (app.lua:0): one call");
+  tree_copy_init(&t);
+  t.f[2].max_ns = 600001;
+  check_fails(&t.p, "out of order");
+  tree_copy_init(&t);
+  t.p.wall_ns = 999998;
+  check_fails(&t.p, "node 1 (main chunk): total_ns 1000000 > wall_ns 999998");
+  tree_copy_init(&t);
+  t.n[5].parent = 5;
+  check_fails(&t.p, "node 5 has parent 5");
+}
+
+Test(check, recursion_and_unknown_figures) {
+  tree_copy t;
+  char why[512];
+  /* fib's 3 calls took 1100 us in all (the inner ones inside the outer):
+     a min of 300 us is below that mean though above total/calls, 200 us */
+  tree_copy_init(&t);
+  t.f[2].min_ns = 300000;
+  cr_assert_eq(li_profile_check(&t.p, why, sizeof why), 0, "%s", why);
+  /* pprof knows no min or max, nor the wall time */
+  tree_copy_init(&t);
+  for (int i = 0; i < 3; i++) t.f[i].min_ns = t.f[i].max_ns = 0;
+  t.p.wall_ns = 0;
+  cr_assert_eq(li_profile_check(&t.p, why, sizeof why), 0, "%s", why);
+  /* without a tree, a function's own figures still have to agree */
+  tree_copy_init(&t);
+  t.p.nnodes = 0;
+  t.f[0].self_ns = 600001;
+  check_fails(&t.p, "function 'helper' (lib.lua:10): self_ns 600001 > total_ns");
+}
+
+Test(check, frames_and_spike_trees) {
+  li_profile g = game_profile();
+  li_pnode spike[7];
+  li_pspike sp[2];
+  memcpy(spike, spike9_nodes, sizeof spike);
+  memcpy(sp, game_spikes, sizeof sp);
+  spike[3].self_ns = 31 * MS;                  /* physics: self > total */
+  sp[0].nodes = spike;
+  g.spikes = sp;
+  check_fails(&g, "spike frame 9's tree: node 3 (zone physics): self_ns");
+  g = game_profile();
+  game_frames[3].idle_ns = game_frames[3].duration_ns + 1;
+  check_fails(&g, "frame 8: idle_ns");
+  game_frames[3].idle_ns = 0;
 }
 
 /* ---- helpers for outside tools ---------------------------------------------- */
@@ -673,23 +795,24 @@ Test(folded, values_add_up_to_the_self_time) {
   size_t len;
   int lines;
   char *out = report(&p, "folded", &len);
-  /* nodes' self time: 100 ms + 800 ms + 400 ms + 5 us + 5 us */
-  cr_assert_eq(check_folded_lines(out, len, &lines), 1300010);
-  cr_assert_eq(lines, 5);
+  /* nodes' self time: 100 ms + 800 ms + 400 ms + 5 us + 5 us + 4999 ns
+  ** (" spaced " took none and has no line) */
+  cr_assert_eq(check_folded_lines(out, len, &lines), 1300015);
+  cr_assert_eq(lines, 6);
   /* ';' inside a name is escaped, so each line has the frames it should */
   const char *last = strstr(out, "<script>");
   cr_assert_not_null(last);
   cr_assert_not_null(strstr(out, "alert(1)\\x3B</script> (web.lua:7)"), "%s", out);
   free(out);
   out = report(&p, "folded-calls", &len);
-  cr_assert_eq(check_folded_lines(out, len, &lines), 1 + 1000 + 250000 + 3 + 3);
-  cr_assert_eq(lines, 5);
+  cr_assert_eq(check_folded_lines(out, len, &lines), 1 + 1000 + 250000 + 3 + 3 + 7 + 1);
+  cr_assert_eq(lines, 7);
   free(out);
 }
 
 /* Many nodes under 1 us: rounded one by one they would all vanish. */
 Test(folded, rounding_is_carried) {
-  static li_pfunc f[] = { { "tiny", "t.lua", 0, 1, 2, 10, 0, 4400, 4400, 400, 500, {0} } };
+  static li_pfunc f[] = { { "tiny", "t.lua", 0, 1, 2, 10, 0, 4400, 4400, 440, 4400, {0}, 0, 0, 0, 0 } };
   li_pnode n[11];
   memset(n, 0, sizeof n);
   n[0].func = UINT32_MAX;
@@ -964,20 +1087,19 @@ Test(callgrind, annotate_reads_the_known_profile) {
   char *path = report_file(&p, "callgrind"), cmd[1400];
   snprintf(cmd, sizeof cmd, "callgrind_annotate --threshold=100 '%s'", path);
   char *out = run_tool(cmd, "callgrind_annotate (valgrind)");
-  cr_assert_not_null(strstr(out, "1,300,015,000 (100.0%)  PROGRAM TOTALS"), "%s", out);
+  cr_assert_not_null(strstr(out, "1,300,014,999 (100.0%)  PROGRAM TOTALS"), "%s", out);
   cr_assert(listing_has(out, "800,000,000", "main.lua:M.parse:10"), "%s", out);
   cr_assert(listing_has(out, "400,000,000", "[string \"x\"]:t[\"a,b\"]:3"), "%s", out);
   cr_assert(listing_has(out, "5,000", "web.lua:<script>alert(1);</script>:7"), "%s", out);
   cr_assert(listing_has(out, "5,000", "dir,x/odd.lua:multi\\nline\\r\\n\\tname:30"), "%s", out);
-  cr_assert(listing_has(out, "5,000", "utf.lua:caf\\xE9 \xcf\x80:20"), "%s", out);
+  cr_assert(listing_has(out, "4,999", "utf.lua:caf\\xE9 \xcf\x80:20"), "%s", out);
   free(out);
   snprintf(cmd, sizeof cmd, "callgrind_annotate --inclusive=yes --threshold=100 '%s'", path);
   out = run_tool(cmd, "callgrind_annotate (valgrind)");
-  /* the fixture's main chunk node is not the sum of its parts: its
-  ** inclusive cost here is self + calls, 100 ms + 1200 ms + 14999 ns */
+  /* the main chunk node's total: its self time and its callees' totals */
   cr_assert(listing_has(out, "1,300,014,999", "main.lua:main chunk"), "%s", out);
   cr_assert(listing_has(out, "1,200,000,000", "main.lua:M.parse:10"), "%s", out);
-  cr_assert(listing_has(out, "14,999", "web.lua:<script>alert(1);</script>:7"), "%s", out);
+  cr_assert(listing_has(out, "5,000", "web.lua:<script>alert(1);</script>:7"), "%s", out);
   cr_assert(listing_has(out, "9,999", "dir,x/odd.lua:multi\\nline\\r\\n\\tname:30"), "%s", out);
   free(out);
   remove_report_file(path);
@@ -1011,13 +1133,13 @@ Test(callgrind, inclusive_totals_with_recursion) {
 
 Test(callgrind, same_name_same_file_stays_apart) {
   static li_pfunc f[] = {
-    { "f", "=x", 0, 1, 2, 1, 0, 30, 30, 30, 30, {0} },
-    { "f", "=x", 0, 1, 3, 1, 0, 20, 20, 20, 20, {0} },
-    { "main chunk", "=x", 0, 0, 0, 1, 0, 60, 10, 60, 60, {0} },
+    { "f", "=x", 0, 1, 2, 1, 0, 30, 30, 30, 30, {0}, 0, 0, 0, 0 },
+    { "f", "=x", 0, 1, 3, 1, 0, 20, 20, 20, 20, {0}, 0, 0, 0, 0 },
+    { "main chunk", "=x", 0, 0, 0, 1, 0, 60, 10, 60, 60, {0}, 0, 0, 0, 0 },
   };
   li_pnode n[] = {
-    { UINT32_MAX, 0, 0, 0, 0, 0, {0} }, { 2, 0, 1, 0, 60, 10, {0} },
-    { 0, 1, 1, 0, 30, 30, {0} }, { 1, 1, 1, 0, 20, 20, {0} },
+    { UINT32_MAX, 0, 0, 0, 0, 0, {0}, 0, 0 }, { 2, 0, 1, 0, 60, 10, {0}, 0, 0 },
+    { 0, 1, 1, 0, 30, 30, {0}, 0, 0 }, { 1, 1, 1, 0, 20, 20, {0}, 0, 0 },
   };
   li_profile p = empty_profile();
   p.funcs = f;
@@ -1111,10 +1233,10 @@ Test(json, parses_and_names_round_trip) {
 
 Test(json, any_bytes_stay_valid_and_safe_in_html) {
   static li_pfunc f[] = {
-    { "</script><!-- x", "a.lua", 0, 1, 2, 1, 0, 1, 1, 1, 1, {0} },
-    { "q\"b\\s/\x01\x1f\x7f\b\f", "a.lua", 0, 3, 4, 1, 0, 1, 1, 1, 1, {0} },
-    { "ls\xe2\x80\xa8ps\xe2\x80\xa9 \xf0\x9f\x98\x80", "a.lua", 0, 5, 6, 1, 0, 1, 1, 1, 1, {0} },
-    { "bad \xc0\xaf \xed\xa0\x80 \xf5 \xe2\x82", "b\xff.lua", 0, 7, 8, 1, 0, 1, 1, 1, 1, {0} },
+    { "</script><!-- x", "a.lua", 0, 1, 2, 1, 0, 1, 1, 1, 1, {0}, 0, 0, 0, 0 },
+    { "q\"b\\s/\x01\x1f\x7f\b\f", "a.lua", 0, 3, 4, 1, 0, 1, 1, 1, 1, {0}, 0, 0, 0, 0 },
+    { "ls\xe2\x80\xa8ps\xe2\x80\xa9 \xf0\x9f\x98\x80", "a.lua", 0, 5, 6, 1, 0, 1, 1, 1, 1, {0}, 0, 0, 0, 0 },
+    { "bad \xc0\xaf \xed\xa0\x80 \xf5 \xe2\x82", "b\xff.lua", 0, 7, 8, 1, 0, 1, 1, 1, 1, {0}, 0, 0, 0, 0 },
   };
   li_profile p = empty_profile();
   p.funcs = f;
@@ -1449,7 +1571,8 @@ Test(to_path, zero_functions) {
   size_t len;
   char *got = read_file(path, &len);
   cr_assert_str_eq(got, "name,source,line,lastline,calls,total_ns,self_ns,min_ns,max_ns,errors,"
-    "alloc_bytes,alloc_count,free_bytes,live_bytes,peak_live_bytes,max_alloc_bytes\n");
+    "alloc_bytes,alloc_count,free_bytes,live_bytes,peak_live_bytes,max_alloc_bytes,"
+    "total_err_ns,self_err_ns,min_err_ns,max_err_ns\n");
   free(got);
   remove_tree(dir);
   free(dir);

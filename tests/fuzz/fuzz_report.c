@@ -7,7 +7,7 @@
 ** frame order and flagged on their frames).
 **
 ** Properties: no writer crashes, leaks or fails; `json` and `chrome` are
-** valid JSON (json_check.c, strict); `csv` has 16 fields in every record,
+** valid JSON (json_check.c, strict); `csv` has 20 fields in every record,
 ** one record per called function after the header, in li_report_order's
 ** order, with names and sources read back byte for byte; `folded` values
 ** add up to the rounded total self time (docs/reports.md), `folded-calls` values
@@ -15,7 +15,13 @@
 ** `folded-alloc` values to the nodes' own allocated bytes.  (helper-merge)
 ** The `json` report reads back (li_read_json) into a profile whose `json`
 ** report is the same bytes, and li_merge of the profile with itself
-** doubles every function's calls.
+** doubles every function's calls.  (Issue 32) Half the profiles have
+** figures that agree, as a snapshot's do (add_up: totals from self times,
+** functions from their nodes, min and max about the mean): li_profile_check
+** passes on them, on what the json and pprof readers read back, and on
+** their merge, and pprof's functions read back with the same calls, self
+** and total times.  li_profile_check also runs on every other profile,
+** for its own sake: it must not crash on any model.
 */
 #include <inttypes.h>
 #include <stdint.h>
@@ -49,6 +55,7 @@ typedef struct built {
   li_pnode spike_nodes[MAX_SPIKES][MAX_SPIKE_NODES];
   char *strings[2 * MAX_FUNCS + 2];     /* every malloc'd string */
   size_t nstrings;
+  int agree;                            /* figures made to agree (add_up) */
 } built;
 
 static char *keep(built *b, char *s) {
@@ -182,9 +189,81 @@ static void build_trace(built *b, fz_bytes *in) {
   b->p.trace_recent = (int)fz_upto(in, 1);   /* a ring: may begin with ends */
 }
 
+/* ---- figures that agree ---------------------------------------------------- */
+
+/* Totals from self times, children after their parents; every node of the
+** run's tree ran (calls >= 1), errors within calls. */
+static void add_up_tree(li_pnode *nd, uint32_t n, int ran, fz_bytes *in) {
+  for (uint32_t i = 0; i < n; i++) {
+    if (i == 0) nd[i].self_ns = 0;
+    nd[i].self_ns %= SELF_LIMIT;
+    nd[i].total_ns = nd[i].self_ns;
+    if (ran && i > 0 && nd[i].calls == 0) nd[i].calls = 1;
+    if (nd[i].errors > nd[i].calls) nd[i].errors = nd[i].calls;
+  }
+  for (uint32_t i = n; i-- > 1;)
+    nd[nd[i].parent].total_ns += nd[i].total_ns;
+  if (n > 0 && fz_upto(in, 1) == 0) nd[0].total_ns = 0;   /* a root not given */
+}
+
+/* A number in [lo, hi]. */
+static uint64_t between(fz_bytes *in, uint64_t lo, uint64_t hi) {
+  return lo + fz_upto(in, hi - lo);
+}
+
+/* Function f's figures from its nodes: its total the outermost ones'
+** (none of f above them), min and max one call's, about the mean of all
+** its calls' times. */
+static void add_up_func(built *b, uint32_t f, fz_bytes *in) {
+  li_pfunc *fn = &b->funcs[f];
+  uint64_t all = 0;
+  fn->calls = fn->errors = fn->total_ns = fn->self_ns = 0;
+  fn->min_ns = fn->max_ns = 0;
+  for (uint32_t i = 1; i < b->p.nnodes; i++) {
+    const li_pnode *n = &b->nodes[i];
+    uint32_t up = n->parent;
+    if (n->func != f) continue;
+    while (up != 0 && b->nodes[up].func != f) up = b->nodes[up].parent;
+    fn->calls += n->calls;
+    fn->errors += n->errors;
+    fn->self_ns += n->self_ns;
+    if (up == 0) fn->total_ns += n->total_ns;
+    all += n->total_ns;
+  }
+  if (fn->calls == 1) {
+    fn->min_ns = fn->max_ns = fn->total_ns;
+  } else if (fn->calls > 1 && fz_upto(in, 7) != 0) {    /* else unknown (pprof) */
+    uint64_t lo = all / fn->calls, hi = lo + (all % fn->calls != 0);
+    fn->min_ns = between(in, lo / 2, lo);
+    fn->max_ns = between(in, hi, hi + (fn->total_ns - hi) / 2);
+  }
+}
+
+/* Make b's figures agree, as a snapshot's do.  Its functions are told
+** apart by their lines, as a snapshot's are by chunk and line: li_merge
+** takes functions alike in name, source and lines for one, and two such
+** in one tree would make a call of one by the other a recursion whose
+** inner total the sum of the two functions' totals still counts. */
+static void add_up(built *b, fz_bytes *in) {
+  uint64_t root = 0;
+  for (uint32_t f = 0; f < b->p.nfuncs; f++)
+    b->funcs[f].line = b->funcs[f].line % (UINT32_MAX / MAX_FUNCS) * MAX_FUNCS + f;
+  add_up_tree(b->nodes, b->p.nnodes, 1, in);
+  for (uint32_t f = 0; f < b->p.nfuncs; f++) add_up_func(b, f, in);
+  for (uint32_t i = 1; i < b->p.nnodes; i++)
+    if (b->nodes[i].parent == 0 && b->nodes[i].total_ns > root)
+      root = b->nodes[i].total_ns;
+  b->p.wall_ns = fz_upto(in, 3) == 0 ? 0 : root + figure(in) % SELF_LIMIT;
+  for (uint64_t i = 0; i < b->p.nframes; i++)
+    b->frames[i].idle_ns %= b->frames[i].duration_ns + 1;
+  for (uint32_t k = 0; k < b->p.nspikes; k++)
+    add_up_tree(b->spike_nodes[k], b->spikes[k].nnodes, 0, in);
+}
+
 static void build(built *b, fz_bytes *in) {
   static const char *const clocks[] = { "tsc", "clock_gettime(CLOCK_MONOTONIC)" };
   memset(b, 0, sizeof *b);
+  b->agree = (int)fz_upto(in, 1);
   b->p.funcs = b->funcs;
   b->p.nodes = b->nodes;
   build_funcs(b, in);
@@ -206,6 +285,7 @@ static void build(built *b, fz_bytes *in) {
     b->p.mem_map_bytes = figure(in);
     b->p.mem_untracked_frees = figure(in);
   }
+  if (b->agree) add_up(b, in);
 }
 
 static void unbuild(built *b) {
@@ -261,7 +341,7 @@ static void check_csv(const li_profile *p, const char *s, size_t n) {
       if (fields == 1) slen = len;
       fields++;
     } while (end == ',');
-    FZ_CHECK(fields == 16, "csv: record %zu has %d fields", record, fields);
+    FZ_CHECK(fields == 20, "csv: record %zu has %d fields", record, fields);
     FZ_CHECK(end == '\n', "csv: record %zu does not end in a line break", record);
     if (record > 0) {
       const li_pfunc *f = record <= nrows ? order[record - 1] : NULL;
@@ -333,7 +413,15 @@ static void check_folded(const li_profile *p, const char *s, size_t n, int what)
 
 /* ---- json, read back ------------------------------------------------------- */
 
-static void check_read_back(const li_profile *p, const char *json, size_t len) {
+/* li_profile_check passes on p (what) when its figures should agree. */
+static void check_agrees(const li_profile *p, int agree, const char *what) {
+  char why[512];
+  int r = li_profile_check(p, why, sizeof why);
+  FZ_CHECK(!agree || r == 0, "%s contradicts itself: %s", what, why);
+}
+
+static void check_read_back(const li_profile *p, const char *json, size_t len,
+                            int agree) {
   char err[256], *again = NULL;
   size_t alen = 0;
   const li_profile *two[2];
@@ -346,9 +434,11 @@ static void check_read_back(const li_profile *p, const char *json, size_t len) {
            "json: read back and written again, it differs:\n%.*s\n%.*s",
            (int)len, json, (int)alen, again);
   free(again);
+  check_agrees(back, agree, "the json read back");
   two[0] = two[1] = back;
   m = li_merge(two, 2, err, sizeof err);
   FZ_CHECK(m != NULL, "li_merge: %s", err);
+  check_agrees(m, agree, "the merge");
   for (uint32_t i = 0; i < p->nfuncs; i++) {
     uint64_t calls = 0, want = 0;
     for (uint32_t k = 0; k < m->nfuncs; k++)
@@ -376,9 +466,34 @@ static void check_read_back(const li_profile *p, const char *json, size_t len) {
   li_profile_free(back);
 }
 
+/* ---- pprof, read back ------------------------------------------------------ */
+
+#ifdef LI_PPROF
+/* What pprof holds of figures that agree reads back agreeing, with every
+** function's calls, self and total times (its total rebuilt from the
+** paths' self times, as the runtime counts it). */
+static void check_pprof(const li_profile *p, const char *data, size_t len) {
+  char err[256];
+  li_profile *q = li_read_pprof(data, len, "fuzz.pb.gz", err, sizeof err);
+  FZ_CHECK(q != NULL, "pprof: does not read back: %s", err);
+  check_agrees(q, 1, "the pprof read back");
+  FZ_CHECK(q->nfuncs == p->nfuncs, "pprof: %u functions, not %u",
+           (unsigned)q->nfuncs, (unsigned)p->nfuncs);
+  for (uint32_t i = 0; i < p->nfuncs; i++) {
+    const li_pfunc *a = &p->funcs[i], *c = &q->funcs[i];
+    FZ_CHECK(a->calls == c->calls && a->self_ns == c->self_ns &&
+             a->total_ns == c->total_ns, "pprof: function %u reads back "
+             "%" PRIu64 " calls, %" PRIu64 " self, %" PRIu64 " total, not %"
+             PRIu64 ", %" PRIu64 ", %" PRIu64, i, c->calls, c->self_ns,
+             c->total_ns, a->calls, a->self_ns, a->total_ns);
+  }
+  li_profile_free(q);
+}
+#endif
+
 /* ---- the target ------------------------------------------------------------ */
 
-static void check_format(const li_profile *p, const char *format) {
+static void check_format(const li_profile *p, const char *format, int agree) {
   char *out = NULL, err[200];
   size_t len = 0;
   FZ_CHECK(li_report_to_string(p, format, &out, &len) == 0, "%s: writer failed",
@@ -387,7 +502,10 @@ static void check_format(const li_profile *p, const char *format) {
   if (strcmp(format, "json") == 0 || strcmp(format, "chrome") == 0)
     FZ_CHECK(fz_json_valid(out, len, err, sizeof err), "%s: invalid JSON: %s",
              format, err);
-  if (strcmp(format, "json") == 0) check_read_back(p, out, len);
+  if (strcmp(format, "json") == 0) check_read_back(p, out, len, agree);
+#ifdef LI_PPROF
+  else if (strcmp(format, "pprof") == 0 && agree) check_pprof(p, out, len);
+#endif
   else if (strcmp(format, "csv") == 0) check_csv(p, out, len);
   else if (strcmp(format, "folded") == 0) check_folded(p, out, len, 0);
   else if (strcmp(format, "folded-calls") == 0) check_folded(p, out, len, 1);
@@ -405,8 +523,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   built *b = malloc(sizeof *b);
   if (b == NULL) abort();
   build(b, &in);
+  check_agrees(&b->p, b->agree, "the profile built");
   for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
-    check_format(&b->p, formats[i]);
+    check_format(&b->p, formats[i], b->agree);
   unbuild(b);
   free(b);
   return 0;

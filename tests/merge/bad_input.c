@@ -130,7 +130,16 @@ static int check_report(const char *path, const char *data, size_t size,
                   path, at, err);
           }
         } else {
-          int rc = write_all_formats(p, path, read++ < WRITE_ALL);
+          /* a garbled figure reads (the reader checks the document, not
+             that its figures agree): the suite's check of every report
+             (LUAINSTR_CHECK) would stop at it, so it is off meanwhile */
+          const char *check = getenv("LUAINSTR_CHECK");
+          char *keep = check != NULL ? strdup(check) : NULL;
+          int rc;
+          unsetenv("LUAINSTR_CHECK");
+          rc = write_all_formats(p, path, read++ < WRITE_ALL);
+          if (keep != NULL) setenv("LUAINSTR_CHECK", keep, 1);
+          free(keep);
           li_profile_free(p);
           if (rc != 0) {
             free(g);
