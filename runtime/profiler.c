@@ -129,7 +129,7 @@ static LI_INLINE int enter(li_prof *P, lua_State *L, const void *ci,
     learn_base(L, S, ci);
   }
   if (LI_UNLIKELY(S->n == S->cap) && !li_grow_frames(S)) return 0;
-  li_push_frame(P, S, ci, func);
+  (void)li_push_frame(P, S, ci, func);
   return 0;
 }
 
@@ -371,8 +371,8 @@ uint64_t li_zone_begin(li_prof *P, lua_State *L, li_stack *S,
   func = zone_find(P, name, len);
   if (func == LI_NONE) return 0;
   /* (a zone costs its caller about what a probe pair does) */
-  li_push_frame(P, S, LI_ZONE_CI(++P->zone_serial), func);
-  return P->zone_serial;
+  if (!li_push_frame(P, S, LI_ZONE_CI(P->zone_serial + 1), func)) return 0;
+  return ++P->zone_serial;
 }
 
 int li_zone_end(li_prof *P, li_stack *S) {

@@ -831,18 +831,21 @@ static LI_INLINE void li_gap_entry(li_prof *P, li_stack *S, li_frame *fr) {
 }
 
 /* Open a frame of func (a function or a zone) on S, identified by ci, with
-** room for it, and start its clock. */
-static LI_INLINE void li_push_frame(li_prof *P, li_stack *S, const void *ci,
-                                    uint32_t func) {
+** room for it, and start its clock.  0: no memory for its node, nothing
+** opened (its exit then finds no frame, as when the stack could not grow:
+** a frame counted in its parent's node would have its time twice there). */
+static LI_INLINE int li_push_frame(li_prof *P, li_stack *S, const void *ci,
+                                   uint32_t func) {
   uint32_t parent = S->n > 0 ? S->f[S->n - 1].node : S->root;
   uint32_t node = li_node_child(P, parent, func);
   li_frame *fr;
-  if (node == LI_NONE) node = parent;
+  if (LI_UNLIKELY(node == LI_NONE)) return 0;
   li_node_touch(P, node);
   fr = li_frame_open(P, S, &S->f[S->n], ci, func, node);
   fr->start = li_clock_ticks(&P->clock);
   li_gap_entry(P, S, fr);
   li_trace(P, S, 'B', func, fr->start);
+  return 1;
 }
 
 /* The stack of the running thread L for a probe, made current: a thread
@@ -861,7 +864,7 @@ static LI_INLINE void li_ffi_enter(li_prof *P, li_stack *S, uint32_t func) {
     S->ffi_lost++;
     return;
   }
-  li_push_frame(P, S, LI_FFI_CI, func);
+  if (!li_push_frame(P, S, LI_FFI_CI, func)) S->ffi_lost++;
 }
 
 /* An FFI exit whose frame is not on top of S (profiler.c). */
