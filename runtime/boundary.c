@@ -345,8 +345,10 @@ static LI_INLINE void resume_begin(resume_ctx *c, li_prof *P, lua_State *L,
   R = c->R = li_stack_of(P, L);
   C = li_stack_of_thread(P, L, coidx);
   c->t0 = li_clock_ticks(&P->clock);
-  /* the coroutine's calls hang under its resumer's frame */
-  if (C != NULL && C != R)
+  /* the coroutine's calls hang under its resumer's frame (a coroutine
+  ** that is not suspended, running or normal, is not resumed: Lua refuses,
+  ** and its frames stay where they are) */
+  if (C != NULL && C != R && (C->n == 0 || lua_status(co) == LUA_YIELD))
     li_stack_rebase(P, C, R != NULL && R->n > 0 ? R->f[R->n - 1].node
                           : (R ? R->root : 0), c->t0);
   c->pairs0 = P->entries;

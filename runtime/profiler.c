@@ -839,6 +839,7 @@ li_prof *li_prof_attach(lua_State *L) {
   P->enabled = 1;
   P->spike_factor = 2.0;
   P->spike_keep = 16;
+  P->recal_min = LI_RECAL_MIN;
   if ((P->mainL = li_push_mainthread(L)) == NULL) {
     lua_settop(L, top);        /* (Lua 5.1 without Lua's headers) */
     return NULL;

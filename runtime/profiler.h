@@ -207,6 +207,8 @@ struct li_prof {
   uint64_t pair_spread; /* how far apart the calibration's rounds read (half
                            their middle half's range) */
   uint32_t recals;      /* measurements after the first */
+  uint64_t recal_min;   /* a report measures again only after as many
+                           entries (LI_RECAL_MIN; tests: 0) */
   uint64_t cal_entries; /* entries at the last measurement: a report of
                            nothing new (a stopped profile written in a
                            second format) measures no more, so it gives
@@ -701,6 +703,13 @@ void li_prof_set_fast(li_prof *P);
 void li_prof_free_data(li_prof *P);
 /* At the first start: measure the probe pair's cost (calibrate.c). */
 void li_prof_calibrate(li_prof *P, lua_State *L);
+/* Entries since the last measurement a report needs to measure again
+** (WebAssembly: any; its slow stretches cost every pair 30-65 %). */
+#ifdef __EMSCRIPTEN__
+#define LI_RECAL_MIN 1
+#else
+#define LI_RECAL_MIN 20000
+#endif
 /* At a report: measure it again on the main thread, under a protected
 ** call, and keep the least (pair_least, inside_least). */
 void li_prof_recalibrate(li_prof *P);
