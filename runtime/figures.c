@@ -128,6 +128,7 @@ static void add_node(li_tally *a, li_tally *b, int outer) {
   a->errors += b->errors;
   a->self += b->self;
   a->self_err += b->self_err;
+  a->kid += b->total;           /* (the times of all its calls: the mean's) */
   if (b->calls > 0 && (a->calls == b->calls || b->mn < a->mn))
     a->mn = b->mn, a->min_err = b->min_err;
   if (b->calls > 0 && (a->calls == b->calls || b->mx > a->mx))
@@ -201,8 +202,12 @@ int li_sum_functions(li_tally *nd, uint32_t nn, li_tally *fn,
     li_tally *t = &fn[f];
     int64_t lo, hi;
     if (t->calls == 0) continue;
-    lo = t->total / (int64_t)t->calls;
-    hi = lo + (t->total % (int64_t)t->calls != 0);
+    /* (the mean of its calls' times, a recursion's inner ones too, which
+    ** its total counts once) */
+    lo = t->kid / (int64_t)t->calls;
+    hi = lo + (t->kid % (int64_t)t->calls != 0);
+    if (hi > t->total) hi = t->total;
+    if (lo > hi) lo = hi;
     if (t->calls == 1) t->mn = t->mx = t->total;
     t->mn = clamp64(t->mn, 0, lo);
     t->mx = clamp64(t->mx, hi, t->total);
