@@ -71,10 +71,22 @@ static const char calibration_chunk[] =
 ** unoptimised, at 3-4 times its later cost; once the median of the last
 ** CAL_WINDOW rounds is no longer below that of the CAL_WINDOW before by
 ** CAL_FALL, the median of both windows is the cost. */
+/* Natively 125 iterations and windows of 6: the start's calibration was
+** 9 million instructions (callgrind), most of luaprof's start-up beyond
+** lua5.4's, while the pair's real cost moves by far more than what longer
+** rounds would pin down (docs/measuring.md); WebAssembly keeps 250 and 8. */
+#ifdef __EMSCRIPTEN__
 #define CAL_CALLS 250           /* iterations (CAL_PER calls) a round, at least */
+#else
+#define CAL_CALLS 125
+#endif
 #define CAL_MAX_CALLS 1000000   /* (a clock that never moves) */
 #define CAL_STEPS 32            /* clock steps a probed round spans */
+#ifdef __EMSCRIPTEN__
 #define CAL_WINDOW 8            /* rounds compared */
+#else
+#define CAL_WINDOW 6
+#endif
 #define CAL_FALL 0.95
 /* In WebAssembly the engine compiles the hot code again, in the background,
 ** while the rounds run, and the wasm probe and the JavaScript of the clock
