@@ -77,16 +77,13 @@ static const char calibration_chunk[] =
 ** rounds would pin down (docs/measuring.md); WebAssembly keeps 250 and 8. */
 #ifdef __EMSCRIPTEN__
 #define CAL_CALLS 250           /* iterations (CAL_PER calls) a round, at least */
+#define CAL_WINDOW 8            /* rounds compared */
 #else
 #define CAL_CALLS 125
+#define CAL_WINDOW 6
 #endif
 #define CAL_MAX_CALLS 1000000   /* (a clock that never moves) */
 #define CAL_STEPS 32            /* clock steps a probed round spans */
-#ifdef __EMSCRIPTEN__
-#define CAL_WINDOW 8            /* rounds compared */
-#else
-#define CAL_WINDOW 6
-#endif
 #define CAL_FALL 0.95
 /* In WebAssembly the engine compiles the hot code again, in the background,
 ** while the rounds run, and the wasm probe and the JavaScript of the clock
@@ -423,7 +420,6 @@ void li_prof_recalibrate(li_prof *P) {
   ** even half their 50 ns are 0.5 ms over the whole profile) */
   if (LI_IS_LUAJIT || L == NULL || P->closed || !P->calibrated ||
       P->cal_rounds == 0 || P->entries - P->cal_entries < P->recal_min ||
-      P->entries == P->cal_entries ||
       lua_status(L) != LUA_OK || !lua_checkstack(L, 3))
     return;
   top = lua_gettop(L);

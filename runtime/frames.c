@@ -160,23 +160,9 @@ static void split(li_prof *P, li_stack *S, uint64_t t) {
     S->res_t0 = t;
     S->res_pairs0 = P->entries;
   }
-  for (uint32_t i = S->n; i-- > 0;) {
-    li_frame *fr = &S->f[i];
-    li_node *nd = &P->node[fr->node];
-    /* (the probes' work inside the call is taken out by the report, once
-    ** a call) */
-    int64_t part = li_frame_raw(S, fr, t);
-    uint64_t pairs = S->pairs - fr->pairs0;
-    nd->total += part;
-    nd->pairs += pairs;
-    nd->pre += (int64_t)(li_stack_pre(P, S) - fr->pre0);
-    fr->pre0 = li_stack_pre(P, S);
-    fr->done += part;
-    fr->done_pairs += pairs;
-    fr->start = t;
-    fr->susp0 = S->susp;
-    fr->pairs0 = S->pairs;
-  }
+  /* (the probes' work inside the call is taken out by the report, once
+  ** a call) */
+  for (uint32_t i = S->n; i-- > 0;) li_frame_settle(P, S, &S->f[i], t);
 }
 
 

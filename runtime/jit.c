@@ -118,7 +118,7 @@ static void li_jit_enter(const li_chunk *c, int32_t id) {
   }
   fr = li_frame_open(P, S, top + 1, LI_FFI_CI, func, node);
   fr->start = li_clock_inline_ticks();
-  li_gap_entry(P, S, fr);
+  li_gap_entry(P, fr);
 }
 
 /* __LI(), __LI(0, ...): exit of the top function frame; a fast path as the
@@ -141,7 +141,7 @@ static void li_jit_leave(const li_chunk *c) {
     return;
   }
   P->exits++;
-  li_gap_exit(P, S, t);
+  li_gap_exit(P, t);
   li_frame_close(P, S, t, 0);
 }
 

@@ -96,7 +96,7 @@ void li_gap_free(li_prof *P) {
   P->gap_thr = (uint64_t)1 << 62;
 }
 
-LI_NOINLINE uint64_t li_gap(li_prof *P, li_stack *S, uint64_t t) {
+LI_NOINLINE uint64_t li_gap(li_prof *P, uint64_t t) {
 #if LI_HAVE_SCHEDSTAT
   uint64_t d = t - (P->gap_at - P->gap_thr), delay, e;
   double k;
@@ -121,10 +121,9 @@ LI_NOINLINE uint64_t li_gap(li_prof *P, li_stack *S, uint64_t t) {
   /* every call open now was open during the step: those of every stack
   ** not suspended (li_stack_pre) */
   P->pre_clock += e;
-  (void)S;
   return e;
 #else
-  (void)P; (void)S; (void)t;
+  (void)P; (void)t;
   return 0;
 #endif
 }

@@ -194,7 +194,7 @@ static LI_INLINE int leave(li_prof *P, lua_State *L, const void *ci,
   li_stack *S = li_probe_stack(P, L);
   if (LI_UNLIKELY(S == NULL)) return nret;
   P->exits++;
-  li_gap_exit(P, S, t);
+  li_gap_exit(P, t);
   if (LI_LIKELY(S->n > 0 && exiting(&S->f[S->n - 1], ci, alt)))
     li_close_top(P, S, t, 0);
   else
@@ -296,7 +296,7 @@ static int probe_fast(lua_State *L) {
     if (LI_UNLIKELY(S->n <= 1 || S->f[S->n - 1].ci != ci))
       return probe_direct(L);
     P->exits++;
-    li_gap_exit(P, S, t);
+    li_gap_exit(P, t);
     li_frame_close(P, S, t, 0);
     return n > 0 ? n - 1 : 0;
   } else {                              /* an entry */
@@ -314,7 +314,7 @@ static int probe_fast(lua_State *L) {
       return probe_direct(L);
     fr = li_frame_open(P, S, top + 1, ci, func, node);
     fr->start = li_clock_inline_ticks();
-    li_gap_entry(P, S, fr);
+    li_gap_entry(P, fr);
     return 0;
   }
 }

@@ -208,7 +208,7 @@ struct li_prof {
                            their middle half's range) */
   uint32_t recals;      /* measurements after the first */
   uint64_t recal_min;   /* a report measures again only after as many
-                           entries (LI_RECAL_MIN; tests: 0) */
+                           entries, 1 at least (LI_RECAL_MIN; tests: 1) */
   uint64_t cal_entries; /* entries at the last measurement: a report of
                            nothing new (a stopped profile written in a
                            second format) measures no more, so it gives
@@ -448,6 +448,26 @@ static inline uint64_t li_stack_pre(const li_prof *P, const li_stack *S) {
 ** settled: the probes open and close frames only there (no branch). */
 static inline uint64_t li_stack_pre_run(const li_prof *P, const li_stack *S) {
   return P->pre_clock - S->pre_skip;
+}
+
+/* Add the part of open frame fr of S that ran until t to its node, and
+** start the frame again at t: its min and max stay the whole call's
+** (done, done_pairs).  Frame marks (frames.c) and a coroutine resumed
+** from another call (li_stack_rebase) split calls so. */
+static inline void li_frame_settle(li_prof *P, const li_stack *S,
+                                   li_frame *fr, uint64_t t) {
+  li_node *nd = &P->node[fr->node];
+  int64_t part = li_frame_raw(S, fr, t);
+  uint64_t pairs = S->pairs - fr->pairs0;
+  nd->total += part;
+  nd->pairs += pairs;
+  nd->pre += (int64_t)(li_stack_pre(P, S) - fr->pre0);
+  fr->pre0 = li_stack_pre(P, S);
+  fr->done += part;
+  fr->done_pairs += pairs;
+  fr->start = t;
+  fr->susp0 = S->susp;
+  fr->pairs0 = S->pairs;
 }
 
 /* A node's call of `raw` ticks with `pairs` inside: its shortest or longest
@@ -822,20 +842,20 @@ static LI_INLINE li_frame *li_frame_open(li_prof *P, li_stack *S, li_frame *fr,
 }
 
 /* preempt.c: the probe at t found the step since the last probe longer
-** than gap_thr: the time the thread waited for a CPU meanwhile is taken
-** out of the open calls (S's, and those of the stacks resuming it); the
-** ticks taken out.  Asking starts at t (start, enable); stops. */
-LI_NOINLINE uint64_t li_gap(li_prof *P, li_stack *S, uint64_t t);
+** than gap_thr: the time the thread waited for a CPU meanwhile is counted
+** against every open call of a stack not suspended (li_stack_pre); the
+** ticks counted.  Asking starts at t (start, enable); stops. */
+LI_NOINLINE uint64_t li_gap(li_prof *P, uint64_t t);
 void li_gap_start(li_prof *P, uint64_t t);
 void li_gap_free(li_prof *P);
 /* The check at an exit probe's time t, and at an entry's (fr just opened:
 ** the wait is not its own). */
-static LI_INLINE void li_gap_exit(li_prof *P, li_stack *S, uint64_t t) {
-  if (LI_UNLIKELY(t > P->gap_at)) li_gap(P, S, t);
+static LI_INLINE void li_gap_exit(li_prof *P, uint64_t t) {
+  if (LI_UNLIKELY(t > P->gap_at)) li_gap(P, t);
   P->gap_at = t + P->gap_thr;
 }
-static LI_INLINE void li_gap_entry(li_prof *P, li_stack *S, li_frame *fr) {
-  if (LI_UNLIKELY(fr->start > P->gap_at)) fr->pre0 += li_gap(P, S, fr->start);
+static LI_INLINE void li_gap_entry(li_prof *P, li_frame *fr) {
+  if (LI_UNLIKELY(fr->start > P->gap_at)) fr->pre0 += li_gap(P, fr->start);
   P->gap_at = fr->start + P->gap_thr;
 }
 
@@ -852,7 +872,7 @@ static LI_INLINE int li_push_frame(li_prof *P, li_stack *S, const void *ci,
   li_node_touch(P, node);
   fr = li_frame_open(P, S, &S->f[S->n], ci, func, node);
   fr->start = li_clock_ticks(&P->clock);
-  li_gap_entry(P, S, fr);
+  li_gap_entry(P, fr);
   li_trace(P, S, 'B', func, fr->start);
   return 1;
 }
@@ -882,7 +902,7 @@ LI_NOINLINE void li_ffi_leave_deep(li_prof *P, li_stack *S, uint64_t t);
 /* An FFI exit at time t on S: the top function frame closes. */
 static LI_INLINE void li_ffi_leave(li_prof *P, li_stack *S, uint64_t t) {
   P->exits++;
-  li_gap_exit(P, S, t);
+  li_gap_exit(P, t);
   if (LI_LIKELY(S->n > 0 && li_is_ffi(&S->f[S->n - 1]) && S->ffi_lost == 0))
     li_close_top(P, S, t, 0);
   else

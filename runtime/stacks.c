@@ -502,19 +502,8 @@ void li_stack_rebase(li_prof *P, li_stack *S, uint32_t root, uint64_t t) {
   if (S->suspended) t = S->susp_since;
   for (uint32_t i = 0; i < S->n; i++) {
     li_frame *fr = &S->f[i];
-    li_node *nd = &P->node[fr->node];
-    int64_t part = li_frame_raw(S, fr, t);
-    uint64_t pairs = S->pairs - fr->pairs0;
     uint32_t node;
-    nd->total += part;
-    nd->pairs += pairs;
-    nd->pre += (int64_t)(li_stack_pre(P, S) - fr->pre0);
-    fr->done += part;              /* (its min and max: the whole call's) */
-    fr->done_pairs += pairs;
-    fr->start = t;
-    fr->susp0 = S->susp;
-    fr->pairs0 = S->pairs;
-    fr->pre0 = li_stack_pre(P, S);
+    li_frame_settle(P, S, fr, t);
     node = li_node_child(P, parent, fr->func);
     if (node == LI_NONE) node = parent;      /* (no memory: the resumer's) */
     li_node_touch(P, node);
