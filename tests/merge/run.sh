@@ -83,23 +83,10 @@ echo "round trip: $n reports read back and written byte for byte the same"
 for r in plain mem frames; do   # each json report alone, as csv
   "$luainstr" merge -f csv -o "$t/$r.read.csv" "$t/$r.json"
 done
-python3 - "$t" <<'EOF' || fail "the merged figures are not the sums of the inputs'"
+PYTHONPATH=$here python3 - "$t" <<'EOF' || fail "the merged figures are not the sums of the inputs'"
 import csv, sys
 t = sys.argv[1]
-def rows(path):
-    with open(path, newline="") as f:
-        return {(r["name"], r["source"], r["line"]): r for r in csv.DictReader(f)}
-def check_min_max(o, have, k):
-    # peaks: the most; one call's min and max: the least and the most,
-    # unknown (0) when a report where it took time does not know them (pprof)
-    for c in ("peak_live_bytes", "max_alloc_bytes"):
-        assert int(o[c]) == max(int(r[c]) for r in have), (k, c)
-    ran = [r for r in have if int(r["calls"]) > 0]
-    if any(int(r["max_ns"]) == 0 and int(r["total_ns"]) > 0 for r in ran):
-        assert int(o["min_ns"]) == 0 and int(o["max_ns"]) == 0, (k, "min/max")
-    else:
-        assert int(o["max_ns"]) == max(int(r["max_ns"]) for r in have), (k, "max_ns")
-        assert int(o["min_ns"]) == min([int(r["min_ns"]) for r in ran] or [0]), (k, "min_ns")
+from mergecheck import rows, check_min_max
 # the json as read holds what the run's own csv says: counts and bytes
 # exactly, times to the ns but for the clock's conversion, which the
 # runtime recalibrates at each dump (a few ns in a million)
@@ -201,23 +188,10 @@ if "$luainstr" merge --help | grep -q pprof; then
   [[ -s $t/mem.pb.gz ]] || fail "known.lua wrote no pprof report"
   "$luainstr" merge -f csv -o "$t/mixed.csv" "$t/plain.json" "$t/mem.pb.gz" "$t/frames.json"
   "$luainstr" merge -f csv -o "$t/mem.pb.read.csv" "$t/mem.pb.gz"
-  python3 - "$t" <<'EOF' || fail "json and pprof merged: not the sums"
+  PYTHONPATH=$here python3 - "$t" <<'EOF' || fail "json and pprof merged: not the sums"
 import csv, json, sys
 t = sys.argv[1]
-def rows(path):
-    with open(path, newline="") as f:
-        return {(r["name"], r["source"], r["line"]): r for r in csv.DictReader(f)}
-def check_min_max(o, have, k):
-    # peaks: the most; one call's min and max: the least and the most,
-    # unknown (0) when a report where it took time does not know them (pprof)
-    for c in ("peak_live_bytes", "max_alloc_bytes"):
-        assert int(o[c]) == max(int(r[c]) for r in have), (k, c)
-    ran = [r for r in have if int(r["calls"]) > 0]
-    if any(int(r["max_ns"]) == 0 and int(r["total_ns"]) > 0 for r in ran):
-        assert int(o["min_ns"]) == 0 and int(o["max_ns"]) == 0, (k, "min/max")
-    else:
-        assert int(o["max_ns"]) == max(int(r["max_ns"]) for r in have), (k, "max_ns")
-        assert int(o["min_ns"]) == min([int(r["min_ns"]) for r in ran] or [0]), (k, "min_ns")
+from mergecheck import rows, check_min_max
 # the pprof report as read: the run's calls, self times and allocations
 # (pprof has no errors, min, max, frees or peaks)
 run, pp = rows(f"{t}/mem.csv"), rows(f"{t}/mem.pb.read.csv")
