@@ -16,7 +16,7 @@
 #ifdef __EMSCRIPTEN__
 #include <emscripten.h>
 /* Every round's figures, for bench/wasm/calibration.js: ticks of the plain
-** and the probed run, their calls, ns since the rounds began, and which
+** and the probed run, their calls (CAL_PER an iteration), ns since the rounds began, and which
 ** measurement of the state (0 at the start, then one a report); pushed to
 ** Module.liCalTrace when it is an array (between the timed runs). */
 EM_JS(void, li_cal_round, (double plain, double probed, double calls, double t,
@@ -314,7 +314,7 @@ static void measure(li_prof *P, lua_State *L, cal_result *out) {
     pair[r] = li_minus(probed, plain) / (CAL_PER * calls);
     inside[r] = after > before ? (uint64_t)(after - before) / (CAL_PER * calls) : 0;
 #ifdef __EMSCRIPTEN__
-    li_cal_round((double)plain, (double)probed, (double)calls,
+    li_cal_round((double)plain, (double)probed, (double)(CAL_PER * calls),
                  (double)(li_clock_mono_ns() - start_ns), (double)P->recals);
     plain_t[r] = plain;
     probed_t[r] = probed;

@@ -65,13 +65,13 @@ static int open_thread(li_prof *P) {
   }
   return 1;
 }
-#endif
 
 /* The threshold in ticks for `ns` ns. */
 static uint64_t thr_ticks(const li_prof *P, double ns) {
   double k = li_clock_ns_per_tick_now(&P->clock);
   return (uint64_t)(ns / (k > 0 ? k : 1)) + 1;
 }
+#endif
 
 void li_gap_start(li_prof *P, uint64_t t) {
   P->gap_at = UINT64_MAX;               /* never asks: */
