@@ -14,7 +14,7 @@
 #
 #   bench/phases.sh [--quick] [--pairs N] [--rounds R] [--scale S]
 #                   [--lua "5.4 5.1 jit"] [--busy | --both] [--build DIR]
-#                   [--keep DIR]
+#                   [--keep DIR] [--inproc]
 #
 #   --quick    1 pair, 2 rounds at scale 0.25, on 5.4 unless --lua says:
 #              it ran and made the table, nothing about the figures (what
@@ -32,6 +32,10 @@
 #   --build D  the build with bin/luaprof[5.1|jit] and bin/bench_host[5.1|jit]
 #              (default: $BUILD_DIR, else build/ at the top of the repo)
 #   --keep D   keep every run's output in D (else a temporary folder)
+#   --inproc   the truth measured in the profiled process itself: N runs of
+#              bench/phases/inproc.lua, which calls each phase of a copy
+#              luaprof instruments and of one it leaves alone in turn (no
+#              hook, no normalising: bench/phases/inproc.py's table)
 #
 # The plain run is bench_host's plain mode: the same Lua library (Debian's
 # shared liblua) as luaprof and the hook, not the stock interpreter, which
@@ -51,6 +55,7 @@ lua_opt=
 conds=idle
 keep=
 quick=0
+inproc=0
 while [[ $# -gt 0 ]]; do
   case $1 in
     --quick) quick=1; shift ;;
@@ -62,7 +67,8 @@ while [[ $# -gt 0 ]]; do
     --both) conds="idle busy"; shift ;;
     --build) build=$2; shift 2 ;;
     --keep) keep=$2; shift 2 ;;
-    -h|--help) sed -n '2,40p' "$0"; exit 0 ;;
+    --inproc) inproc=1; shift ;;
+    -h|--help) sed -n '2,45p' "$0"; exit 0 ;;
     *) echo "phases.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -106,6 +112,9 @@ run_one() {
     plain) "$host" plain "${args[@]}" > "$dir/plain.out" 2> "$dir/plain.err" ;;
     hook) "$host" hook "${args[@]}" > "$dir/hook.out" 2> "$dir/hook.err" ;;
     prof) "$prof" -f json -o "$dir/prof.json" "${args[@]}" > "$dir/prof.out" 2> "$dir/prof.err" ;;
+    inproc) "$prof" --exclude phases-plain -f json -o "$dir/prof.json" "$here/phases/inproc.lua" \
+              "$clock" "$rounds" "$scale" "$here/phases/phases.lua" \
+              > "$dir/inproc.out" 2> "$dir/inproc.err" ;;
   esac || {
     echo "phases.sh: ERROR: the $mode run failed ($dir):" >&2
     cat "$dir/$mode.err" >&2
@@ -115,6 +124,7 @@ run_one() {
 
 ran=0
 modes=(plain prof hook)
+if [[ $inproc == 1 ]]; then modes=(inproc); fi
 for lua in $luas; do
   [[ -n ${suffix[$lua]+x} ]] || { echo "phases.sh: --lua $lua: one of 5.4 5.1 jit" >&2; exit 2; }
   prof=$build/bin/luaprof${suffix[$lua]}
@@ -155,8 +165,12 @@ for lua in $luas; do
     if [[ $lua == jit ]]; then title="LuaJIT (JIT on), $cond"; fi
     if [[ $cond == busy ]]; then title="$title (2 busy spinners beside)"; fi
     if [[ $scale != 1 ]]; then title="$title, scale $scale"; fi
-    python3 "$here/phases/table.py" "$dir" "$title" > "$dir/table.md"
-    if [[ $lua == jit ]]; then
+    if [[ $inproc == 1 ]]; then
+      python3 "$here/phases/inproc.py" "$dir" "$title, truth in the same process" > "$dir/table.md"
+    else
+      python3 "$here/phases/table.py" "$dir" "$title" > "$dir/table.md"
+    fi
+    if [[ $lua == jit && $inproc == 0 ]]; then
       echo "hook on LuaJIT: compiled code calls the hook on returns but not on calls, so" \
            "its stack of entry times falls out of step: its columns are not measurements" \
            "there (bench/README.md)" >> "$dir/table.md"

@@ -156,9 +156,11 @@ void li_frames_wake(li_prof *P, li_stack *S) {
 ** first: the coroutine's part so far (resume charges the rest). */
 static void split(li_prof *P, li_stack *S, uint64_t t) {
   if (S->resuming) {
-    li_prof_charge(P, S, t - S->res_t0, P->entries - S->res_pairs0);
+    li_prof_charge(P, S, t - S->res_t0, P->entries - S->res_pairs0,
+                   P->own_clock - S->res_own0);
     S->res_t0 = t;
     S->res_pairs0 = P->entries;
+    S->res_own0 = P->own_clock;
   }
   /* (the probes' work inside the call is taken out by the report, once
   ** a call) */

@@ -119,7 +119,7 @@ LI_NOINLINE li_stack *li_probe_switch(li_prof *P, lua_State *L) {
 /* Entry of function `func` in thread L, called from the activation whose
 ** CallInfo is ci. */
 static LI_INLINE int enter(li_prof *P, lua_State *L, const void *ci,
-                           uint32_t func) {
+                           uint32_t func, uint64_t t_in) {
   li_stack *S = li_probe_stack(P, L);
   if (LI_UNLIKELY(S == NULL)) return 0;
   if (S->n > 0) {
@@ -129,7 +129,8 @@ static LI_INLINE int enter(li_prof *P, lua_State *L, const void *ci,
     learn_base(L, S, ci);
   }
   if (LI_UNLIKELY(S->n == S->cap) && !li_grow_frames(S)) return 0;
-  (void)li_push_frame(P, S, ci, func);
+  if (li_push_frame(P, S, ci, func) && li_inband(P))
+    li_entry_own(P, S, &S->f[S->n - 1], t_in);
   return 0;
 }
 
@@ -200,6 +201,7 @@ static LI_INLINE int leave(li_prof *P, lua_State *L, const void *ci,
   else
     leave_deep(P, S, ci, alt, t);
   if (LI_UNLIKELY(S->n == 0 && S->waker != NULL)) li_infer_end(P, S, t);
+  if (li_inband(P)) li_stack_own(P, S, li_clock_ticks(&P->clock) - t);
   return nret;
 }
 
@@ -250,7 +252,8 @@ static LI_INLINE int probe_run(lua_State *L, int direct) {
                  tail_exit(L, n), n > 0 ? n - 1 : 0);
   }
   if ((P->gate || gate_closed(P, L)) && (lua_Unsigned)id <= c->n)
-    return enter(P, L, direct ? li_d_caller(L) : li_api_caller(L), c->gid[id - 1]);
+    return enter(P, L, direct ? li_d_caller(L) : li_api_caller(L), c->gid[id - 1],
+                 li_inband(P) ? li_clock_ticks(&P->clock) : 0);
   return 0;
 }
 
@@ -276,6 +279,7 @@ static LI_NOINLINE int probe_direct(lua_State *L) {
 ** issue 13).  Its figures are those of the general path: it shares
 ** li_frame_open and li_frame_close (tests/probe/compare.sh). */
 static int probe_fast(lua_State *L) {
+  uint64_t t_in = LI_INBAND ? li_clock_inline_ticks() : 0;
   li_chunk *c = chunk_of(L, 1);
   li_prof *P;
   int n = li_d_nargs(L);
@@ -290,7 +294,7 @@ static int probe_fast(lua_State *L) {
   S = P->cur;
   ci = li_d_caller(L);
   if (id <= 0) {                        /* an exit */
-    uint64_t t = li_clock_inline_ticks();
+    uint64_t t = LI_INBAND ? t_in : li_clock_inline_ticks();
     /* (the base call's exit takes the general path: it may end a resume
     ** the profiler inferred) */
     if (LI_UNLIKELY(S->n <= 1 || S->f[S->n - 1].ci != ci))
@@ -298,6 +302,7 @@ static int probe_fast(lua_State *L) {
     P->exits++;
     li_gap_exit(P, t);
     li_frame_close(P, S, t, 0);
+    if (LI_INBAND) li_stack_own(P, S, li_clock_inline_ticks() - t);
     return n > 0 ? n - 1 : 0;
   } else {                              /* an entry */
     uint32_t func, parent, node;
@@ -315,6 +320,7 @@ static int probe_fast(lua_State *L) {
     fr = li_frame_open(P, S, top + 1, ci, func, node);
     fr->start = li_clock_inline_ticks();
     li_gap_entry(P, fr);
+    if (LI_INBAND) li_entry_own(P, S, fr, t_in);
     return 0;
   }
 }
@@ -986,6 +992,7 @@ void li_prof_clear(li_prof *P) {
   li_tree_init(P);
   li_mem_clear(P);
   P->entries = P->exits = 0;
+  P->own_base = P->own_clock;
   P->unseen = 0;
   P->ntrace = P->trace_next = P->trace_dropped = 0;
   P->trace_wrap = -1;

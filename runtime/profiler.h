@@ -165,6 +165,7 @@ struct li_stack {
   int resuming;         /* waiting in coroutine.resume (boundary.c)... */
   uint64_t res_t0;      /* ...since this time, or the last frame mark, */
   uint64_t res_pairs0;  /* ...with this many entries counted */
+  uint64_t res_own0;    /* ...and P->own_clock then */
   uint32_t ffi_lost;    /* FFI entries that found no room for a frame (no
                            memory): as many exits pop nothing, and until
                            they have, entries push nothing (LIFO) */
@@ -227,6 +228,11 @@ struct li_prof {
   uint64_t pre_clock;   /* the same, never cleared: every stack not
                            suspended was preempted that long (stacks.c) */
   /* ---- */
+  uint64_t own_clock;   /* ticks the profiler's coroutine bookkeeping took
+                           (boundary.c, measured as it ran), never cleared:
+                           the stacks running then take it out of their
+                           frames (li_prof_charge, li_stack_own) */
+  uint64_t own_base;    /* own_clock at the last reset (the report's cost) */
   uint64_t entries;     /* entry probes counted */
   uint64_t exits;       /* exit probes counted */
   uint64_t wall;        /* ticks collected in earlier start..stop spans */
@@ -402,10 +408,34 @@ void li_prof_close_all(li_prof *P, uint64_t t);
 void li_prof_clear(li_prof *P);
 
 /* A coroutine ran `ticks` with `pairs` probe pairs inside, resumed from
-** the top frame of S: the pairs are S's frames' (their spans hold them).
-** Its time is in its own calls, whose nodes hang under the call that
-** resumed it (li_stack_rebase). */
-void li_prof_charge(li_prof *P, li_stack *S, uint64_t ticks, uint64_t pairs);
+** the top frame of S: the pairs are S's frames' (their spans hold them),
+** and so is the profiler's bookkeeping of its resumes and yields, `own`
+** ticks measured (P->own_clock), which they leave out.  Its time is in its
+** own calls, whose nodes hang under the call that resumed it
+** (li_stack_rebase). */
+void li_prof_charge(li_prof *P, li_stack *S, uint64_t ticks, uint64_t pairs,
+                    uint64_t own);
+/* Running stack S spent `own` ticks in the profiler's bookkeeping (a
+** probe's, a resume's, a yield's): its frames, and those of every stack
+** waiting in a resume below it (P->own_clock), leave them out. */
+static inline void li_stack_own(li_prof *P, li_stack *S, uint64_t own) {
+  P->own_clock += own;
+  if (S != NULL) S->susp += own;
+}
+/* Do the C probes time their own work (LI_INBAND)?  With the TSC, and not
+** beside the FFI probe (jit.c), which does not: the calibration measures
+** one of the two, and its cost must be the same kind for every pair. */
+#define li_inband(P) (LI_INBAND && LI_CLOCK_INLINE(&(P)->clock) && \
+                      (P)->probe != LI_PROBE_FFI)
+/* The same for an entry probe's work from t_in until it opened fr on S:
+** out of the frames below, not fr's own. */
+static inline void li_entry_own(li_prof *P, li_stack *S, li_frame *fr,
+                                uint64_t t_in) {
+  uint64_t own = fr->start - t_in;
+  P->own_clock += own;
+  S->susp += own;
+  fr->susp0 += own;
+}
 
 /* Coroutine S, about to run, is resumed from node `root`: if its open
 ** calls hang elsewhere (another call resumed it before), the part of them

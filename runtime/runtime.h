@@ -108,6 +108,20 @@ static inline uint64_t li_clock_js_ticks(void) {
 #define LI_HAVE_INLINE_CLOCK 0
 #endif
 
+/* The probes time their own work in-band (profiler.c): an entry reads the
+** clock as it begins as well as as it ends, an exit as it ends as well as
+** as it begins, and the work between is left out of the calls below as
+** measured (li_stack_own), so that only the calls into the probe and back
+** are left to the calibrated cost.  Where the clock is read with no call,
+** and not in WebAssembly, whose clock is a call into JavaScript. */
+#ifndef LI_INBAND
+#if LI_HAVE_INLINE_CLOCK && !defined(__EMSCRIPTEN__)
+#define LI_INBAND 1
+#else
+#define LI_INBAND 0
+#endif
+#endif
+
 static inline uint64_t li_clock_ticks(const li_clock *c) {
 #if LI_HAVE_INLINE_CLOCK
   if (c->tsc) return li_clock_inline_ticks();

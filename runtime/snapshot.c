@@ -19,7 +19,10 @@ static int close_virtually(const li_prof *P, const li_stack *S, uint64_t t,
   li_stack c = *S;
   uint32_t n = S->n;
   if (n == 0) return 1;
-  if (c.resuming) c.pairs += P->entries - c.res_pairs0;   /* (li_prof_charge) */
+  if (c.resuming) {                                     /* (li_prof_charge) */
+    c.pairs += P->entries - c.res_pairs0;
+    c.susp += P->own_clock - c.res_own0;
+  }
   while (n > 0) {
     const li_frame *fr = &S->f[--n];
     li_tally *b = &nd[fr->node];
@@ -225,7 +228,9 @@ int li_snapshot(li_prof *P, li_profile *out) {
   out->probes = P->entries + P->exits;
   out->probe_pair_ns = (double)P->pair_least * k;
   out->probe_inside_ns = (double)P->inside_least * k;
-  out->overhead_ns = to_ns((int64_t)(P->entries * P->pair_least), k);
+  /* (what the probes timed of themselves, and the calibrated rest) */
+  out->overhead_ns = to_ns((int64_t)(P->entries * P->pair_least +
+                                     (P->own_clock - P->own_base)), k);
   out->preempted_ns = to_ns((int64_t)P->preempted, k);
   out->clock = li_clock_name(&P->clock);
   out->probe = li_prof_probe_name(P);

@@ -365,7 +365,8 @@ static void infer_end(li_prof *P, li_stack *S, uint64_t t, int current) {
   S->waker = NULL;
   P->inferring--;
   if (R->resuming) {
-    li_prof_charge(P, R, t - R->res_t0, P->entries - R->res_pairs0);
+    li_prof_charge(P, R, t - R->res_t0, P->entries - R->res_pairs0,
+                   P->own_clock - R->res_own0);
     R->resuming = 0;
   }
   if (current) li_set_cur(P, R->L, R);
@@ -419,6 +420,7 @@ static li_stack *infer_to(li_prof *P, li_stack *X, li_stack *S) {
   R->resuming = 1;
   R->res_t0 = t;
   R->res_pairs0 = P->entries;
+  R->res_own0 = P->own_clock;
   S->waker = R;
   P->inferring++;
   return S;
@@ -511,8 +513,10 @@ void li_stack_rebase(li_prof *P, li_stack *S, uint32_t root, uint64_t t) {
   }
 }
 
-void li_prof_charge(li_prof *P, li_stack *S, uint64_t ticks, uint64_t pairs) {
+void li_prof_charge(li_prof *P, li_stack *S, uint64_t ticks, uint64_t pairs,
+                    uint64_t own) {
   (void)P; (void)ticks;
   if (S == NULL || S->n == 0) return;
   S->pairs += pairs;
+  S->susp += own;
 }
