@@ -220,6 +220,7 @@ static uint32_t cal_calls(li_prof *P, lua_State *L, int loop, int pr) {
   }
 }
 
+#ifdef __EMSCRIPTEN__
 /* The least of v[0..n). */
 static uint64_t least(const uint64_t *v, int n) {
   uint64_t m = v[0];
@@ -233,6 +234,7 @@ static uint64_t window_cost(const uint64_t *plain, const uint64_t *probed, int n
                             uint32_t calls) {
   return li_minus(least(probed, n), least(plain, n)) / (CAL_PER * (uint64_t)calls);
 }
+#endif
 
 /* The scratch profiler's end.  Its probe is an ordinary Lua value while
 ** the rounds run, and a call hook can take it (debug.getinfo, then the
@@ -261,9 +263,8 @@ static void measure(li_prof *P, lua_State *L, cal_result *out) {
   li_prof *Q;           /* scratch profiler: the real probe, own figures */
   li_chunk *c = NULL;
   uint64_t pair[CAL_MAX_ROUNDS], inside[CAL_MAX_ROUNDS], start_ns;
-  uint64_t plain_t[CAL_MAX_ROUNDS], probed_t[CAL_MAX_ROUNDS];
 #ifdef __EMSCRIPTEN__
-  uint64_t best = UINT64_MAX;
+  uint64_t plain_t[CAL_MAX_ROUNDS], probed_t[CAL_MAX_ROUNDS], best = UINT64_MAX;
   int best_end = 0;     /* the rounds of the least window end here */
 #endif
   uint32_t calls;
@@ -275,6 +276,8 @@ static void measure(li_prof *P, lua_State *L, cal_result *out) {
   Q->gap_fd = -1;               /* (no preemption asked: li_gap_free) */
   Q->gap_at = UINT64_MAX;
   Q->gap_thr = (uint64_t)1 << 62;
+  Q->own_max = UINT64_MAX;      /* (a preempted round cancels out: probed
+                                   less what it timed of itself) */
   /* the profiler's finalizer frees what Q gets, should the Lua API raise
   ** an error (out of memory) before `done` */
   luaL_setmetatable(L, LI_MT_PROF);
@@ -316,11 +319,11 @@ static void measure(li_prof *P, lua_State *L, cal_result *out) {
     own = Q->own_clock - own;
     pair[r] = li_minus(li_minus(probed, own), plain) / (CAL_PER * calls);
     inside[r] = after > before ? (uint64_t)(after - before) / (CAL_PER * calls) : 0;
-    plain_t[r] = plain;
-    probed_t[r] = li_minus(probed, own);
 #ifdef __EMSCRIPTEN__
     li_cal_round((double)plain, (double)probed, (double)(CAL_PER * calls),
                  (double)(li_clock_mono_ns() - start_ns), (double)P->recals);
+    plain_t[r] = plain;
+    probed_t[r] = li_minus(probed, own);
     if (r + 1 >= CAL_WINDOW && calls < CAL_MAX_CALLS &&
         least(probed_t + r + 1 - CAL_WINDOW, CAL_WINDOW) < cal_want(P) / 2) {
       calls *= 2;       /* (rounds too short for the clock: sized again) */
@@ -350,11 +353,7 @@ static void measure(li_prof *P, lua_State *L, cal_result *out) {
       break;
   }
   if (r == CAL_MAX_ROUNDS) r--, w = CAL_WINDOW;   /* still falling */
-  /* the window's fastest probed round less its fastest plain one: a
-  ** round a preemption or an interrupt hit only reads longer, and on a
-  ** busy machine (load 4 on 2 cores) the middle half's mean read from 20
-  ** to 121 ns in 12 start-ups, the fastest rounds' 20 to 24 */
-  out->pair = window_cost(plain_t + r + 1 - w, probed_t + r + 1 - w, w, calls);
+  out->pair = mid_mean(pair + r + 1 - w, w);
   out->inside = mid_mean(inside + r + 1 - w, w);
   out->spread = mid_spread(pair + r + 1 - w, w);
 #endif

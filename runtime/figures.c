@@ -39,9 +39,14 @@ static int64_t estimate(const li_cost *c, double ticks, double pairs, double cal
 ** what the code took in wall time on this machine, as a plain run would
 ** have seen it (not the probes' share of the waits as well: call-heavy
 ** code read 2-3 times its time beside two busy processes). */
-static double dilation(const li_tally *t) {
-  int64_t run = t->ticks - t->pre;
-  return t->pre > 0 && run > 0 ? (double)t->ticks / (double)run : 1.0;
+/* The ticks are the spans less what the probes timed of themselves
+** (LI_INBAND): their wall time has that back, on average own a pair
+** (without it, a call-heavy node's wait was a larger share of its ticks
+** than of its wall time, and it read 2-3 times its time under load). */
+static double dilation(const li_tally *t, const li_cost *c) {
+  double wall = (double)t->ticks + (double)t->pairs * c->own;
+  double run = wall - (double)t->pre;
+  return t->pre > 0 && run > 0 ? wall / run : 1.0;
 }
 
 void li_derive_nodes(li_tally *nd, uint32_t n, const li_cost *c) {
@@ -55,7 +60,7 @@ void li_derive_nodes(li_tally *nd, uint32_t n, const li_cost *c) {
   /* bottom-up: a node's children have larger indexes than it */
   for (i = n; i-- > 1;) {
     li_tally *t = &nd[i], *up = &nd[t->parent];
-    double dil = dilation(t);
+    double dil = dilation(t, c);
     int64_t est = estimate(c, (double)(t->ticks - t->pre), (double)t->pairs,
                            (double)t->calls);
     uint64_t own;
@@ -107,6 +112,7 @@ void li_report_cost(const li_prof *P, double k, li_cost *c) {
   c->inside_err = fmax((double)P->pair_spread * k / 2, LI_PAIR_ERR * c->inside);
   c->start_pair = (double)P->pair_cost * k;
   c->start_inside = (double)P->inside_cost * k;
+  c->own = P->entries > 0 ? (double)(P->own_clock - P->own_base) / (double)P->entries * k : 0;
 }
 
 static int64_t scale(int64_t v, double k) {

@@ -35,6 +35,8 @@
 #endif
 
 #define GAP_MIN_NS 200000.0     /* shortest step that asks (200 us) */
+#define OWN_MAX_NS 20000.0      /* longest span of the probes' own work that
+                                   counts as theirs (li_stack_own) */
 #define GAP_MAX_NS 5000000.0    /* longest threshold (5 ms) */
 
 #if LI_HAVE_SCHEDSTAT
@@ -74,6 +76,8 @@ static uint64_t thr_ticks(const li_prof *P, double ns) {
 #endif
 
 void li_gap_start(li_prof *P, uint64_t t) {
+  double k = li_clock_ns_per_tick_now(&P->clock);
+  P->own_max = (uint64_t)(OWN_MAX_NS / (k > 0 ? k : 1)) + 1;
   P->gap_at = UINT64_MAX;               /* never asks: */
   P->gap_thr = (uint64_t)1 << 62;       /* (the probes add it to gap_at) */
 #if LI_HAVE_SCHEDSTAT

@@ -233,6 +233,7 @@ struct li_prof {
                            the stacks running then take it out of their
                            frames (li_prof_charge, li_stack_own) */
   uint64_t own_base;    /* own_clock at the last reset (the report's cost) */
+  uint64_t own_max;     /* ticks: a longer span is not counted (li_stack_own) */
   uint64_t entries;     /* entry probes counted */
   uint64_t exits;       /* exit probes counted */
   uint64_t wall;        /* ticks collected in earlier start..stop spans */
@@ -417,8 +418,13 @@ void li_prof_charge(li_prof *P, li_stack *S, uint64_t ticks, uint64_t pairs,
                     uint64_t own);
 /* Running stack S spent `own` ticks in the profiler's bookkeeping (a
 ** probe's, a resume's, a yield's): its frames, and those of every stack
-** waiting in a resume below it (P->own_clock), leave them out. */
+** waiting in a resume below it (P->own_clock), leave them out.  A span
+** longer than own_max held a preemption (a probe's work is well under a
+** microsecond): it stays in the calls, as a step between two probes, where
+** preempt.c takes out the wait (counting it both ways took it out twice:
+** call-heavy phases read a tenth of their time under load). */
 static inline void li_stack_own(li_prof *P, li_stack *S, uint64_t own) {
+  if (LI_UNLIKELY(own > P->own_max)) return;
   P->own_clock += own;
   if (S != NULL) S->susp += own;
 }
@@ -432,6 +438,7 @@ static inline void li_stack_own(li_prof *P, li_stack *S, uint64_t own) {
 static inline void li_entry_own(li_prof *P, li_stack *S, li_frame *fr,
                                 uint64_t t_in) {
   uint64_t own = fr->start - t_in;
+  if (LI_UNLIKELY(own > P->own_max)) return;
   P->own_clock += own;
   S->susp += own;
   fr->susp0 += own;
@@ -694,6 +701,8 @@ typedef struct li_cost {
   double pair, inside;  /* one pair, and its part inside a call */
   double pair_err, inside_err;    /* their uncertainty */
   double start_pair, start_inside; /* pair_cost, inside_cost */
+  double own;           /* what a pair timed of itself, on average (already
+                           out of the spans: the dilation's wall time) */
 } li_cost;
 
 /* The report's figures of nd[0..n) (a tree: nd[i].parent < i for i > 0,
