@@ -55,6 +55,7 @@ typedef struct cli_opts {
   const char *chunkname;  /* --chunkname, or NULL for "@FILE" / "=stdin" */
   int version;            /* Lua dialect of the source: 51..54, or
                              LI_DIALECT_JIT */
+  uint32_t count_small;   /* --count-small: li_rewrite_opts.count_small */
 } cli_opts;
 
 /* A byte string owned by whoever filled it. */
@@ -83,6 +84,13 @@ static void usage(FILE *f)
         " (default)\n"
         "                    or jit (LuaJIT 2.1); 5.4 input is also compiled"
         " to check it\n"
+        "  --count-small[=N] count small functions, do not time them: a body"
+        " of at\n"
+        "                    most N tokens (default " LI_COUNT_SMALL_STR ") with"
+        " no call, loop\n"
+        "                    or function inside gets an entry probe that counts"
+        " it, no\n"
+        "                    exit probe: its time is its caller's\n"
         "  --help            show this help and exit\n"
         "  --version         show the version and exit\n"
         "       " PROGNAME " merge [-f FORMAT] [-o OUT] REPORT...\n"
@@ -477,6 +485,7 @@ static void rewrite_opts(const job *j, li_rewrite_opts *o)
   o->version = j->opts->version;
   o->chunkname = j->chunkname;
   o->skip_first_line = 1;
+  o->count_small = j->opts->count_small;
 }
 
 /* Lua 5.1-5.3 and LuaJIT: no compiler for these dialects is linked in, so
@@ -794,6 +803,15 @@ static int parse_args(int argc, char **argv, cli_opts *o)
       if ((v = option_value(argc, argv, &i, 11)) == NULL)
         return usage_error("missing value after", a);
       o->chunkname = v;
+    } else if (strncmp(a, "--count-small", 13) == 0 &&
+               (a[13] == '\0' || a[13] == '=')) {
+      char *end;
+      unsigned long n = LI_COUNT_SMALL_DEFAULT;
+      if (a[13] == '=' && ((n = strtoul(a + 14, &end, 10)) == 0 || *end != '\0' ||
+                           n > 100000))
+        return usage_error("--count-small wants a number of tokens from 1 to"
+                           " 100000, not", a + 14);
+      o->count_small = (uint32_t)n;
     } else if (strncmp(a, "--lua", 5) == 0 && (a[5] == '\0' || a[5] == '=')) {
       if ((v = option_value(argc, argv, &i, 5)) == NULL)
         return usage_error("missing value after", a);

@@ -139,6 +139,11 @@ static void print_help (FILE *f) {
   "  --spike-ms MS    ...and more than MS milliseconds (default 0)\n"
   "  --spikes N       keep the call trees of the N slowest spikes (16)\n"
   "  --memory         memory per function: bytes allocated, freed, live\n"
+  "  --count-small[=N] count small functions, do not time them: a body of\n"
+  "                   at most N tokens (default 24) with no call, loop or\n"
+  "                   function inside gets a probe that counts its calls\n"
+  "                   exactly and times nothing; its time is its caller's,\n"
+  "                   less the count probe's measured cost (docs/measuring.md)\n"
   "  --no-preempt     do not ask the kernel how long the thread waited for\n"
   "                   a CPU (a read of /proc at a long step; times then hold\n"
   "                   those waits): for a program whose seccomp filter kills\n"
@@ -264,6 +269,10 @@ static int own_options (int argc, char **argv, Options *o) {
       add_pattern(o, "frames", argv[i] + 9);
     else if (strcmp(argv[i], "--memory") == 0)
       add_pattern(o, "memory", "on");
+    else if (strcmp(argv[i], "--count-small") == 0)
+      add_pattern(o, "count_small", "on");
+    else if (strncmp(argv[i], "--count-small=", 14) == 0)
+      add_pattern(o, "count_small", argv[i] + 14);
     else if (strcmp(argv[i], "--no-preempt") == 0)
       add_pattern(o, "preempt", "off");
     else if ((v = option_value(argv, &i, "--spike-factor")) != NULL)

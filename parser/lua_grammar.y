@@ -79,8 +79,9 @@ static lp_exp field_exp(lp_exp p, lp_tok n, const lp_ctx *ctx) {
 ** holds its LP_CALL_* flags. */
 static lp_exp call_exp(uint32_t off, uint32_t args_off, uint32_t args_end,
                        uint8_t args_kind, int call, uint32_t regs,
-                       const lp_ctx *ctx) {
+                       lp_ctx *ctx) {
   lp_exp e = span(off, args_end, ctx);
+  if (ctx->nfstack) ctx->funcs[ctx->fstack[ctx->nfstack - 1]].calls = 1;
   e.kind = EK_CALL; e.oneline = 0;
   e.args_off = args_off; e.args_end = args_end;
   e.args_kind = args_kind; e.call = (uint8_t)call;
@@ -573,6 +574,12 @@ int lp_run(lp_ctx *ctx, lx_state *ls) {
       }
       if (k == LX_FUNCTION) ctx->last_function_line = t.line;
       else if (k == LX_NAME) note_name(ctx, &t);
+      if (ctx->nfstack) {       /* (the rewriter's counted functions) */
+        lp_func *fn = &ctx->funcs[ctx->fstack[ctx->nfstack - 1]];
+        fn->ntok++;
+        if (k == LX_WHILE || k == LX_REPEAT || k == LX_FOR || k == LX_GOTO)
+          fn->loops = 1;
+      }
     }
     LuaParse(p, tokmap[k], t, ctx);   /* the only call: inlined */
     if (k == LX_EOF) break;

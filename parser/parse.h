@@ -110,6 +110,10 @@ typedef struct lp_func {
   uint8_t noprobe_tree; /* 1: ... and every function inside it */
   uint8_t dots;         /* 1: its own body uses `...` (the rewriter's 5.1
                            loader form needs to know, rewrite.h) */
+  uint8_t calls;        /* 1: its own body makes a call */
+  uint8_t loops;        /* 1: its own body has a loop or a goto */
+  uint32_t ntok;        /* tokens of its own body (nested functions' apart),
+                           give or take the one after its `end` */
   const char *reason;   /* why it is left alone (static) */
 } lp_func;
 

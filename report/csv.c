@@ -48,7 +48,7 @@ int li_write_csv(const li_profile *p, FILE *f) {
   if (order == NULL) return -1;
   fputs("name,source,line,lastline,calls,total_ns,self_ns,min_ns,max_ns,errors,"
         "alloc_bytes,alloc_count,free_bytes,live_bytes,peak_live_bytes,"
-        "max_alloc_bytes,total_err_ns,self_err_ns,min_err_ns,max_err_ns\n", f);
+        "max_alloc_bytes,total_err_ns,self_err_ns,min_err_ns,max_err_ns,counted\n", f);
   for (uint32_t i = 0; i < n; i++) {
     const li_pfunc *fn = order[i];
     put_field(f, fn->name);
@@ -62,8 +62,10 @@ int li_write_csv(const li_profile *p, FILE *f) {
             ",%" PRIu64, fn->mem.alloc_bytes, fn->mem.alloc_count,
             fn->mem.free_bytes, fn->mem.live_bytes, fn->mem.peak_live_bytes,
             fn->mem.max_alloc_bytes);
-    fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
-            fn->total_err_ns, fn->self_err_ns, fn->min_err_ns, fn->max_err_ns);
+    /* counted: 1 when counted, not timed (its times are its callers') */
+    fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%d\n",
+            fn->total_err_ns, fn->self_err_ns, fn->min_err_ns, fn->max_err_ns,
+            fn->counted != 0);
   }
   free(order);
   return ferror(f) ? -1 : 0;

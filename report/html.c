@@ -256,8 +256,10 @@ static const char script_core[] =
   "/* ---- functions ---- */\n"
   "var fname = new Array(NF), fwhere = new Array(NF), fcolor = new Array(NF);\n"
   "var fsearch = new Array(NF), fmatch = new Uint8Array(NF), fzone = new Uint8Array(NF);\n"
+  "var fcounted = new Uint8Array(NF);  /* counted, not timed (--count-small) */\n"
   "var i, j, f;\n"
   "(D.zones || []).forEach(function (z) { if (z >= 0 && z < NF) fzone[z] = 1; });\n"
+  "(D.counted || []).forEach(function (z) { if (z >= 0 && z < NF) fcounted[z] = 1; });\n"
   "/* warm colours: the hue says the source file, shade the function; zones\n"
   "** (named spans, not functions) are blue */\n"
   "var srcHue = SRCS.map(function (s) { return hash(s) % 40; });\n"
@@ -621,6 +623,11 @@ static const char script_core[] =
   "    cell(tr, fwhere[f], 't', fwhere[f]);\n"
   "    for (var q = 0; q < c.length; q++) {\n"
   "      var v = ST[c[q][2]][f], e = estErr(c[q][0], f);\n"
+  "      if (fcounted[f] && mode === 'time' && c[q][0] !== 'calls' && c[q][0] !== 'errors') {\n"
+  "        cell(tr, c[q][0] === 'self' ? 'counted' : '-', 'est',\n"
+  "             'counted, not timed (--count-small): its time is in its callers\u2019 self');\n"
+  "        continue;\n"
+  "      }\n"
   "      if (e > 0 && c[q][4] !== 'pct' && e * 4 > v)\n"
   "        cell(tr, (v <= e ? '<' + fmtNs(v + e) : '~' + fmtNs(v)), 'est',\n"
   "             'an estimate: \u00b1' + fmtNs(e) + ' (the probes\u2019 cost taken out is large against it)');\n"
@@ -960,6 +967,9 @@ static const char script_core[] =
   "    ['dropped trace events', String(S.events_dropped)],\n"
   "    ['warnings', String(D.warnings.length)]\n"
   "  ];\n"
+  "  if (S.count_small) items.push(['counted, not timed',\n"
+  "    'functions of at most ' + S.count_small + ' tokens with no call or loop: ' +\n"
+  "    S.count_probe_ns.toFixed(1) + ' ns a count, taken out of their callers']);\n"
   "  if (FR) items.push(\n"
   "    ['frames', NFR + ' kept of ' + FR.frames_marked + ' marked (ring of ' + FR.frame_capacity + ')'],\n"
   "    [anyIdle ? 'median busy time' : 'median frame', NFR > 0 ? fmtNs(median) : '-'],\n"
@@ -1317,7 +1327,7 @@ static const char script_live[] =
   "  LM = freshModel();\n"
   "  NF = 0; NAMES = []; SRCS = []; FA = []; srcHue = []; srcIds = new Map();\n"
   "  fname = []; fwhere = []; fsearch = []; fcolor = [];\n"
-  "  fmatch = new Uint8Array(0); fzone = new Uint8Array(0);\n"
+  "  fmatch = new Uint8Array(0); fzone = new Uint8Array(0); fcounted = new Uint8Array(0);\n"
   "  SPK = []; spikeTrees = []; spikeStats = [];\n"
   "  whole = new Tree([], null, null, 0, 'no frame chosen');\n"
   "  T = whole; WST = ST = newStats(); spikeSel = -1; zoom = 0;\n"
@@ -1342,7 +1352,7 @@ static const char script_live[] =
   "    LM.cum.push(null);\n"
   "    NF++;\n"
   "  }\n"
-  "  fmatch = grow8(fmatch, NF); fzone = grow8(fzone, NF);\n"
+  "  fmatch = grow8(fmatch, NF); fzone = grow8(fzone, NF); fcounted = grow8(fcounted, NF);\n"
   "  var src = fn.source === undefined || fn.source === null ? '' : String(fn.source), sid = srcIds.get(src);\n"
   "  if (sid === undefined) {\n"
   "    sid = SRCS.length;\n"
@@ -1353,6 +1363,7 @@ static const char script_live[] =
   "  NAMES[id] = String(fn.name);\n"
   "  FA[id * FW] = sid; FA[id * FW + 1] = +fn.line || 0; FA[id * FW + 2] = +fn.lastline || 0;\n"
   "  fzone[id] = fn.zone ? 1 : 0;      /* a zone, or the idle span (a zone too) */\n"
+  "  fcounted[id] = fn.counted ? 1 : 0;\n"
   "  describe(id);\n"
   "  fmatch[id] = term !== '' && fsearch[id].indexOf(term) >= 0 ? 1 : 0;\n"
   "  if (fn.zone) $('zonehint').hidden = false;\n"
@@ -2123,6 +2134,9 @@ static void put_summary(FILE *f, const li_profile *p) {
           ",\"events_dropped\":%" PRIu64 ",\"trace_capacity\":%" PRIu64,
           p->open_calls, p->tracing != 0, p->nevents, p->events_dropped,
           p->trace_capacity);
+  if (p->count_small > 0)
+    fprintf(f, ",\"count_small\":%" PRIu32 ",\"count_probe_ns\":%.3f",
+            p->count_small, isfinite(p->count_probe_ns) ? p->count_probe_ns : 0);
   if (p->framing) {
     double factor = isfinite(p->spike_factor) ? p->spike_factor : 0;
     fprintf(f, ",\n\"framing\":{\"frames_marked\":%" PRIu64 ",\"frame_capacity\":%"
@@ -2191,6 +2205,12 @@ static void put_funcs(FILE *f, const li_profile *p, const uint32_t *srcid) {
   for (uint32_t i = 0, n = 0; i < p->nfuncs; i++)
     if (p->funcs[i].zone) fprintf(f, "%s%" PRIu32, n++ > 0 ? "," : "", i);
   fputs("],\n", f);
+  if (p->count_small > 0) {     /* counted, not timed (--count-small) */
+    fputs("\"counted\":[", f);
+    for (uint32_t i = 0, n = 0; i < p->nfuncs; i++)
+      if (p->funcs[i].counted) fprintf(f, "%s%" PRIu32, n++ > 0 ? "," : "", i);
+    fputs("],\n", f);
+  }
   if (!p->memory) return;
   fputs("\"fmem\":[", f);
   for (uint32_t i = 0; i < p->nfuncs; i++) {

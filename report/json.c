@@ -84,6 +84,11 @@ static void put_summary(FILE *f, const li_profile *p) {
     fputs(", \"probe\": ", f);
     li_json_string(f, p->probe);
   }
+  if (p->count_small > 0) {     /* (only then: older readers see nothing new) */
+    fprintf(f, ", \"count_small\": %" PRIu32 ", \"count_probe_ns\": ",
+            p->count_small);
+    put_double(f, p->count_probe_ns);
+  }
   /* open_frames: open_calls's old name, kept one release (deprecated) */
   fprintf(f, ", \"open_calls\": %" PRIu32 ", \"open_frames\": %" PRIu32
           ", \"tracing\": %s, \"events\": %"
@@ -124,6 +129,8 @@ static void put_functions(FILE *f, const li_profile *p) {
     fprintf(f, ", \"total_err_ns\": %" PRIu64 ", \"self_err_ns\": %" PRIu64
             ", \"min_err_ns\": %" PRIu64 ", \"max_err_ns\": %" PRIu64,
             fn->total_err_ns, fn->self_err_ns, fn->min_err_ns, fn->max_err_ns);
+    /* counted, not timed: its times are 0 and not known (its callers') */
+    if (fn->counted) fputs(", \"counted\": true", f);
     put_mem(f, &fn->mem, ", ");
     putc('}', f);
   }

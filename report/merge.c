@@ -223,6 +223,7 @@ static int add_profile(merger *m, const li_profile *in, size_t k,
     o->self_err_ns = add(o->self_err_ns, f->self_err_ns);
     o->calls = add(o->calls, f->calls);
     o->errors = add(o->errors, f->errors);
+    o->counted |= f->counted != 0;    /* (some of its calls had no time) */
     o->total_ns = add(o->total_ns, f->total_ns);
     o->self_ns = add(o->self_ns, f->self_ns);
     add_mem(&o->mem, &f->mem);
@@ -303,6 +304,8 @@ static int merge_summary(merger *m, const li_profile *const *in, size_t n) {
     open = add(open, p->open_calls);
     o->time_ns = max64(o->time_ns, p->time_ns);
     o->memory |= p->memory != 0;
+    if (p->count_small > o->count_small) o->count_small = p->count_small;
+    if (p->count_probe_ns > o->count_probe_ns) o->count_probe_ns = p->count_probe_ns;
     add_mem(&o->mem_outside, &p->mem_outside);
     o->mem_blocks = add(o->mem_blocks, p->mem_blocks);
     o->mem_map_bytes = add(o->mem_map_bytes, p->mem_map_bytes);

@@ -51,6 +51,10 @@ typedef struct li_pfunc {
   ** the uncertainty of that cost (runtime/figures.c).  A time no larger
   ** than a few times its uncertainty is an estimate (li_estimate). */
   uint64_t total_err_ns, self_err_ns, min_err_ns, max_err_ns;
+  int counted;          /* counted, not timed (option "count_small"): its
+                           calls are exact, its times 0 and not known (they
+                           are in its callers' self times), and the reports
+                           say "counted" where its times would be */
 } li_pfunc;
 
 /* One node of the call tree: a function in one calling context.  Node 0 is
@@ -136,6 +140,11 @@ typedef struct li_profile {
                            the figures (runtime/preempt.c) */
   double probe_pair_ns; /* calibrated cost of one entry+exit pair */
   double probe_inside_ns; /* the part of it inside the measured call */
+  uint32_t count_small; /* option "count_small" (0: off): functions of at
+                           most this many tokens with no call or loop were
+                           counted, not timed (li_pfunc.counted) */
+  double count_probe_ns; /* calibrated cost of one count probe, taken out
+                           of its callers' times (0: none) */
   const char *clock;    /* "tsc", "clock_gettime(CLOCK_MONOTONIC)" or the
                            name the host gave its clock */
   double clock_resolution_ns; /* smallest step the clock showed at start

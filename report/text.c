@@ -124,6 +124,16 @@ static void fmt_call(char *buf, uint64_t v, uint64_t err, uint64_t res) {
 /* The numeric cells of one row of the time table. */
 static void time_cells(const table *t, const li_pfunc *fn,
                        char cell[MAXCOLS][CELL]) {
+  if (fn->counted) {            /* its times are its callers' */
+    snprintf(cell[C_PCT], CELL, "-");
+    snprintf(cell[C_SELF], CELL, "counted");
+    snprintf(cell[C_TOTAL], CELL, "-");
+    fmt_u64(cell[C_CALLS], fn->calls);
+    snprintf(cell[C_MIN], CELL, "-");
+    snprintf(cell[C_MAX], CELL, "-");
+    fmt_u64(cell[C_ERRORS], fn->errors);
+    return;
+  }
   if (t->base > 0)
     snprintf(cell[C_PCT], CELL, "%.1f%%",
              100.0 * (double)fn->self_ns / (double)t->base);
@@ -246,6 +256,9 @@ static void put_summary(FILE *f, const li_profile *p, uint32_t called) {
     fputs(", probe through the C API", f);
   else if (p->probe != NULL && strcmp(p->probe, "direct") == 0)
     fputs(", probe without its fast path", f);
+  if (p->count_small > 0)
+    fprintf(f, ", functions of at most %" PRIu32 " tokens counted, not timed"
+            " (%.1f ns a count)", p->count_small, p->count_probe_ns);
   if (p->preempted_ns > 0) {
     char pre[CELL];
     fmt_ns(pre, p->preempted_ns);
@@ -531,9 +544,15 @@ static void put_estimates(FILE *f, const li_pfunc *const *order, uint32_t n) {
         li_estimate(fn->max_ns, fn->max_err_ns)) {
       fputs("\n~ an estimate: the probes' cost taken out of it is large "
             "against it (docs/measuring.md); <x: less than x\n", f);
-      return;
+      break;
     }
   }
+  for (uint32_t i = 0; i < n; i++)
+    if (order[i]->counted) {
+      fputs("counted: its calls counted, not timed (--count-small): its time "
+            "is in its callers' self\n", f);
+      return;
+    }
 }
 
 /* ---- warnings ------------------------------------------------------------ */

@@ -338,10 +338,12 @@ static void plan_prologue(plan *pl, const lp_ctx *ctx, const char *chunkname) {
 
 /* Probes of one function: entry, fall-off exit, do-wrap for trailing labels. */
 static void plan_function(plan *pl, const lp_ctx *ctx, uint32_t f, int with_prologue,
-                          size_t prologue_off, const char *chunkname, int probed) {
+                          size_t prologue_off, const char *chunkname, int probed,
+                          int counted) {
   const lp_func *fn = &ctx->funcs[f];
   long id = (long)f + 1;
-  int wrap = fn->trail_off != LP_NONE;   /* a trailing label must stay last */
+  /* a trailing label must stay last (a counted function has no exit) */
+  int wrap = fn->trail_off != LP_NONE && !counted;
   plan_begin(pl, with_prologue ? prologue_off : fn->body_off);
   if (with_prologue) plan_prologue(pl, ctx, chunkname);
   if (probed) {
@@ -358,11 +360,11 @@ static void plan_function(plan *pl, const lp_ctx *ctx, uint32_t f, int with_prol
       }
       buf_str(&pl->text, " end ");
     }
-    plan_call(pl, id); buf_str(&pl->text, ");");
+    plan_call(pl, id); buf_str(&pl->text, counted ? ",1);" : ");");
     if (wrap) buf_str(&pl->text, " do ");
   }
   plan_end(pl);
-  if (!probed || fn->ends_return) return;
+  if (!probed || counted || fn->ends_return) return;
   plan_begin(pl, fn->end_off);
   if (wrap) buf_str(&pl->text, " end ");
   plan_exit(pl); buf_str(&pl->text, f == 0 ? ";" : "; ");
@@ -519,6 +521,13 @@ static unsigned char *choose_probed(const lp_ctx *ctx, const li_rewrite_opts *o,
   return probed;
 }
 
+/* Is function f counted, not timed (li_rewrite_opts.count_small)? */
+static int is_counted(const lp_ctx *ctx, const li_rewrite_opts *o, uint32_t f) {
+  const lp_func *fn = &ctx->funcs[f];
+  return o != NULL && o->count_small > 0 && f > 0 && !fn->calls && !fn->loops &&
+         fn->nchildren == 0 && fn->ntok <= o->count_small;
+}
+
 static int fill_descs(const lp_ctx *ctx, const unsigned char *probed,
                       const char *chunkname, li_rewrite_result *r) {
   /* every name in one block, each with its NUL (funcs[0].name is the
@@ -617,11 +626,14 @@ int li_rewrite(const char *src, size_t len, const li_rewrite_opts *o,
   if (start > 0)
     prologue_off = ctx.seen_token ? ctx.funcs[0].body_off : (start < len ? start + 1 : len);
   if (!ctx.seen_token) ctx.funcs[0].end_off = prologue_off;
-  plan_function(&pl, &ctx, 0, 1, prologue_off, chunkname, probed[0]);
   for (uint32_t f = 1; f < ctx.nfuncs; f++)
-    if (probed[f]) plan_function(&pl, &ctx, f, 0, 0, chunkname, 1);
+    r->funcs[f].counted = r->funcs[f].probed && is_counted(&ctx, o, f);
+  plan_function(&pl, &ctx, 0, 1, prologue_off, chunkname, probed[0], 0);
+  for (uint32_t f = 1; f < ctx.nfuncs; f++)
+    if (probed[f]) plan_function(&pl, &ctx, f, 0, 0, chunkname, 1, r->funcs[f].counted);
   for (uint32_t i = 0; i < ctx.nrets; i++)
-    if (probed[ctx.rets[i].func]) plan_return(&pl, &ctx.rets[i]);
+    if (probed[ctx.rets[i].func] && !r->funcs[ctx.rets[i].func].counted)
+      plan_return(&pl, &ctx.rets[i]);
   if (pl.probe_upvalue) {
     /* ends the inner function right after the last token (made last, so
     ** it follows every insertion there): its closing return is on the line

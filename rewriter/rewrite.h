@@ -38,6 +38,10 @@
 **            return f(P(0, g()))    f("s", P()); P() before `return` when
 **                                   callee and arguments run no code
 **   fall:    P(); end               falling off the end of a function
+**   counted: P(id, 1);              the entry of a small function under
+**                                   opts->count_small, which has no exit
+**                                   probe: the runtime counts the call
+**                                   under its caller and times nothing
 ** An exit probe ends the activation that calls it (the runtime knows it by
 ** its CallInfo), so exits carry no id.
 ** Ids are small positive integers local to the chunk: 1 is the main chunk,
@@ -81,12 +85,20 @@ typedef struct li_funcdesc {
   uint32_t lastline;  /* line of its `end` (0 for the main chunk) */
   uint32_t parent;    /* id of the enclosing function (0 for main) */
   int probed;         /* 1 if it carries probes; 0 if left alone (warning) */
+  int counted;        /* 1: counted, not timed (li_rewrite_opts.count_small):
+                         its entry probe is P(id, 1) and it has no exit
+                         probe; its time is its caller's */
 } li_funcdesc;
 
 /* li_rewrite_opts.version of LuaJIT 2.1's dialect: Lua 5.1 (its limits,
 ** no _ENV) with `goto` and labels, names with bytes from 0x80 up, and
 ** its numerals and escapes (1LL, 0x10ULL, 12i, \u{...}). */
 #define LI_DIALECT_JIT 21
+
+/* li_rewrite_opts.count_small of `--count-small` without a number: a
+** body like `return self.x`, `return a * b + c` or `v.n = v.n + 1`. */
+#define LI_COUNT_SMALL_DEFAULT 24
+#define LI_COUNT_SMALL_STR "24"
 
 typedef struct li_rewrite_opts {
   int version;               /* 51..54 or LI_DIALECT_JIT: Lua dialect of
@@ -105,6 +117,13 @@ typedef struct li_rewrite_opts {
                                 accepted what its compiler rejects after
                                 parsing (the loader's net, should the
                                 checks ever take a chunk Lua compiles) */
+  uint32_t count_small;      /* > 0: a function other than the main chunk
+                                whose own body has at most this many
+                                tokens, no call, no loop, no goto and no
+                                function inside is counted, not timed: its
+                                entry probe is P(id, 1), and it has no exit
+                                probe (docs/measuring.md, "Counted, not
+                                timed"); 0: every function is timed */
   int exits_through;         /* 1: a return of one value that runs code
                                 passes it through its exit probe, not in a
                                 tail call: `return (P(0, a+b))` (LuaJIT's

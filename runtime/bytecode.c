@@ -501,13 +501,19 @@ static int lj_entry_probe(rd *r, int *kind) {
     if (pc + 2 < f.ncode) {
       uint32_t k = (uint32_t)get_uint(r, f.code + 4 * (pc + 1), 4);
       uint32_t c = (uint32_t)get_uint(r, f.code + 4 * (pc + 2), 4);
-      unsigned kop = k & 0xFFu, kd = k >> 16;
+      unsigned kop = k & 0xFFu, kd = k >> 16, args = 1;
       int id = ((k >> 8) & 0xFFu) == a + 1 + f.fr2 &&
                ((kop == LJ_KSHORT && kd >= 1 && kd < 0x8000u) ||
                 (kop == LJ_KNUM && lj_knum_id(r, &f, kd) > 0));
-      /* CALL a, B = 1 (no results), C = 2 (one argument) */
+      /* a counted function's P(id, 1) (rewrite.h): KSHORT a+2+fr2 1 */
+      if (id && pc + 3 < f.ncode && (c & 0xFFu) == LJ_KSHORT &&
+          ((c >> 8) & 0xFFu) == a + 2 + f.fr2 && (c >> 16) == 1) {
+        c = (uint32_t)get_uint(r, f.code + 4 * (pc + 3), 4);
+        args = 2;
+      }
+      /* CALL a, B = 1 (no results), C = 1 + arguments */
       if (id && (c & 0xFFu) == LJ_CALL && ((c >> 8) & 0xFFu) == a &&
-          (c >> 24) == 1 && ((c >> 16) & 0xFFu) == 2) {
+          (c >> 24) == 1 && ((c >> 16) & 0xFFu) == 1 + args) {
         *kind = get_uint(r, f.uv + 2 * d, 2) & LJ_UV_IMMUTABLE ? LI_BC_CONST
                                                              : LI_BC_REGULAR;
         return (int)d + 1;
@@ -819,8 +825,12 @@ int li_bc_entry_probe(const char *chunk, size_t n, int *kind) {
       unsigned a = arg_a(&r, i), b = arg_b(&r, i);
       if (pc + 2 < f.ncode && b < f.nupv && loads_id(&r, &f, pc + 1, a + 1)) {
         uint32_t c = instr(&r, &f, pc + 2);
+        int args = 1;
+        /* a counted function's P(id, 1) (rewrite.h) */
+        if (pc + 3 < f.ncode && loads_id(&r, &f, pc + 2, a + 2))
+          c = instr(&r, &f, pc + 3), args = 2;
         if (op_of(&r, c) == r.op->call && arg_a(&r, c) == a &&
-            arg_b(&r, c) == 2 && arg_c(&r, c) == 1) {
+            arg_b(&r, c) == 1u + (unsigned)args && arg_c(&r, c) == 1) {
           *kind = r.v == 0x54 ? f.upv[3 * b + 2] : LI_BC_NOKIND;
           return (int)b + 1;
         }

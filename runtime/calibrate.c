@@ -43,13 +43,18 @@ EM_JS(void, li_cal_round, (double plain, double probed, double calls, double t,
 ** every pair took the general path, 54 instructions dearer, and the
 ** calibration measured that path rather than the one the program runs).
 ** Its own pair is in both kinds of rounds. */
+/* Kind 2: the functions counted, not timed (option "count_small"), as the
+** rewriter makes them: the count probe's cost to its caller. */
 static const char calibration_chunk[] =
-  "local P, n, probed = ...\n"
+  "local P, n, kind = ...\n"
   "P(1)\n"
   "local f, g\n"
-  "if probed then\n"
+  "if kind == 1 then\n"
   "  f = function(x) P(2); return x + 1, P() end\n"
   "  g = function(x) P(3); local y = x + 1 P() return y end\n"
+  "elseif kind == 2 then\n"
+  "  f = function(x) P(2,1); return x + 1 end\n"
+  "  g = function(x) P(3,1); local y = x + 1 return y end\n"
   "else\n"
   "  f = function(x) return x + 1 end\n"
   "  g = function(x) local y = x + 1 return y end\n"
@@ -183,7 +188,7 @@ static uint64_t cal_time(li_prof *P, lua_State *L, int loop, int pr, int probed,
   lua_pushvalue(L, loop);
   lua_pushvalue(L, pr);
   lua_pushinteger(L, calls);
-  lua_pushboolean(L, probed);
+  lua_pushinteger(L, probed);
   t0 = li_clock_ticks(&P->clock);
   if (lua_pcall(L, 3, 0, 0) != LUA_OK) { lua_pop(L, 1); return 0; }
   t1 = li_clock_ticks(&P->clock);
@@ -256,8 +261,33 @@ static void cal_end(li_prof *Q, li_chunk *c) {
 typedef struct cal_result {
   uint64_t pair, inside;        /* ticks, as pair_cost and inside_cost */
   uint64_t spread;              /* mid_spread of the pair's rounds */
+  uint64_t count, count_spread; /* a count probe's (P->count_small on) */
   uint32_t rounds, calls;       /* rounds: 0 when it failed */
 } cal_result;
+
+/* A count probe's cost (kind 2 of the chunk at `loop`, the probe at `pr`,
+** rounds of `calls` calls as the pair's): over 2 * CAL_WINDOW rounds
+** after the pair's, the mean of the middle half of each round's counted
+** run less its plain one (WebAssembly: the fastest counted run less the
+** fastest plain one, as the pair's window_cost). */
+static void measure_count(li_prof *P, lua_State *L, int loop, int pr,
+                          uint32_t calls, cal_result *out) {
+  uint64_t cnt[2 * CAL_WINDOW], plain[2 * CAL_WINDOW], counted[2 * CAL_WINDOW];
+  int n = 2 * CAL_WINDOW;
+  for (int r = 0; r < n; r++) {
+    plain[r] = cal_time(P, L, loop, pr, 0, calls);
+    counted[r] = cal_time(P, L, loop, pr, 2, calls);
+    if (plain[r] == 0 || counted[r] == 0) return;
+    cnt[r] = li_minus(counted[r], plain[r]) / (CAL_PER * calls);
+  }
+#ifdef __EMSCRIPTEN__
+  out->count = window_cost(plain, counted, n, calls);
+#else
+  (void)plain; (void)counted;
+  out->count = mid_mean(cnt, n);
+#endif
+  out->count_spread = mid_spread(cnt, n);
+}
 
 static void measure(li_prof *P, lua_State *L, cal_result *out) {
   li_prof *Q;           /* scratch profiler: the real probe, own figures */
@@ -360,6 +390,7 @@ static void measure(li_prof *P, lua_State *L, cal_result *out) {
   if (out->inside > out->pair) out->inside = out->pair;
   out->rounds = (uint32_t)(r + 1);
   out->calls = calls;
+  if (P->count_small > 0) measure_count(P, L, top + 3, top + 2, calls, out);
 done:
   cal_end(Q, c);
   /* Q holds nothing more: no finalizer, which on LuaJIT would abort the
@@ -378,10 +409,19 @@ void li_prof_calibrate(li_prof *P, lua_State *L) {
     P->pair_spread = c.spread;
     P->cal_rounds = c.rounds;
     P->cal_calls = c.calls;
+    P->count_cost = c.count;
+    P->count_spread = c.count_spread;
   }
   P->cal_entries = P->entries;
   P->calibrated = 1;    /* once, whatever happened (an error raised above
                            leaves it for the next start) */
+}
+
+void li_prof_calibrate_count(li_prof *P, lua_State *L) {
+  cal_result c;
+  if (P->count_small == 0 || P->count_cost > 0) return;
+  measure(P, L, &c);
+  if (c.rounds > 0) P->count_cost = c.count, P->count_spread = c.count_spread;
 }
 
 /* ======================================================================
@@ -406,6 +446,8 @@ static int recal_run(lua_State *L) {
   if (c.rounds == 0) return 0;
   if (c.pair < P->pair_least) P->pair_least = c.pair;
   if (c.inside < P->inside_least) P->inside_least = c.inside;
+  if (P->count_small > 0 && (P->count_cost == 0 || c.count < P->count_cost))
+    P->count_cost = c.count, P->count_spread = c.count_spread;
   return 0;
 }
 

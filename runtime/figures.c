@@ -26,8 +26,9 @@ static int64_t clamp64(int64_t x, int64_t lo, int64_t hi) {
 }
 
 /* The estimate of raw ticks with `pairs` pairs and `calls` insides in them. */
-static int64_t estimate(const li_cost *c, double ticks, double pairs, double calls) {
-  double v = ticks - pairs * c->pair - calls * c->inside;
+static int64_t estimate(const li_cost *c, double ticks, double pairs, double calls,
+                        double counts) {
+  double v = ticks - pairs * c->pair - calls * c->inside - counts * c->count;
   return (int64_t)llround(v);
 }
 
@@ -56,28 +57,36 @@ void li_derive_nodes(li_tally *nd, uint32_t n, const li_cost *c) {
     nd[i].kid = 0;
     nd[i].kid_pairs = 0;
     nd[i].kid_calls = 0;
+    nd[i].kid_counts = 0;
+    nd[i].counts = 0;
   }
   /* bottom-up: a node's children have larger indexes than it */
   for (i = n; i-- > 1;) {
     li_tally *t = &nd[i], *up = &nd[t->parent];
     double dil = dilation(t, c);
+    /* (a counted function's node: calls, no span, no pair; its time is
+    ** its caller's, less the count probes' cost) */
+    double timed = t->counted ? 0 : (double)t->calls;
     int64_t est = estimate(c, (double)(t->ticks - t->pre), (double)t->pairs,
-                           (double)t->calls);
+                           timed, (double)t->counts);
     uint64_t own;
     if (est > 0) est = (int64_t)llround((double)est * dil);
     t->total = est > t->kid ? est : t->kid;     /* children fit inside */
     t->self = t->total - t->kid;
     /* pairs of its own calls' children (and coroutines it resumed) */
     own = t->pairs > t->kid_pairs ? t->pairs - t->kid_pairs : 0;
-    t->total_err = dil * ((double)t->pairs * c->pair_err + (double)t->calls * c->inside_err);
-    t->self_err = dil * ((double)own * c->pair_err + (double)t->calls * c->inside_err);
+    t->total_err = dil * ((double)t->pairs * c->pair_err + timed * c->inside_err +
+                          (double)t->counts * c->count_err);
+    t->self_err = dil * ((double)own * c->pair_err + timed * c->inside_err +
+                         (double)(t->counts > t->kid_counts ? t->counts - t->kid_counts : 0) *
+                         c->count_err);
     if (t->calls > 0) {
       int64_t lo = t->total / (int64_t)t->calls;
       int64_t hi = lo + (t->total % (int64_t)t->calls != 0);
       int64_t mn = estimate(c, (double)t->min + (double)t->min_pairs * c->start_pair + c->start_inside,
-                            (double)t->min_pairs, 1);
+                            (double)t->min_pairs, 1, 0);
       int64_t mx = estimate(c, (double)t->max + (double)t->max_pairs * c->start_pair + c->start_inside,
-                            (double)t->max_pairs, 1);
+                            (double)t->max_pairs, 1, 0);
       if (t->min == INT64_MAX) mn = lo;
       if (t->max == INT64_MIN) mx = hi;
       if (t->calls == 1) mn = mx = t->total;
@@ -85,6 +94,7 @@ void li_derive_nodes(li_tally *nd, uint32_t n, const li_cost *c) {
       t->mx = clamp64(mx, hi, t->total);
       t->min_err = (double)t->min_pairs * c->pair_err + c->inside_err;
       t->max_err = (double)t->max_pairs * c->pair_err + c->inside_err;
+      if (t->counted) t->min_err = t->max_err = 0;   /* (no time: 0) */
     } else {
       t->mn = t->mx = 0;
       t->min_err = t->max_err = 0;
@@ -92,6 +102,11 @@ void li_derive_nodes(li_tally *nd, uint32_t n, const li_cost *c) {
     up->kid += t->total;
     up->kid_pairs += t->pairs;
     up->kid_calls += t->calls;
+    /* the count probes inside the parent's spans: every counted node
+    ** below it counted one a call, inside its caller's span and so inside
+    ** every span above (a coroutine's nodes hang under its resumer's) */
+    up->counts += t->counts + (t->counted ? t->calls : 0);
+    up->kid_counts += t->counts;      /* (the rest are in up's self) */
   }
   nd[0].total = nd[0].kid;
   nd[0].self = 0;
@@ -113,6 +128,8 @@ void li_report_cost(const li_prof *P, double k, li_cost *c) {
   c->start_pair = (double)P->pair_cost * k;
   c->start_inside = (double)P->inside_cost * k;
   c->own = P->entries > 0 ? (double)(P->own_clock - P->own_base) / (double)P->entries * k : 0;
+  c->count = (double)P->count_cost * k;
+  c->count_err = fmax((double)P->count_spread * k, LI_PAIR_ERR * c->count);
 }
 
 static int64_t scale(int64_t v, double k) {

@@ -78,6 +78,7 @@ struct li_frames {
                            pauses of collection since */
   uint64_t start;       /* start of the running frame, as it was */
   uint64_t entries0;    /* P->entries then */
+  uint64_t counted0;    /* P->counted then */
   uint64_t alloc0;      /* P->alloc_total then */
   int64_t sorted[LI_WINDOW];  /* the last frames' durations, sorted */
   int64_t fifo[LI_WINDOW];    /* the same in order, oldest at head */
@@ -136,6 +137,7 @@ static void begin_frame(li_prof *P, uint64_t t) {
   li_frames *F = P->frames;
   F->t0 = F->start = t;
   F->entries0 = P->entries;
+  F->counted0 = P->counted;
   F->alloc0 = P->alloc_total;
   F->ndirty = 0;
   F->incomplete = 0;
@@ -342,7 +344,8 @@ void li_frames_mark(li_prof *P, lua_State *L, li_stack *S, uint64_t t) {
     if (!T->suspended) split(P, T, t);
     else if (T->susp_since >= F->t0) split(P, T, T->susp_since);
   dur = raw = (int64_t)(t - F->t0) -
-        (int64_t)((P->entries - F->entries0) * P->pair_cost);
+        (int64_t)((P->entries - F->entries0) * P->pair_cost +
+                  (P->counted - F->counted0) * P->count_cost);
   if (dur < 0) dur = 0;
   if (F->idle_since != 0) F->idle += (int64_t)(t - F->idle_since);
   s = &F->ring[F->marked % F->cap];
@@ -524,6 +527,8 @@ static int spike_model(const li_prof *P, const spike *sp, li_pspike *o, double k
     t[i].calls = g->calls;
     t[i].ticks = g->total;
     t[i].pairs = g->pairs;
+    t[i].counted = i > 0 && P->node[g->node].func != LI_NONE &&
+                   P->fn[P->node[g->node].func].counted;
     t[i].pre = g->pre;
     t[i].min = INT64_MAX;
     t[i].max = INT64_MIN;

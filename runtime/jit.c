@@ -7,6 +7,7 @@
 **   __LI(id)        li_jit_enter(map, id)
 **   __LI()          li_jit_leave(map)
 **   __LI(0, ...)    li_jit_leave(map), and the values after the 0
+**   __LI(id, 1)     li_jit_count(map, id): a counted function's entry
 ** Inside a trace the two FFI calls compile to two native calls and
 ** nothing else.
 **
@@ -68,6 +69,17 @@ static LI_NOINLINE void enter_general(const li_chunk *c, int32_t id) {
   li_stack *S;
   if (!P->on || (uint32_t)id - 1u >= c->n) return;
   if ((S = jit_stack(P, running(P))) != NULL) li_ffi_enter(P, S, c->gid[id - 1]);
+}
+
+/* __LI(id, 1): a call of counted function id of chunk map c (li_count),
+** on the stack of the running thread. */
+static void li_jit_count(const li_chunk *c, int32_t id) {
+  li_prof *P;
+  li_stack *S;
+  if (LI_UNLIKELY(c->magic != LI_CHUNK_MAGIC)) return;
+  P = c->P;
+  if (!P->on || (uint32_t)id - 1u >= c->n) return;
+  if ((S = jit_stack(P, running(P))) != NULL) li_count(P, S, c->gid[id - 1]);
 }
 
 /* __LI(), __LI(0, ...) in any case, t read: exit of the top function. */
@@ -189,18 +201,19 @@ static int is_map(lua_State *L, int idx) {
 ** (LuaJIT 2.1 compiles vararg functions).  No global is read.  The map is
 ** the probe's only upvalue that is a cdata (li_jit_is_probe). */
 static const char machinery_src[] =
-  "local ffi, enter, leave = ...\n"
+  "local ffi, enter, leave, count = ...\n"
   "local map_t = ffi.typeof('struct { void *const P; const uint32_t n, magic; "
   "const uint32_t gid[?]; }')\n"
   "enter = ffi.cast('void (*)(void *, int32_t)', enter)\n"
   "leave = ffi.cast('void (*)(void *)', leave)\n"
+  "count = ffi.cast('void (*)(void *, int32_t)', count)\n"
   "local new = ffi.new\n"
   "return function(n)\n"
   "  local map = new(map_t, n)\n"
   "  return function(id, ...)\n"
   "    if id then\n"
   "      if id > 0 then\n"
-  "        enter(map, id)\n"
+  "        if ... then count(map, id) else enter(map, id) end\n"
   "        return\n"
   "      end\n"
   "      leave(map)\n"
@@ -264,7 +277,8 @@ static int make_machinery(lua_State *L) {
   lua_insert(L, -2);
   lua_pushlightuserdata(L, (void *)(uintptr_t)li_jit_enter);
   lua_pushlightuserdata(L, (void *)(uintptr_t)li_jit_leave);
-  lua_call(L, 3, 1);
+  lua_pushlightuserdata(L, (void *)(uintptr_t)li_jit_count);
+  lua_call(L, 4, 1);
   lua_pushvalue(L, -1);
   lua_rawseti(L, t, 1);
   lua_pushinteger(L, 1);                    /* a map, for its ctype id */

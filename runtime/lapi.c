@@ -13,6 +13,7 @@
 #include "luainstr.h"
 #include "profiler.h"
 #include "heapwalk.h"
+#include "rewrite.h"
 #include "live.h"
 
 #define MODNAME "luainstr"
@@ -248,6 +249,23 @@ static int set_memory(lua_State *L, li_prof *P, const char *value) {
   return LUAINSTR_OK;
 }
 
+/* "count_small": on (LI_COUNT_SMALL_DEFAULT tokens), off (0), or the most
+** tokens a counted function's body has; for the chunks loaded from now
+** on.  The count probe's cost is measured with the pair's at the first
+** start, or now when that has passed. */
+static int set_count_small(lua_State *L, li_prof *P, const char *value) {
+  uint64_t n;
+  if (value != NULL && strcmp(value, "on") == 0) n = LI_COUNT_SMALL_DEFAULT;
+  else if (value != NULL && strcmp(value, "off") == 0) n = 0;
+  else if (!parse_count(value, 100000, &n))
+    return fail(P, LUAINSTR_EARG, "option 'count_small' takes on, off or a "
+                "number of tokens from 0 to 100000, not '%s'",
+                value ? value : "(null)");
+  P->count_small = (uint32_t)n;
+  if (n > 0 && P->calibrated) li_prof_calibrate_count(P, L);
+  return LUAINSTR_OK;
+}
+
 /* "spike_factor" (a number > 1), "spike_ms" (>= 0), "spikes" (a count). */
 static int set_spikes(li_prof *P, const char *name, const char *value) {
   char *end = NULL;
@@ -329,6 +347,7 @@ int (luainstr_set_option)(lua_State *L, const char *name, const char *value) {
   if (strcmp(name, "live_token") == 0) return li_live_set_token(P, value);
   if (strcmp(name, "live_name") == 0) return li_live_set_name(P, value);
   if (strcmp(name, "memory") == 0) return set_memory(L, P, value);
+  if (strcmp(name, "count_small") == 0) return set_count_small(L, P, value);
   if (strncmp(name, "spike", 5) == 0) return set_spikes(P, name, value);
   return fail(P, LUAINSTR_EARG, "unknown option '%s'", name);
 }

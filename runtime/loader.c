@@ -134,6 +134,7 @@ int li_load(lua_State *L, const char *buff, size_t sz, const char *name,
   o.version = LI_LUA_DIALECT;
   o.chunkname = name;
   o.probe_upvalue = 1;
+  o.count_small = P != NULL ? P->count_small : 0;
   /* LuaJIT: `return P(0, a+b)`, not `return a+b, P()`.  Its trace
   ** recorder takes the trailing call after a call's value (a CALLM whose
   ** results a RETM returns) for a return below the trace's start and

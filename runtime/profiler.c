@@ -134,6 +134,22 @@ static LI_INLINE int enter(li_prof *P, lua_State *L, const void *ci,
   return 0;
 }
 
+/* A counted function's entry (P(id, 1)), the activation ci: li_count,
+** after the checks an entry makes of the frames below it. */
+static LI_NOINLINE int count(li_prof *P, lua_State *L, const void *ci,
+                             uint32_t func) {
+  li_stack *S = li_probe_stack(P, L);
+  if (LI_UNLIKELY(S == NULL)) return 0;
+  if (S->n > 0) {
+    if (LI_UNLIKELY(S->f[S->n - 1].ci == ci || ci == S->base_ci))
+      close_dead(P, L, S, ci);
+  } else if (ci != S->base_ci) {
+    learn_base(L, S, ci);
+  }
+  li_count(P, S, func);
+  return 0;
+}
+
 /* Is fr the frame of the exiting activation: identified by ci, or (LuaJIT,
 ** an exit probe called in a tail call) by alt? */
 static LI_INLINE int exiting(const li_frame *fr, const void *ci, const void *alt) {
@@ -233,6 +249,7 @@ static LI_INLINE const void *tail_exit(lua_State *L, int nargs) {
 }
 
 /*   P(id)       entry of function id (id > 0): push a frame
+**   P(id, 1)    entry of counted function id: count it (li_count)
 **   P()         exit: pop the frame of the calling activation
 **   P(0, ...)   exit, returning the values after the 0
 ** (Chunks rewritten for exits of the form P(-id, ...) run unchanged: any
@@ -251,9 +268,12 @@ static LI_INLINE int probe_run(lua_State *L, int direct) {
     return leave(P, L, direct ? li_d_caller(L) : li_api_caller(L),
                  tail_exit(L, n), n > 0 ? n - 1 : 0);
   }
-  if ((P->gate || gate_closed(P, L)) && (lua_Unsigned)id <= c->n)
+  if ((P->gate || gate_closed(P, L)) && (lua_Unsigned)id <= c->n) {
+    if (n > 1)
+      return count(P, L, direct ? li_d_caller(L) : li_api_caller(L), c->gid[id - 1]);
     return enter(P, L, direct ? li_d_caller(L) : li_api_caller(L), c->gid[id - 1],
                  li_inband(P) ? li_clock_ticks(&P->clock) : 0);
+  }
   return 0;
 }
 
@@ -317,6 +337,11 @@ static int probe_fast(lua_State *L) {
                     P->node[node].func != func || P->node[node].parent != parent ||
                     P->node[node].stamp != P->fstamp))
       return probe_direct(L);
+    if (n > 1) {                        /* a counted function's: li_count */
+      P->node[node].calls++;
+      P->counted++;
+      return 0;
+    }
     fr = li_frame_open(P, S, top + 1, ci, func, node);
     fr->start = li_clock_inline_ticks();
     li_gap_entry(P, fr);
@@ -991,7 +1016,7 @@ void li_prof_clear(li_prof *P) {
   }
   li_tree_init(P);
   li_mem_clear(P);
-  P->entries = P->exits = 0;
+  P->entries = P->exits = P->counted = 0;
   P->own_base = P->own_clock;
   P->unseen = 0;
   P->ntrace = P->trace_next = P->trace_dropped = 0;

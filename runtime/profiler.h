@@ -68,6 +68,8 @@ typedef struct li_fn {
   uint32_t line;        /* line of `function` (0: main chunk) */
   uint32_t lastline;    /* line of `end` */
   int zone;             /* a zone: name is "zone NAME", chunkname "=zone" */
+  int counted;          /* its calls were counted, not timed (option
+                           "count_small": li_count) */
 } li_fn;
 
 /* Memory figures of a node (memory mode, memory.c). */
@@ -235,6 +237,14 @@ struct li_prof {
   uint64_t own_base;    /* own_clock at the last reset (the report's cost) */
   uint64_t own_max;     /* ticks: a longer span is not counted (li_stack_own) */
   uint64_t entries;     /* entry probes counted */
+  uint64_t counted;     /* count probes run (li_count) */
+  uint32_t count_small; /* option "count_small": functions of at most this
+                           many tokens without calls or loops get a count
+                           probe, not a pair (li_rewrite_opts); 0: off */
+  uint64_t count_cost;  /* ticks one count probe adds to its caller
+                           (calibrated with the pair when count_small is
+                           on at the first start; else 0) */
+  uint64_t count_spread; /* how far apart its rounds read */
   uint64_t exits;       /* exit probes counted */
   uint64_t wall;        /* ticks collected in earlier start..stop spans */
   uint64_t wall_since;  /* ticks at the last start/enable */
@@ -682,6 +692,10 @@ typedef struct li_tally {
   uint64_t calls, errors;
   int64_t ticks;        /* raw: the calls' spans */
   uint64_t pairs;       /* probe pairs inside them */
+  uint64_t counts;      /* count probes inside them: derived, the calls
+                           of the counted nodes below (li_derive_nodes) */
+  int counted;          /* nodes: its function is counted (li_fn.counted):
+                           its calls are count probes, it has no time */
   int64_t pre;          /* ticks of `ticks` the thread was preempted */
   int64_t min, max;     /* shortest and longest call as they closed
                            (INT64_MAX, INT64_MIN: none)... */
@@ -692,6 +706,7 @@ typedef struct li_tally {
   double total_err, self_err, min_err, max_err;  /* their uncertainty */
   int64_t kid;          /* (scratch: the children's totals...) */
   uint64_t kid_pairs, kid_calls;  /* (...their pairs and calls) */
+  uint64_t kid_counts;  /* (...and count probes) */
   li_pmem mem;          /* nodes: alloc_*_total include the subtree */
 } li_tally;
 
@@ -703,6 +718,7 @@ typedef struct li_cost {
   double start_pair, start_inside; /* pair_cost, inside_cost */
   double own;           /* what a pair timed of itself, on average (already
                            out of the spans: the dilation's wall time) */
+  double count, count_err; /* one count probe (li_count), its uncertainty */
 } li_cost;
 
 /* The report's figures of nd[0..n) (a tree: nd[i].parent < i for i > 0,
@@ -762,6 +778,10 @@ void li_prof_set_fast(li_prof *P);
 void li_prof_free_data(li_prof *P);
 /* At the first start: measure the probe pair's cost (calibrate.c). */
 void li_prof_calibrate(li_prof *P, lua_State *L);
+/* The count probe's cost (option "count_small" turned on after the first
+** calibration, which measures it with the pair's when it is on): measured
+** now, unless it was. */
+void li_prof_calibrate_count(li_prof *P, lua_State *L);
 /* Entries since the last measurement a report needs to measure again
 ** (WebAssembly: any; its slow stretches cost every pair 30-65 %). */
 #ifdef __EMSCRIPTEN__
@@ -913,6 +933,22 @@ static LI_INLINE int li_push_frame(li_prof *P, li_stack *S, const void *ci,
   fr->start = li_clock_ticks(&P->clock);
   li_gap_entry(P, fr);
   li_trace(P, S, 'B', func, fr->start);
+  return 1;
+}
+
+/* A call of counted function func (option "count_small": P(id, 1), no exit
+** probe) on S: counted in its node under S's top frame, nothing timed; its
+** time is the caller's, which the report corrects for the count probes
+** inside it (the counted nodes below it, li_derive_nodes).  0: no memory
+** for its node (not counted). */
+static LI_INLINE int li_count(li_prof *P, li_stack *S, uint32_t func) {
+  uint32_t parent = S->n > 0 ? S->f[S->n - 1].node : S->root;
+  uint32_t node = li_node_child(P, parent, func);
+  if (LI_UNLIKELY(node == LI_NONE)) return 0;
+  li_node_touch(P, node);
+  P->node[node].calls++;
+  P->fn[func].counted = 1;
+  P->counted++;
   return 1;
 }
 

@@ -110,6 +110,7 @@ static int tally_nodes(const li_prof *P, uint64_t now, double k, li_tally *nd,
     nd[i].func = n->func;
     nd[i].calls = n->calls; nd[i].errors = n->errors;
     nd[i].ticks = n->total; nd[i].pairs = n->pairs; nd[i].pre = n->pre;
+    nd[i].counted = i > 0 && n->func != LI_NONE && P->fn[n->func].counted;
     nd[i].min = n->min; nd[i].max = n->max;
     nd[i].min_pairs = n->min_pairs; nd[i].max_pairs = n->max_pairs;
     nd[i].mem.alloc_bytes = nd[i].mem.alloc_bytes_total = n->mem.alloc_bytes;
@@ -212,6 +213,7 @@ int li_snapshot(li_prof *P, li_profile *out) {
     o->min_err_ns = err_ns(t->min_err);
     o->max_err_ns = err_ns(t->max_err);
     o->zone = f->zone;
+    o->counted = f->counted;
     o->mem = t->mem;
     o->mem.live_bytes = f->live > 0 ? (uint64_t)f->live : 0;
     o->mem.peak_live_bytes = f->peak > 0 ? (uint64_t)f->peak : 0;
@@ -228,9 +230,12 @@ int li_snapshot(li_prof *P, li_profile *out) {
   out->probes = P->entries + P->exits;
   out->probe_pair_ns = (double)P->pair_least * k;
   out->probe_inside_ns = (double)P->inside_least * k;
+  out->count_small = P->count_small;
+  out->count_probe_ns = (double)P->count_cost * k;
   /* (what the probes timed of themselves, and the calibrated rest) */
   out->overhead_ns = to_ns((int64_t)(P->entries * P->pair_least +
-                                     (P->own_clock - P->own_base)), k);
+                                     (P->own_clock - P->own_base) +
+                                     P->counted * P->count_cost), k);
   out->preempted_ns = to_ns((int64_t)P->preempted, k);
   out->clock = li_clock_name(&P->clock);
   out->probe = li_prof_probe_name(P);

@@ -116,8 +116,8 @@ Test(readpprof, round_trip_same_bytes) {
 ** outermost activations only, and samples on the same path add up. */
 Test(readpprof, totals_as_the_runtime_counts) {
   /* (min and max unknown, as pprof leaves them) */
-  li_pfunc f[2] = { { "main chunk", "r.lua", 0, 0, 0, 1, 0, 11117, 10, 11117, 11117, {0}, 0, 0, 0, 0 },
-                    { "local rec", "r.lua", 0, 3, 9, 5, 0, 11107, 11107, 0, 0, {0}, 0, 0, 0, 0 } };
+  li_pfunc f[2] = { { "main chunk", "r.lua", 0, 0, 0, 1, 0, 11117, 10, 11117, 11117, {0}, 0, 0, 0, 0, 0 },
+                    { "local rec", "r.lua", 0, 3, 9, 5, 0, 11107, 11107, 0, 0, {0}, 0, 0, 0, 0, 0 } };
   /* main -> rec -> rec -> rec, then main -> rec again (a second node for
   ** the same path, as a merged file may have) */
   li_pnode n[6] = { { UINT32_MAX, 0, 0, 0, 0, 0, {0}, 0, 0 },
@@ -150,7 +150,7 @@ Test(readpprof, totals_as_the_runtime_counts) {
 /* protobuf-c reads the string table's "" with no data: a function of
 ** source "" is no error (the fuzz target's profiles found it) */
 Test(readpprof, empty_source) {
-  li_pfunc f[1] = { { "f", "", 0, 1, 2, 1, 0, 5, 5, 5, 5, {0}, 0, 0, 0, 0 } };
+  li_pfunc f[1] = { { "f", "", 0, 1, 2, 1, 0, 5, 5, 5, 5, {0}, 0, 0, 0, 0, 0 } };
   li_pnode n[2] = { { UINT32_MAX, 0, 0, 0, 5, 0, {0}, 0, 0 },
                     { 0, 0, 1, 0, 5, 5, {0}, 0, 0 } };
   li_profile p;

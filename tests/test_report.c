@@ -134,7 +134,7 @@ static void write_text(const char *path, const char *text) {
 
 /* ---- a tiny RFC 4180 reader --------------------------------------------- */
 
-#define MAXF 20
+#define MAXF 21
 #define MAXR 16
 
 typedef struct csv_table {
@@ -237,7 +237,7 @@ Test(csv, reads_back_exactly) {
   csv_table t;
   cr_assert_eq(csv_parse(out, len, &t), 0, "not RFC 4180:\n%s", out);
   cr_assert_eq(t.nrows, 8);
-  for (int r = 0; r < t.nrows; r++) cr_assert_eq(t.nfields[r], 20, "row %d", r);
+  for (int r = 0; r < t.nrows; r++) cr_assert_eq(t.nfields[r], 21, "row %d", r);
   cr_assert_str_eq(t.field[0][0], "name");
   cr_assert_str_eq(t.field[0][9], "errors");
   cr_assert_str_eq(t.field[0][10], "alloc_bytes");
@@ -277,11 +277,11 @@ Test(csv, reads_back_exactly) {
 
 Test(csv, quotes_only_what_needs_it) {
   static li_pfunc f[] = {
-    { "plain", "a.lua", 0, 1, 2, 5, 0, 50, 50, 10, 10, {0}, 0, 0, 0, 0 },
-    { "a\"b", "lead sp", 0, 1, 2, 4, 0, 40, 40, 10, 10, {0}, 0, 0, 0, 0 },
-    { " lead", "trail ", 0, 1, 2, 3, 0, 30, 30, 10, 10, {0}, 0, 0, 0, 0 },
-    { "cr\rx", "", 0, 1, 2, 2, 0, 20, 20, 10, 10, {0}, 0, 0, 0, 0 },
-    { "semi;colon", "tab\tinside", 0, 1, 2, 1, 0, 10, 10, 10, 10, {0}, 0, 0, 0, 0 },
+    { "plain", "a.lua", 0, 1, 2, 5, 0, 50, 50, 10, 10, {0}, 0, 0, 0, 0, 0 },
+    { "a\"b", "lead sp", 0, 1, 2, 4, 0, 40, 40, 10, 10, {0}, 0, 0, 0, 0, 0 },
+    { " lead", "trail ", 0, 1, 2, 3, 0, 30, 30, 10, 10, {0}, 0, 0, 0, 0, 0 },
+    { "cr\rx", "", 0, 1, 2, 2, 0, 20, 20, 10, 10, {0}, 0, 0, 0, 0, 0 },
+    { "semi;colon", "tab\tinside", 0, 1, 2, 1, 0, 10, 10, 10, 10, {0}, 0, 0, 0, 0, 0 },
   };
   li_profile p = empty_profile();
   p.funcs = f;
@@ -291,12 +291,12 @@ Test(csv, quotes_only_what_needs_it) {
   cr_assert_str_eq(out,
     "name,source,line,lastline,calls,total_ns,self_ns,min_ns,max_ns,errors,"
     "alloc_bytes,alloc_count,free_bytes,live_bytes,peak_live_bytes,max_alloc_bytes,"
-    "total_err_ns,self_err_ns,min_err_ns,max_err_ns\n"
-    "plain,a.lua,1,2,5,50,50,10,10,0,0,0,0,0,0,0,0,0,0,0\n"
-    "\"a\"\"b\",lead sp,1,2,4,40,40,10,10,0,0,0,0,0,0,0,0,0,0,0\n"
-    "\" lead\",\"trail \",1,2,3,30,30,10,10,0,0,0,0,0,0,0,0,0,0,0\n"
-    "\"cr\rx\",,1,2,2,20,20,10,10,0,0,0,0,0,0,0,0,0,0,0\n"
-    "semi;colon,tab\tinside,1,2,1,10,10,10,10,0,0,0,0,0,0,0,0,0,0,0\n");
+    "total_err_ns,self_err_ns,min_err_ns,max_err_ns,counted\n"
+    "plain,a.lua,1,2,5,50,50,10,10,0,0,0,0,0,0,0,0,0,0,0,0\n"
+    "\"a\"\"b\",lead sp,1,2,4,40,40,10,10,0,0,0,0,0,0,0,0,0,0,0,0\n"
+    "\" lead\",\"trail \",1,2,3,30,30,10,10,0,0,0,0,0,0,0,0,0,0,0,0\n"
+    "\"cr\rx\",,1,2,2,20,20,10,10,0,0,0,0,0,0,0,0,0,0,0,0\n"
+    "semi;colon,tab\tinside,1,2,1,10,10,10,10,0,0,0,0,0,0,0,0,0,0,0,0\n");
   free(out);
 }
 
@@ -321,7 +321,7 @@ Test(text, one_row_per_function_and_no_control_bytes) {
 
 /* One function of the given duration; the text must show want as a cell. */
 static void check_duration(uint64_t ns, const char *want) {
-  li_pfunc f = { "f", "f.lua", 0, 1, 2, 1, 0, ns, ns, ns, ns, {0}, 0, 0, 0, 0 };
+  li_pfunc f = { "f", "f.lua", 0, 1, 2, 1, 0, ns, ns, ns, ns, {0}, 0, 0, 0, 0, 0 };
   li_profile p = empty_profile();
   p.funcs = &f;
   p.nfuncs = 1;
@@ -360,8 +360,8 @@ Test(text, durations_have_three_significant_digits) {
 ** mode's. */
 Test(text, open_calls_and_no_wall_time) {
   li_pfunc f[] = {
-    { "a", "a.lua", 0, 1, 2, 1, 0, 300, 300, 300, 300, {0}, 0, 0, 0, 0 },
-    { "b", "a.lua", 0, 5, 6, 1, 0, 100, 100, 100, 100, {0}, 0, 0, 0, 0 },
+    { "a", "a.lua", 0, 1, 2, 1, 0, 300, 300, 300, 300, {0}, 0, 0, 0, 0, 0 },
+    { "b", "a.lua", 0, 5, 6, 1, 0, 100, 100, 100, 100, {0}, 0, 0, 0, 0, 0 },
   };
   li_profile p = empty_profile();
   p.funcs = f;
@@ -458,9 +458,9 @@ Test(formats, known_and_unknown) {
 ** so fib's total is its outermost activation's, 600 us, and helper's is
 ** 300 + 300 us. */
 static li_pfunc tree_funcs[] = {
-  { "helper", "lib.lua", 0, 10, 12, 5, 0, 600000, 600000, 100000, 150000, {0}, 0, 0, 0, 0 },
-  { "main chunk", "app.lua", 0, 0, 0, 1, 0, 1000000, 100000, 1000000, 1000000, {0}, 0, 0, 0, 0 },
-  { "fib", "app.lua", 0, 3, 6, 3, 0, 600000, 300000, 100000, 600000, {0}, 0, 0, 0, 0 },
+  { "helper", "lib.lua", 0, 10, 12, 5, 0, 600000, 600000, 100000, 150000, {0}, 0, 0, 0, 0, 0 },
+  { "main chunk", "app.lua", 0, 0, 0, 1, 0, 1000000, 100000, 1000000, 1000000, {0}, 0, 0, 0, 0, 0 },
+  { "fib", "app.lua", 0, 3, 6, 3, 0, 600000, 300000, 100000, 600000, {0}, 0, 0, 0, 0, 0 },
 };
 
 static li_pnode tree_nodes[] = {
@@ -501,16 +501,16 @@ static li_profile tree_profile(void) {
 #define MS 1000000u
 static li_pfunc game_funcs[] = {
   { "main chunk", "game.lua", 0, 0, 0, 1, 0, 100 * MS, 35 * MS, 100 * MS, 100 * MS,
-    { 1000, 10, 161000, 540, 1000, 0, 600, 200 }, 0, 0, 0, 0 },
+    { 1000, 10, 161000, 540, 1000, 0, 600, 200 }, 0, 0, 0, 0, 0 },
   { "update", "game.lua", 0, 3, 20, 10, 0, 60 * MS, 35 * MS, 5 * MS, 7 * MS,
-    { 50000, 100, 160000, 530, 48000, 2000, 9000, 4096 }, 0, 0, 0, 0 },
+    { 50000, 100, 160000, 530, 48000, 2000, 9000, 4096 }, 0, 0, 0, 0, 0 },
   { "leak", "game.lua", 0, 22, 25, 10, 0, 5 * MS, 5 * MS, MS / 10, MS,
-    { 30000, 30, 30000, 30, 0, 30000, 30000, 1000 }, 0, 0, 0, 0 },
+    { 30000, 30, 30000, 30, 0, 30000, 30000, 1000 }, 0, 0, 0, 0, 0 },
   { "zone physics", "zone", 1, 0, 0, 10, 0, 20 * MS, 20 * MS, MS, 3 * MS,
-    { 80000, 400, 80000, 400, 79000, 1000, 8000, 512 }, 0, 0, 0, 0 },
+    { 80000, 400, 80000, 400, 79000, 1000, 8000, 512 }, 0, 0, 0, 0, 0 },
   { "draw", "game.lua", 0, 30, 40, 10, 0, 5 * MS, 5 * MS, MS / 5, MS,
-    { 0, 0, 0, 0, 0, 0, 0, 0 }, 0, 0, 0, 0 },
-  { "never", "game.lua", 0, 50, 51, 0, 0, 0, 0, 0, 0, { 0, 0, 0, 0, 0, 0, 0, 0 }, 0, 0, 0, 0 },
+    { 0, 0, 0, 0, 0, 0, 0, 0 }, 0, 0, 0, 0, 0 },
+  { "never", "game.lua", 0, 50, 51, 0, 0, 0, 0, 0, 0, { 0, 0, 0, 0, 0, 0, 0, 0 }, 0, 0, 0, 0, 0 },
 };
 
 static li_pnode game_nodes[] = {
@@ -812,7 +812,7 @@ Test(folded, values_add_up_to_the_self_time) {
 
 /* Many nodes under 1 us: rounded one by one they would all vanish. */
 Test(folded, rounding_is_carried) {
-  static li_pfunc f[] = { { "tiny", "t.lua", 0, 1, 2, 10, 0, 4400, 4400, 440, 4400, {0}, 0, 0, 0, 0 } };
+  static li_pfunc f[] = { { "tiny", "t.lua", 0, 1, 2, 10, 0, 4400, 4400, 440, 4400, {0}, 0, 0, 0, 0, 0 } };
   li_pnode n[11];
   memset(n, 0, sizeof n);
   n[0].func = UINT32_MAX;
@@ -1133,9 +1133,9 @@ Test(callgrind, inclusive_totals_with_recursion) {
 
 Test(callgrind, same_name_same_file_stays_apart) {
   static li_pfunc f[] = {
-    { "f", "=x", 0, 1, 2, 1, 0, 30, 30, 30, 30, {0}, 0, 0, 0, 0 },
-    { "f", "=x", 0, 1, 3, 1, 0, 20, 20, 20, 20, {0}, 0, 0, 0, 0 },
-    { "main chunk", "=x", 0, 0, 0, 1, 0, 60, 10, 60, 60, {0}, 0, 0, 0, 0 },
+    { "f", "=x", 0, 1, 2, 1, 0, 30, 30, 30, 30, {0}, 0, 0, 0, 0, 0 },
+    { "f", "=x", 0, 1, 3, 1, 0, 20, 20, 20, 20, {0}, 0, 0, 0, 0, 0 },
+    { "main chunk", "=x", 0, 0, 0, 1, 0, 60, 10, 60, 60, {0}, 0, 0, 0, 0, 0 },
   };
   li_pnode n[] = {
     { UINT32_MAX, 0, 0, 0, 0, 0, {0}, 0, 0 }, { 2, 0, 1, 0, 60, 10, {0}, 0, 0 },
@@ -1233,10 +1233,10 @@ Test(json, parses_and_names_round_trip) {
 
 Test(json, any_bytes_stay_valid_and_safe_in_html) {
   static li_pfunc f[] = {
-    { "</script><!-- x", "a.lua", 0, 1, 2, 1, 0, 1, 1, 1, 1, {0}, 0, 0, 0, 0 },
-    { "q\"b\\s/\x01\x1f\x7f\b\f", "a.lua", 0, 3, 4, 1, 0, 1, 1, 1, 1, {0}, 0, 0, 0, 0 },
-    { "ls\xe2\x80\xa8ps\xe2\x80\xa9 \xf0\x9f\x98\x80", "a.lua", 0, 5, 6, 1, 0, 1, 1, 1, 1, {0}, 0, 0, 0, 0 },
-    { "bad \xc0\xaf \xed\xa0\x80 \xf5 \xe2\x82", "b\xff.lua", 0, 7, 8, 1, 0, 1, 1, 1, 1, {0}, 0, 0, 0, 0 },
+    { "</script><!-- x", "a.lua", 0, 1, 2, 1, 0, 1, 1, 1, 1, {0}, 0, 0, 0, 0, 0 },
+    { "q\"b\\s/\x01\x1f\x7f\b\f", "a.lua", 0, 3, 4, 1, 0, 1, 1, 1, 1, {0}, 0, 0, 0, 0, 0 },
+    { "ls\xe2\x80\xa8ps\xe2\x80\xa9 \xf0\x9f\x98\x80", "a.lua", 0, 5, 6, 1, 0, 1, 1, 1, 1, {0}, 0, 0, 0, 0, 0 },
+    { "bad \xc0\xaf \xed\xa0\x80 \xf5 \xe2\x82", "b\xff.lua", 0, 7, 8, 1, 0, 1, 1, 1, 1, {0}, 0, 0, 0, 0, 0 },
   };
   li_profile p = empty_profile();
   p.funcs = f;
@@ -1572,7 +1572,7 @@ Test(to_path, zero_functions) {
   char *got = read_file(path, &len);
   cr_assert_str_eq(got, "name,source,line,lastline,calls,total_ns,self_ns,min_ns,max_ns,errors,"
     "alloc_bytes,alloc_count,free_bytes,live_bytes,peak_live_bytes,max_alloc_bytes,"
-    "total_err_ns,self_err_ns,min_err_ns,max_err_ns\n");
+    "total_err_ns,self_err_ns,min_err_ns,max_err_ns,counted\n");
   free(got);
   remove_tree(dir);
   free(dir);

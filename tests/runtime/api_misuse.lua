@@ -79,7 +79,7 @@ local f = io.open(dir .. "/r.csv")
 check.truthy("report written", f and f:read("*l") ==
   "name,source,line,lastline,calls,total_ns,self_ns,min_ns,max_ns,errors," ..
   "alloc_bytes,alloc_count,free_bytes,live_bytes,peak_live_bytes,max_alloc_bytes," ..
-  "total_err_ns,self_err_ns,min_err_ns,max_err_ns")
+  "total_err_ns,self_err_ns,min_err_ns,max_err_ns,counted")
 if f then f:close() end
 accepted("dump_to replaces a file", p.dump_to(dir .. "/r.csv", "text"))
 ls = io.popen("ls -A " .. dir):read("*a")
