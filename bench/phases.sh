@@ -14,7 +14,7 @@
 #
 #   bench/phases.sh [--quick] [--pairs N] [--rounds R] [--scale S]
 #                   [--lua "5.4 5.1 jit"] [--busy | --both] [--build DIR]
-#                   [--keep DIR] [--inproc]
+#                   [--keep DIR] [--inproc [--count-small]]
 #
 #   --quick    1 pair, 2 rounds at scale 0.25, on 5.4 unless --lua says:
 #              it ran and made the table, nothing about the figures (what
@@ -36,6 +36,8 @@
 #              bench/phases/inproc.lua, which calls each phase of a copy
 #              luaprof instruments and of one it leaves alone in turn (no
 #              hook, no normalising: bench/phases/inproc.py's table)
+#   --count-small  with --inproc: runs with luaprof --count-small too, in
+#              turn with the default's, and a second table for them
 #
 # The plain run is bench_host's plain mode: the same Lua library (Debian's
 # shared liblua) as luaprof and the hook, not the stock interpreter, which
@@ -56,6 +58,7 @@ conds=idle
 keep=
 quick=0
 inproc=0
+count=0
 while [[ $# -gt 0 ]]; do
   case $1 in
     --quick) quick=1; shift ;;
@@ -68,6 +71,7 @@ while [[ $# -gt 0 ]]; do
     --build) build=$2; shift 2 ;;
     --keep) keep=$2; shift 2 ;;
     --inproc) inproc=1; shift ;;
+    --count-small) count=1; shift ;;
     -h|--help) sed -n '2,45p' "$0"; exit 0 ;;
     *) echo "phases.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -115,6 +119,9 @@ run_one() {
     inproc) "$prof" --exclude phases-plain -f json -o "$dir/prof.json" "$here/phases/inproc.lua" \
               "$clock" "$rounds" "$scale" "$here/phases/phases.lua" \
               > "$dir/inproc.out" 2> "$dir/inproc.err" ;;
+    inproc-count) "$prof" --count-small --exclude phases-plain -f json -o "$dir/prof-count.json" \
+              "$here/phases/inproc.lua" "$clock" "$rounds" "$scale" "$here/phases/phases.lua" \
+              > "$dir/inproc-count.out" 2> "$dir/inproc-count.err" ;;
   esac || {
     echo "phases.sh: ERROR: the $mode run failed ($dir):" >&2
     cat "$dir/$mode.err" >&2
@@ -125,6 +132,7 @@ run_one() {
 ran=0
 modes=(plain prof hook)
 if [[ $inproc == 1 ]]; then modes=(inproc); fi
+if [[ $inproc == 1 && $count == 1 ]]; then modes=(inproc inproc-count); fi
 for lua in $luas; do
   [[ -n ${suffix[$lua]+x} ]] || { echo "phases.sh: --lua $lua: one of 5.4 5.1 jit" >&2; exit 2; }
   prof=$build/bin/luaprof${suffix[$lua]}
@@ -167,6 +175,11 @@ for lua in $luas; do
     if [[ $scale != 1 ]]; then title="$title, scale $scale"; fi
     if [[ $inproc == 1 ]]; then
       python3 "$here/phases/inproc.py" "$dir" "$title, truth in the same process" > "$dir/table.md"
+      if [[ $count == 1 ]]; then
+        echo >> "$dir/table.md"
+        python3 "$here/phases/inproc.py" "$dir" "$title, truth in the same process, --count-small" \
+          -count >> "$dir/table.md"
+      fi
     else
       python3 "$here/phases/table.py" "$dir" "$title" > "$dir/table.md"
     fi

@@ -3,7 +3,10 @@
 total for the instrumented copy against the wall time of the plain copy in
 the same process (bench/phases/inproc.lua), median (min-max) over the runs.
 
-    python3 bench/phases/inproc.py DIR TITLE
+    python3 bench/phases/inproc.py DIR TITLE [SUFFIX]
+
+SUFFIX: read inproc-SUFFIX.out and prof-SUFFIX.json (bench/phases.sh
+--count-small: "-count", the runs with luaprof --count-small).
 
 DIR holds one folder a run (inproc.out, prof.json).  Columns:
   true ms    the plain copy's wall time of one call of the phase
@@ -30,6 +33,7 @@ def cell(v, fmt="%.2f"):
 
 def main():
     top, title = sys.argv[1], sys.argv[2]
+    sfx = sys.argv[3] if len(sys.argv) > 3 else ""
     runs = sorted(d for d in os.listdir(top) if os.path.isdir(os.path.join(top, d)))
     ratio = {k: [] for k in KINDS}
     off = {k: [] for k in KINDS}
@@ -41,7 +45,7 @@ def main():
         d = os.path.join(top, r)
         wall = {"plain": {}, "prof": {}}
         rounds = {}
-        with open(os.path.join(d, "inproc.out")) as f:
+        with open(os.path.join(d, "inproc%s.out" % sfx)) as f:
             for line in f:
                 w = line.split()
                 if w[0] in wall:
@@ -49,7 +53,7 @@ def main():
                     rounds[w[1]] = rounds.get(w[1], 0) + (w[0] == "plain")
                 elif w[0] == "checksum" and w[1] != w[2]:
                     sys.exit("inproc.py: %s: checksums differ: %s %s" % (d, w[1], w[2]))
-        with open(os.path.join(d, "prof.json")) as f:
+        with open(os.path.join(d, "prof%s.json" % sfx)) as f:
             rep = json.load(f)
         fns = {fn["name"]: fn for fn in rep["functions"] if fn.get("source", "").startswith("phases-prof")}
         pair.append(rep["summary"].get("probe_pair_ns", 0))
