@@ -278,8 +278,12 @@ static void put_profile(FILE *f, cg_state *S, const cg_edge *e,
     putc(' ', f);
     li_put_line_text(f, p->version, NULL);
   }
-  fputs("\n"
-        "positions: line\n"
+  fputs("\n", f);
+  if (p->count_small > 0)       /* (a comment line: viewers skip it) */
+    fprintf(f, "# counted, not timed: functions of at most %" PRIu32 " tokens"
+            " with no call or loop have calls and no time (their callers' self)\n",
+            p->count_small);
+  fputs("positions: line\n"
         "event: ns : Time (ns, probe cost subtracted)\n", f);
   if (p->memory)
     fputs("event: alloc : Bytes allocated\n"

@@ -154,8 +154,10 @@ typedef struct head {
   pb_line *line, **line_ptr;
   char **label;               /* each function's name as pprof shows it */
   uint32_t nlabel;
-  int64_t comment;            /* "luainstr VERSION" in the table */
-  char comment_text[80];      /* (the table points to it) */
+  int64_t comment[2];         /* "luainstr VERSION" in the table, and the
+                                 counted functions' note (count_small) */
+  char comment_text[80];      /* (the table points to them) */
+  char counted_text[120];
 } head;
 
 static void head_free(head *h) {
@@ -205,7 +207,7 @@ static int make_head(pb_profile *pr, head *h, const li_profile *p,
   memset(h, 0, sizeof *h);
   /* "", 7 type and unit names, "wall" again, the comment, a name, a
   ** label and a source each */
-  if (n > (UINT32_MAX - 10) / 3 || strtab_init(&h->st, 10 + 3 * n) != 0)
+  if (n > (UINT32_MAX - 11) / 3 || strtab_init(&h->st, 11 + 3 * n) != 0)
     return -1;
   if ((h->label = calloc(m, sizeof *h->label)) == NULL) return -1;
   h->fn = malloc(m * sizeof *h->fn);
@@ -276,10 +278,15 @@ static int make_head(pb_profile *pr, head *h, const li_profile *p,
   if (p->version != NULL) {
     snprintf(h->comment_text, sizeof h->comment_text, "luainstr %.60s",
              p->version);
-    h->comment = intern(&h->st, h->comment_text);
-    pr->n_comment = 1;
-    pr->comment = &h->comment;
+    h->comment[pr->n_comment++] = intern(&h->st, h->comment_text);
   }
+  if (p->count_small > 0) {
+    snprintf(h->counted_text, sizeof h->counted_text,
+             "counted, not timed: functions of at most %" PRIu32 " tokens with "
+             "no call or loop (their time is their callers')", p->count_small);
+    h->comment[pr->n_comment++] = intern(&h->st, h->counted_text);
+  }
+  if (pr->n_comment > 0) pr->comment = h->comment;
   pr->n_string_table = h->st.n;
   pr->string_table = h->st.s;
   return 0;

@@ -453,7 +453,11 @@ done:
 
 /* ---- the profile -------------------------------------------------------------- */
 
-/* The rest: times, the version from a "luainstr VERSION" comment. */
+/* The start of pprof.c's comment on counted functions, then their N. */
+#define COUNTED_NOTE "counted, not timed: functions of at most "
+
+/* The rest: times, the version from a "luainstr VERSION" comment, and
+** count_small from the counted functions' comment. */
 static int read_rest(reader *rd) {
   const pb_profile *pr = rd->pr;
   li_profile *p = rd->p;
@@ -469,8 +473,25 @@ static int read_rest(reader *rd) {
     if (len > 9 && memcmp(c, "luainstr ", 9) == 0 && p->version == NULL &&
         (p->version = li_profile_strdup(p, c + 9, len - 9)) == NULL)
       return nomem(rd);
+    if (len > 40 && len < 200 && memcmp(c, COUNTED_NOTE, strlen(COUNTED_NOTE)) == 0) {
+      char num[16];
+      size_t k = 0, at = strlen(COUNTED_NOTE);
+      while (at + k < len && k + 1 < sizeof num && c[at + k] >= '0' && c[at + k] <= '9')
+        num[k] = c[at + k], k++;
+      num[k] = '\0';
+      if (k > 0) p->count_small = (uint32_t)strtoul(num, NULL, 10);
+    }
   }
   return 0;
+}
+
+/* The functions counted, not timed, of a profile whose comment says there
+** were some (pprof.c): those with calls and no time at all. */
+static void mark_counted(li_profile *p) {
+  if (p->count_small == 0) return;
+  for (uint32_t i = 0; i < p->nfuncs; i++)
+    if (p->funcs[i].calls > 0 && p->funcs[i].total_ns == 0 && !p->funcs[i].zone)
+      p->funcs[i].counted = 1;
 }
 
 static int read_all(reader *rd) {
@@ -485,6 +506,7 @@ static int read_all(reader *rd) {
   if (check_locations(rd) != 0 || read_samples(rd) != 0 || read_rest(rd) != 0)
     return -1;
   if (sum_up(rd) != 0) return -1;
+  mark_counted(rd->p);
   /* the tree, handed to the profile */
   rd->p->nodes = rd->tree.nodes;
   rd->p->nnodes = rd->tree.n;
