@@ -170,7 +170,7 @@ static void post_status(li_live *V, li_prof *P, int force) {
 }
 
 static uint32_t zone_kind(const li_fn *f) {
-  if (!f->zone) return 0;
+  if (!f->zone) return f->counted ? 3 : 0;
   return strcmp(f->name, "zone idle") == 0 ? 2 : 1;
 }
 

@@ -116,7 +116,8 @@ typedef struct li_lrec_funcs {
 
 typedef struct li_lrec_func {
   uint32_t line, lastline;  /* 0 for a main chunk */
-  uint32_t zone;        /* 1: a zone ("zone NAME"), 2: the idle span */
+  uint32_t zone;        /* 1: a zone ("zone NAME"), 2: the idle span; 3: a
+                           function counted, not timed (count_small) */
   uint32_t namelen;     /* bytes of name after the struct (with its NUL) */
   uint32_t srclen;      /* then bytes of source (with its NUL) */
   uint32_t pad_;

@@ -389,7 +389,8 @@ static void msg_functions(const li_live_view *v, li_live_out *o,
     jw_lit(&w, ",\"lastline\":");
     jw_u64(&w, f->lastline);
     jw_lit(&w, ",\"zone\":");
-    jw_u64(&w, f->zone);
+    jw_u64(&w, f->zone == 3 ? 0 : f->zone);
+    if (f->zone == 3) jw_lit(&w, ",\"counted\":true");
     jw_put(&w, "}", 1);
   }
   jw_put(&w, "]", 1);
@@ -527,7 +528,7 @@ static int rec_funcs(li_live_view *v, const unsigned char *p, size_t len,
     memcpy(&f, p + at, sizeof f);
     at += sizeof f;
     rem -= sizeof f;
-    if (f.zone > 2 || f.namelen == 0 || f.srclen == 0 || f.namelen > rem ||
+    if (f.zone > 3 || f.namelen == 0 || f.srclen == 0 || f.namelen > rem ||
         f.srclen > rem - f.namelen || p[at + f.namelen - 1] != '\0' ||
         p[at + f.namelen + f.srclen - 1] != '\0')
       return -1;

@@ -535,6 +535,8 @@ void li_push_probe(lua_State *L, const char *chunkname,
     c->gid[i] = li_fn_chunk_find(P, &ck, i + 1, d->name, strlen(d->name),
                                  d->line, d->lastline);
     if (c->gid[i] == LI_NONE) { lua_pop(L, 1); goto nothing; }
+    /* (known before its first call: the live view describes it so) */
+    if (d->counted) P->fn[c->gid[i]].counted = 1;
   }
   chunk_probe(L, P, ffi, lua_gettop(L) - 1);
   lua_remove(L, -2);                 /* the profiler */

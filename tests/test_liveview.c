@@ -472,14 +472,14 @@ Test(liveview, malformed_records_ignored) {
   /* the first bad record flushed the frame before it; none since */
   BAD(LI_LREC_STATUS, &st, sizeof st);          /* collection 3 */
 
-  /* FUNCS: a gap, a name without its NUL, zone 3, too many, bytes after */
+  /* FUNCS: a gap, a name without its NUL, zone 4, too many, bytes after */
   rb_funcs(&r, 3, two, 2);
   BAD(LI_LREC_FUNCS, r.b, r.n);
   rb_funcs(&r, 2, two, 2);
   r.b[sizeof(li_lrec_funcs) + sizeof(li_lrec_func) + 1] = 'x';  /* "a\0" */
   BAD(LI_LREC_FUNCS, r.b, r.n);
   {
-    tfunc z = {"z", 0, "@z", 1, 1, 3};
+    tfunc z = {"z", 0, "@z", 1, 1, 4};
     rb_funcs(&r, 2, &z, 1);
     BAD(LI_LREC_FUNCS, r.b, r.n);
   }

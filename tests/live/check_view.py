@@ -218,15 +218,18 @@ class Model:
                 return None
             line, last, zone, nl, sl, _ = fs.unpack(b[at:at + fs.size])
             at += fs.size
-            if zone > 2 or nl == 0 or sl == 0 or nl + sl > len(b) - at:
+            if zone > 3 or nl == 0 or sl == 0 or nl + sl > len(b) - at:
                 return None
             name, src = b[at:at + nl], b[at + nl:at + nl + sl]
             if name[-1] != 0 or src[-1] != 0:
                 return None
             at += nl + sl
-            got.append({"id": first + i, "name": text(name[:-1]),
-                        "source": text(src[:-1]), "line": line,
-                        "lastline": last, "zone": zone})
+            f = {"id": first + i, "name": text(name[:-1]),
+                 "source": text(src[:-1]), "line": line,
+                 "lastline": last, "zone": 0 if zone == 3 else zone}
+            if zone == 3:               # counted, not timed (count_small)
+                f["counted"] = True
+            got.append(f)
         if at != len(b):
             return None
         for f in got:
