@@ -14,9 +14,10 @@
 **                 JSON messages out, and the parser of the commands a
 **                 client sends (no I/O: fuzzed, and run in WebAssembly by
 **                 the page's own game loop)
-**   liveserver.c  the network thread (libwebsockets; native builds with
-**                 LUAINSTR_LIVE): the page at /, the WebSocket at /live,
-**                 downloads, the token, Origin, bounds, many states
+**   liveserver.c  the network thread (libwebsockets, opened when it
+**                 starts; native builds with LUAINSTR_LIVE): the page at
+**                 /, the WebSocket at /live, downloads, the token,
+**                 Origin, bounds, many states
 **
 ** Data flow: Lua thread --records--> chan->out --> view --JSON--> clients
 **            clients --JSON--> li_live_parse_cmd --li_live_cmd--> chan->in
@@ -285,7 +286,8 @@ int li_live_parse_cmd(const char *json, size_t len, li_live_cmd *cmd,
 ** one to require (NULL: the server's, generated at start from the
 ** system's random source).  Prints one line to stderr at start:
 ** "luainstr: live view at http://HOST:PORT/?token=T".  0 ok; else -1 and
-** err says why (the port in use, built without the server, ...). */
+** err says why (the port in use, built without the server, libwebsockets
+** not loadable, ...). */
 int li_live_server_attach(li_live_chan *c, const char *addr,
                           const char *token, char *err, size_t errlen);
 /* The page's URL with its token ("" before a start). */
@@ -294,7 +296,8 @@ const char *li_live_server_url(void);
 ** waited for that: the state is closing), then c is forgotten; the last
 ** detach stops the server (sockets closed, thread joined). */
 void li_live_server_detach(li_live_chan *c);
-/* Is the server in this build (libwebsockets)? */
+/* Is the server in this build?  (libwebsockets itself is opened at the
+** first start, which fails, saying why, when it cannot be.) */
 int li_live_server_available(void);
 
 

@@ -24,6 +24,16 @@
 ** reference count) and written in fragments from one scratch buffer,
 ** since lws_write puts the frame's header in front of what it sends.
 **
+** libwebsockets is not linked: it is opened (dlopen) at the first server
+** start, and its functions are called through a table (li_lws) filled
+** then, once.  Linked, it and what it needs (libssl, libcrypto, libcap)
+** were relocated by the dynamic loader at every start of every program
+** made with the runtime, about half of luaprof's instructions on an empty
+** script, for a server few runs start.  Its name is the SONAME of the
+** library whose headers this file is compiled with (LI_LWS_SONAME, found
+** by CMake); when it cannot be opened, the server does not start and
+** says why, as when its port is taken.
+**
 ** Without libwebsockets (LI_LIVE_SERVER undefined: not found at configure
 ** time, LUAINSTR_LIVE off, the WebAssembly build) the same functions say
 ** why there is no server.
@@ -64,6 +74,7 @@ int li_live_server_available(void) { return 0; }
 
 #else  /* LI_LIVE_SERVER */
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -95,6 +106,98 @@ int li_live_server_available(void) { return 0; }
 #define LI_SRV_STOP_WAIT_US 1000000 /* clients' close handshakes at stop */
 #define LI_SRV_RECS_PER_TICK 20000  /* records taken from one ring a tick */
 #define LI_SRV_TOKEN_MAX 128
+
+#ifndef LI_LWS_SONAME
+#error "LI_LWS_SONAME: the libwebsockets to open (CMakeLists.txt gives it)"
+#endif
+
+
+/* ======================================================================
+** libwebsockets, opened at the first start
+** ====================================================================== */
+
+/* Every libwebsockets function this file calls, always as li_lws.NAME:
+** the table's fields and the names looked up are both made from this
+** list (a direct call would not link: nothing links libwebsockets). */
+#define LI_LWS_FUNCS(X) \
+  X(lws_add_http_common_headers) \
+  X(lws_add_http_header_by_name) \
+  X(lws_callback_on_writable) \
+  X(lws_cancel_service) \
+  X(lws_close_reason) \
+  X(lws_context_destroy) \
+  X(lws_context_user) \
+  X(lws_create_context) \
+  X(lws_finalize_write_http_header) \
+  X(lws_frame_is_binary) \
+  X(lws_get_context) \
+  X(lws_get_socket_fd) \
+  X(lws_get_urlarg_by_name) \
+  X(lws_get_vhost_by_name) \
+  X(lws_get_vhost_listen_port) \
+  X(lws_hdr_copy) \
+  X(lws_hdr_total_length) \
+  X(lws_http_transaction_completed) \
+  X(lws_is_final_fragment) \
+  X(lws_is_first_fragment) \
+  X(lws_remaining_packet_payload) \
+  X(lws_return_http_status) \
+  X(lws_service) \
+  X(lws_set_log_level) \
+  X(lws_set_timeout) \
+  X(lws_sul_schedule) \
+  X(lws_write)
+
+/* A field per function, of the type the header declares for it: a call
+** through the table is checked as a direct call would be. */
+#define LI_LWS_FIELD(name) __typeof__(name) *name;
+typedef struct li_lws_api {
+  LI_LWS_FUNCS(LI_LWS_FIELD)
+} li_lws_api;
+#undef LI_LWS_FIELD
+
+/* Filled once (li_lws_once) at the first start, read-only after: every
+** call through it comes after that start (the service thread is made
+** after it, attach and detach wait for it under li_srv_life). */
+static li_lws_api li_lws;
+static pthread_once_t li_lws_once = PTHREAD_ONCE_INIT;
+static char li_lws_error[256];      /* why it could not be ("": loaded) */
+
+/* Opens LI_LWS_SONAME and looks every function up; on failure the
+** library is closed and li_lws_error says why (dlerror's words). */
+static void li_lws_load_once(void) {
+  void *h = dlopen(LI_LWS_SONAME, RTLD_NOW | RTLD_LOCAL);
+  void *f;
+  if (h == NULL) {
+    const char *e = dlerror();
+    snprintf(li_lws_error, sizeof li_lws_error, "cannot load %s "
+             "(libwebsockets, which the live server needs): %s",
+             LI_LWS_SONAME, e != NULL ? e : "dlopen failed");
+    return;
+  }
+#define LI_LWS_SYM(name) \
+  if ((f = dlsym(h, #name)) == NULL) goto missing; \
+  memcpy(&li_lws.name, &f, sizeof f);   /* (ISO C: no cast from void *) */
+  LI_LWS_FUNCS(LI_LWS_SYM)
+#undef LI_LWS_SYM
+  return;
+missing: {
+    const char *e = dlerror();
+    snprintf(li_lws_error, sizeof li_lws_error, "cannot use %s "
+             "(libwebsockets, which the live server needs): %s",
+             LI_LWS_SONAME, e != NULL ? e : "a function is missing");
+    memset(&li_lws, 0, sizeof li_lws);
+    dlclose(h);
+  }
+}
+
+/* libwebsockets' functions in li_lws: 0, or -1 and err says why. */
+static int li_lws_load(char *err, size_t errlen) {
+  pthread_once(&li_lws_once, li_lws_load_once);
+  if (li_lws_error[0] == '\0') return 0;
+  snprintf(err, errlen, "%s", li_lws_error);
+  return -1;
+}
 
 /* A message queued for clients: shared by every queue it is in. */
 typedef struct li_smsg {
@@ -237,8 +340,8 @@ static void client_close(li_sclient *cl, int status, const char *why) {
   cl->closing = status;
   cl->close_why = why;
   while (cl->qn > 0) client_pop(cl);
-  lws_callback_on_writable(cl->wsi);
-  lws_set_timeout(cl->wsi, PENDING_TIMEOUT_USER_OK, 1);
+  li_lws.lws_callback_on_writable(cl->wsi);
+  li_lws.lws_set_timeout(cl->wsi, PENDING_TIMEOUT_USER_OK, 1);
 }
 
 /* Queue m for cl (force: a catch-up, never dropped). */
@@ -276,7 +379,7 @@ static void client_push(li_srv *s, li_sclient *cl, li_smsg *m, int force) {
   m->refs++;
   cl->qbytes += m->len;
   if (!m->droppable) cl->qkeep += m->len;
-  lws_callback_on_writable(cl->wsi);
+  li_lws.lws_callback_on_writable(cl->wsi);
 }
 
 static void client_pop(li_sclient *cl) {
@@ -538,13 +641,13 @@ static void tick(lws_sorted_usec_list_t *sul) {
       s->done = 1;
       /* timers run just before lws_service's poll: wake it, or it would
       ** sleep its full default (30 s) before the loop sees `done` */
-      lws_cancel_service(s->ctx);
+      li_lws.lws_cancel_service(s->ctx);
       return;
     }
   } else if (++s->ticks % LI_SRV_STATES_TICKS == 0) {
     send_states(s, NULL);
   }
-  lws_sul_schedule(s->ctx, 0, &s->sul, tick, LI_SRV_TICK_US);
+  li_lws.lws_sul_schedule(s->ctx, 0, &s->sul, tick, LI_SRV_TICK_US);
 }
 
 
@@ -556,7 +659,8 @@ static void tick(lws_sorted_usec_list_t *sul) {
 ** they differ. */
 static int token_ok(li_srv *s, struct lws *wsi) {
   char buf[LI_SRV_TOKEN_MAX + 16];
-  const char *t = lws_get_urlarg_by_name(wsi, "token=", buf, (int)sizeof buf);
+  const char *t = li_lws.lws_get_urlarg_by_name(wsi, "token=", buf,
+                                                (int)sizeof buf);
   size_t n, i;
   unsigned diff;
   if (t == NULL) return 0;
@@ -587,18 +691,18 @@ static int origin_is(const li_srv *s, const char *o, const char *h) {
 ** it (the token still guards the socket). */
 static int origin_ok(li_srv *s, struct lws *wsi) {
   char o[300], host[300];
-  int n = lws_hdr_total_length(wsi, WSI_TOKEN_ORIGIN);
+  int n = li_lws.lws_hdr_total_length(wsi, WSI_TOKEN_ORIGIN);
   if (n <= 0) return 1;
-  if (n >= (int)sizeof o || lws_hdr_copy(wsi, o, (int)sizeof o,
-                                         WSI_TOKEN_ORIGIN) < 0)
+  if (n >= (int)sizeof o || li_lws.lws_hdr_copy(wsi, o, (int)sizeof o,
+                                                WSI_TOKEN_ORIGIN) < 0)
     return 0;
   if (origin_is(s, o, s->host)) return 1;
   if (s->loopback && (origin_is(s, o, "localhost") ||
                       origin_is(s, o, "127.0.0.1") ||
                       origin_is(s, o, "[::1]")))
     return 1;
-  if (s->wildcard && lws_hdr_copy(wsi, host, (int)sizeof host,
-                                  WSI_TOKEN_HOST) > 0) {
+  if (s->wildcard && li_lws.lws_hdr_copy(wsi, host, (int)sizeof host,
+                                         WSI_TOKEN_HOST) > 0) {
     return strncmp(o, "http://", 7) == 0 && strcasecmp(o + 7, host) == 0;
   }
   return 0;
@@ -606,8 +710,8 @@ static int origin_ok(li_srv *s, struct lws *wsi) {
 
 /* Refuse a request with `code` and close: 1 (the caller returns it). */
 static int refuse(struct lws *wsi, unsigned code, const char *why) {
-  if (lws_return_http_status(wsi, code, why)) return -1;
-  return lws_http_transaction_completed(wsi) ? -1 : 0;
+  if (li_lws.lws_return_http_status(wsi, code, why)) return -1;
+  return li_lws.lws_http_transaction_completed(wsi) ? -1 : 0;
 }
 
 /* Start a response: headers now, the body at writeable callbacks. */
@@ -615,26 +719,26 @@ static int respond(struct lws *wsi, li_spss *pss, const char *ctype,
                    li_sbody *body, const char *disposition) {
   unsigned char hdr[LWS_PRE + 1024];
   unsigned char *start = hdr + LWS_PRE, *p = start, *end = hdr + sizeof hdr;
-  if (lws_add_http_common_headers(wsi, HTTP_STATUS_OK, ctype,
-                                  (lws_filepos_t)body->len, &p, end) ||
-      lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
-                                  (const unsigned char *)"no-store", 8,
-                                  &p, end) ||
-      lws_add_http_header_by_name(wsi,
+  if (li_lws.lws_add_http_common_headers(wsi, HTTP_STATUS_OK, ctype,
+          (lws_filepos_t)body->len, &p, end) ||
+      li_lws.lws_add_http_header_by_name(wsi,
+          (const unsigned char *)"cache-control:",
+          (const unsigned char *)"no-store", 8, &p, end) ||
+      li_lws.lws_add_http_header_by_name(wsi,
           (const unsigned char *)"x-content-type-options:",
           (const unsigned char *)"nosniff", 7, &p, end) ||
       (disposition != NULL &&
-       lws_add_http_header_by_name(wsi,
+       li_lws.lws_add_http_header_by_name(wsi,
           (const unsigned char *)"content-disposition:",
           (const unsigned char *)disposition, (int)strlen(disposition),
           &p, end)) ||
-      lws_finalize_write_http_header(wsi, start, &p, end)) {
+      li_lws.lws_finalize_write_http_header(wsi, start, &p, end)) {
     if (body->fd >= 0) close(body->fd);
     free(body);
     return -1;
   }
   pss->body = body;
-  lws_callback_on_writable(wsi);
+  li_lws.lws_callback_on_writable(wsi);
   return 0;
 }
 
@@ -752,17 +856,17 @@ static int write_body(struct lws *wsi, li_spss *pss, unsigned char *scratch) {
   }
   b->off += n;
   last = b->off >= b->len;
-  if (lws_write(wsi, p, n, last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP)
-      != (int)n)
+  if (li_lws.lws_write(wsi, p, n,
+                       last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP) != (int)n)
     return -1;
   if (!last) {
-    lws_callback_on_writable(wsi);
+    li_lws.lws_callback_on_writable(wsi);
     return 0;
   }
   if (b->fd >= 0) close(b->fd);
   free(b);
   pss->body = NULL;
-  return lws_http_transaction_completed(wsi) ? -1 : 0;
+  return li_lws.lws_http_transaction_completed(wsi) ? -1 : 0;
 }
 
 static void free_body(li_spss *pss) {
@@ -774,7 +878,7 @@ static void free_body(li_spss *pss) {
 }
 
 static int on_http(li_srv *s, struct lws *wsi, li_spss *pss, const char *uri) {
-  if (lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI) <= 0)
+  if (li_lws.lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI) <= 0)
     return refuse(wsi, HTTP_STATUS_METHOD_NOT_ALLOWED, NULL);
   if (!token_ok(s, wsi)) {
     s->refused++;
@@ -794,25 +898,27 @@ static int on_http(li_srv *s, struct lws *wsi, li_spss *pss, const char *uri) {
 static int on_upgrade(li_srv *s, struct lws *wsi, const char *proto) {
   char uri[64];
   if (proto == NULL || strcmp(proto, "websocket") != 0) return -1;
-  if (lws_hdr_copy(wsi, uri, (int)sizeof uri, WSI_TOKEN_GET_URI) <= 0 ||
+  if (li_lws.lws_hdr_copy(wsi, uri, (int)sizeof uri, WSI_TOKEN_GET_URI) <= 0 ||
       strcmp(uri, "/live") != 0) {
-    lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL);
+    li_lws.lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL);
     return 1;
   }
   if (!token_ok(s, wsi)) {
     s->refused++;
-    lws_return_http_status(wsi, HTTP_STATUS_FORBIDDEN, "token required");
+    li_lws.lws_return_http_status(wsi, HTTP_STATUS_FORBIDDEN,
+                                  "token required");
     return 1;
   }
   if (!origin_ok(s, wsi)) {
     s->refused++;
-    lws_return_http_status(wsi, HTTP_STATUS_FORBIDDEN, "origin refused");
+    li_lws.lws_return_http_status(wsi, HTTP_STATUS_FORBIDDEN,
+                                  "origin refused");
     return 1;
   }
   if (s->nclients >= LI_SRV_MAX_CLIENTS || s->stopping) {
     s->refused++;
-    lws_return_http_status(wsi, HTTP_STATUS_SERVICE_UNAVAILABLE,
-                           s->stopping ? "closing" : "too many clients");
+    li_lws.lws_return_http_status(wsi, HTTP_STATUS_SERVICE_UNAVAILABLE,
+        s->stopping ? "closing" : "too many clients");
     return 1;
   }
   return 0;
@@ -873,20 +979,21 @@ static void on_message(li_srv *s, li_sclient *cl) {
 
 static int on_receive(li_srv *s, struct lws *wsi, li_sclient *cl,
                       const void *in, size_t len) {
-  if (lws_is_first_fragment(wsi)) {
+  if (li_lws.lws_is_first_fragment(wsi)) {
     cl->rxlen = 0;
-    cl->rxbinary = lws_frame_is_binary(wsi);
+    cl->rxbinary = li_lws.lws_frame_is_binary(wsi);
   }
   if (len > sizeof cl->rx - cl->rxlen) {
     static const char why[] = "message over 4096 bytes";
     s->malformed++;
-    lws_close_reason(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE,
-                     (unsigned char *)why, sizeof why - 1);
+    li_lws.lws_close_reason(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE,
+                            (unsigned char *)why, sizeof why - 1);
     return -1;
   }
   memcpy(cl->rx + cl->rxlen, in, len);
   cl->rxlen += len;
-  if (lws_is_final_fragment(wsi) && lws_remaining_packet_payload(wsi) == 0)
+  if (li_lws.lws_is_final_fragment(wsi) &&
+      li_lws.lws_remaining_packet_payload(wsi) == 0)
     on_message(s, cl);
   return 0;
 }
@@ -897,8 +1004,9 @@ static int on_writeable(li_srv *s, struct lws *wsi, li_sclient *cl) {
   size_t n;
   int flags;
   if (cl->closing) {
-    lws_close_reason(wsi, (enum lws_close_status)cl->closing,
-                     (unsigned char *)cl->close_why, strlen(cl->close_why));
+    li_lws.lws_close_reason(wsi, (enum lws_close_status)cl->closing,
+                            (unsigned char *)cl->close_why,
+                            strlen(cl->close_why));
     return -1;
   }
   if (cl->qn == 0 && cl->lost > 0) {
@@ -917,18 +1025,18 @@ static int on_writeable(li_srv *s, struct lws *wsi, li_sclient *cl) {
   memcpy(s->scratch + LWS_PRE, m->data + cl->sent, n);
   flags = lws_write_ws_flags(LWS_WRITE_TEXT, cl->sent == 0,
                              cl->sent + n == m->len);
-  if (lws_write(wsi, s->scratch + LWS_PRE, n,
-                (enum lws_write_protocol)flags) < (int)n)
+  if (li_lws.lws_write(wsi, s->scratch + LWS_PRE, n,
+                       (enum lws_write_protocol)flags) < (int)n)
     return -1;
   cl->sent += n;
   if (cl->sent == m->len) client_pop(cl);
-  if (cl->qn > 0 || cl->lost > 0) lws_callback_on_writable(wsi);
+  if (cl->qn > 0 || cl->lost > 0) li_lws.lws_callback_on_writable(wsi);
   return 0;
 }
 
 static int li_srv_callback(struct lws *wsi, enum lws_callback_reasons reason,
                            void *user, void *in, size_t len) {
-  li_srv *s = lws_context_user(lws_get_context(wsi));
+  li_srv *s = li_lws.lws_context_user(li_lws.lws_get_context(wsi));
   li_spss *pss = user;
   switch (reason) {
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
@@ -953,8 +1061,8 @@ static int li_srv_callback(struct lws *wsi, enum lws_callback_reasons reason,
       /* a modest socket buffer: a slow reader's backlog is then in its
       ** queue, where stale frames are dropped, not megabytes of them in
       ** the kernel's (which would grow it for a fast one on loopback) */
-      setsockopt(lws_get_socket_fd(wsi), SOL_SOCKET, SO_SNDBUF, &sndbuf,
-                 sizeof sndbuf);
+      setsockopt(li_lws.lws_get_socket_fd(wsi), SOL_SOCKET, SO_SNDBUF,
+                 &sndbuf, sizeof sndbuf);
       cl->wsi = wsi;
       cl->next = s->clients;
       if (s->clients != NULL) s->clients->prev = cl;
@@ -1141,9 +1249,9 @@ static void *li_srv_main(void *ud) {
   li_srv *s = ud;
   /* the timer from this thread: scheduled from the one that made the
   ** context, its first wake-up was not counted in the poll's timeout */
-  lws_sul_schedule(s->ctx, 0, &s->sul, tick, LI_SRV_TICK_US);
+  li_lws.lws_sul_schedule(s->ctx, 0, &s->sul, tick, LI_SRV_TICK_US);
   while (!s->done)
-    if (lws_service(s->ctx, 0) < 0) break;
+    if (li_lws.lws_service(s->ctx, 0) < 0) break;
   return NULL;
 }
 
@@ -1184,6 +1292,7 @@ static int li_srv_start(li_srv *s, const char *addr, const char *token,
   sigset_t all, old;
   char host[256];
   int port, rc;
+  if (li_lws_load(err, errlen) != 0) return -1;
   if (parse_addr(addr, host, sizeof host, &port, err, errlen) != 0)
     return -1;
   if (token != NULL) {
@@ -1200,7 +1309,7 @@ static int li_srv_start(li_srv *s, const char *addr, const char *token,
     return -1;
   }
 
-  lws_set_log_level(LLL_ERR, li_srv_log);
+  li_lws.lws_set_log_level(LLL_ERR, li_srv_log);
   memset(&info, 0, sizeof info);
   info.port = port;
   info.iface = s->wildcard ? NULL : s->bindhost;
@@ -1212,15 +1321,16 @@ static int li_srv_start(li_srv *s, const char *addr, const char *token,
                  LWS_SERVER_OPTION_DISABLE_OS_CA_CERTS;
   if (sa.ss_family == AF_INET)
     info.options |= LWS_SERVER_OPTION_DISABLE_IPV6;
-  s->ctx = lws_create_context(&info);
+  s->ctx = li_lws.lws_create_context(&info);
   if (s->ctx == NULL) {
     snprintf(err, errlen, "cannot listen on %s:%d (libwebsockets "
              "refused: see its message above)", host, port);
     li_srv_reset(s);
     return -1;
   }
-  s->vh = lws_get_vhost_by_name(s->ctx, "default");
-  if (port == 0 && s->vh != NULL) port = lws_get_vhost_listen_port(s->vh);
+  s->vh = li_lws.lws_get_vhost_by_name(s->ctx, "default");
+  if (port == 0 && s->vh != NULL)
+    port = li_lws.lws_get_vhost_listen_port(s->vh);
   s->port = port;
   if (sa.ss_family == AF_INET6)
     snprintf(s->host, sizeof s->host, "[%s]", host);
@@ -1237,7 +1347,7 @@ static int li_srv_start(li_srv *s, const char *addr, const char *token,
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   if (rc != 0) {
     snprintf(err, errlen, "cannot start its thread: %s", strerror(rc));
-    lws_context_destroy(s->ctx);
+    li_lws.lws_context_destroy(s->ctx);
     li_srv_reset(s);
     return -1;
   }
@@ -1250,9 +1360,9 @@ static void li_srv_stop(li_srv *s) {
   pthread_mutex_lock(&s->mu);
   s->stop = 1;
   pthread_mutex_unlock(&s->mu);
-  lws_cancel_service(s->ctx);
+  li_lws.lws_cancel_service(s->ctx);
   pthread_join(s->thread, NULL);
-  lws_context_destroy(s->ctx);   /* whatever is still open */
+  li_lws.lws_context_destroy(s->ctx);   /* whatever is still open */
   li_srv_reset(s);
 }
 
@@ -1341,7 +1451,7 @@ int li_live_server_attach(li_live_chan *c, const char *addr,
   if (o == NULL) s->chans = ch;
   else o->next = ch;
   pthread_mutex_unlock(&s->mu);
-  lws_cancel_service(s->ctx);
+  li_lws.lws_cancel_service(s->ctx);
   /* (the URL once the state is in the list: a client that connects as
   ** soon as it reads the line finds the state listed) */
   if (started) {
@@ -1370,7 +1480,7 @@ void li_live_server_detach(li_live_chan *c) {
     ** a second), then forgets it; woken again in case it slept through */
     struct timespec ts;
     pthread_mutex_unlock(&s->mu);
-    lws_cancel_service(s->ctx);
+    li_lws.lws_cancel_service(s->ctx);
     pthread_mutex_lock(&s->mu);
     if (ch->forgotten) break;
     clock_gettime(CLOCK_REALTIME, &ts);

@@ -51,9 +51,9 @@ class Host:
     """A host program: its stdout and stderr lines collected as they come,
     the live view's URL read from stderr."""
 
-    def __init__(self, argv):
+    def __init__(self, argv, env=None):
         self.argv = argv
-        self.p = subprocess.Popen(argv, stdin=subprocess.PIPE,
+        self.p = subprocess.Popen(argv, stdin=subprocess.PIPE, env=env,
                                   stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True)
         self.out, self.err = [], []
@@ -816,6 +816,52 @@ def case_port_in_use(exe, _multi):
         check(os.path.getsize(rep) > 0, "no report")
     s.close()
     print("ok: %s" % [l for l in err.splitlines() if "host: option live:" in l][0])
+
+
+def case_no_library(exe, _multi):
+    """libwebsockets, opened only when the server starts (nothing links
+    it), found but unusable: a clear error naming it and saying why
+    (dlerror), and the game runs on, its report written.  Two libraries
+    of its SONAME (LI_LWS_SONAME, from CMake) put first on the loader's
+    path: an empty file (dlopen fails) and, when a compiler is given
+    (LI_CC), one without libwebsockets' functions (dlsym fails)."""
+    soname = os.environ.get("LI_LWS_SONAME", "")
+    check(soname != "", "LI_LWS_SONAME is not set (tests/CMakeLists.txt sets it)")
+    if "/" in soname:
+        print("ok: the server opens %s by its path: LD_LIBRARY_PATH cannot "
+              "stand in for it (nothing checked)" % soname)
+        return
+    stub = "int lws_service(void *c, int t) { (void)c; (void)t; return 0; }\n"
+    with tempfile.TemporaryDirectory() as d:
+        lib = os.path.join(d, soname)
+        kinds = [("empty file", None, "cannot load")]
+        if os.environ.get("LI_CC"):
+            kinds.append(("library without its functions", stub, "undefined symbol"))
+        for what, src, words in kinds:
+            if src is None:
+                open(lib, "w").close()
+            else:
+                with open(os.path.join(d, "stub.c"), "w") as f:
+                    f.write(src)
+                subprocess.run([os.environ["LI_CC"], "-shared", "-fPIC",
+                                "-Wl,-soname," + soname, "-o", lib,
+                                os.path.join(d, "stub.c")], check=True)
+            rep = os.path.join(d, "report.txt")
+            env = dict(os.environ)
+            env["LD_LIBRARY_PATH"] = d + (":" + env["LD_LIBRARY_PATH"]
+                                          if env.get("LD_LIBRARY_PATH") else "")
+            h = Host([exe, "--live", "127.0.0.1:0", "--frames", "60",
+                      "--report", rep], env=env)
+            rc = h.finish()
+            err = h.stderr()
+            check(rc == 0, "%s: host exit status %d:\n%s" % (what, rc, err))
+            check("live view at" not in err, "%s: a live view started:\n%s" % (what, err))
+            line = [l for l in err.splitlines() if "host: option live:" in l]
+            check(line and soname in line[0] and words in line[0],
+                  "%s: no clear error naming %s (%r):\n%s" % (what, soname, words, err))
+            check(int(h.summary()["marks"]) == 60, "%s: the game did not run to its end" % what)
+            check(os.path.getsize(rep) > 0, "%s: no report" % what)
+            print("ok: %s: %s" % (what, line[0]))
 
 
 def case_multistate(_exe, multi):
