@@ -42,6 +42,18 @@ static void raw_tree(li_tally *nd, uint32_t n, uint32_t nf, uint64_t wall,
     uint64_t run;
     t->parent = up;
     t->func = (uint32_t)fz_upto(in, nf - 1);
+    t->counted = 0;
+    if (fz_upto(in, 7) == 0) {                /* counted, not timed: calls, */
+      t->counted = 1;                         /* no span (count_small) */
+      t->ticks = t->pre = 0;
+      room[i] = pre_room[i] = 0;
+      t->calls = 1 + fz_upto(in, 1u << 20);
+      t->errors = 0;
+      t->pairs = 0;
+      t->min = INT64_MAX;
+      t->max = INT64_MIN;
+      continue;
+    }
     t->ticks = (int64_t)fz_upto(in, room[up]);
     room[up] -= (uint64_t)t->ticks;
     room[i] = (uint64_t)t->ticks;
@@ -77,6 +89,8 @@ static void calibration(li_cost *c, double k, fz_bytes *in) {
   P.inside_cost = P.inside_least + fz_upto(in, P.pair_cost - P.pair_least);
   P.entries = fz_upto(in, 1000000);          /* (and what they timed of */
   P.own_clock = fz_upto(in, P.entries * 200); /* themselves, LI_INBAND) */
+  P.count_cost = fz_upto(in, 2000);          /* a count probe (count_small) */
+  P.count_spread = fz_upto(in, 1000);
   li_report_cost(&P, k, c);
 }
 
