@@ -260,6 +260,11 @@ int li_write_chrome(const li_profile *p, FILE *f) {
           ",\"trace_capacity\":%" PRIu64, p->nevents, p->events_dropped,
           p->trace_capacity);
   if (p->trace_recent) fputs(",\"trace_keeps\":\"recent\"", f);
+  if (p->count_small > 0)   /* counted functions have no events: say why */
+    fprintf(f, ",\"count_small\":%" PRIu32 ",\"counted\":\"functions of at "
+            "most %" PRIu32 " tokens with no call or loop were counted, not "
+            "timed: no events of their own, their time in their callers'\"",
+            p->count_small, p->count_small);
   if (p->framing)       /* only then: traces without frames stay as they were */
     fprintf(f, ",\"framing\":true,\"frames\":%" PRIu64 ",\"frames_marked\":%"
             PRIu64 ",\"spikes_seen\":%" PRIu64,
