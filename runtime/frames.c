@@ -357,7 +357,7 @@ void li_frames_mark(li_prof *P, lua_State *L, li_stack *S, uint64_t t) {
   s->start = F->start;
   s->dur = dur;
   s->idle = F->idle;
-  s->calls = P->entries - F->entries0;
+  s->calls = P->entries - F->entries0 + (P->counted - F->counted0);
   s->alloc = P->alloc_total - F->alloc0;
   s->spike = 0;
   if (is_spike(P, F, busy)) {
