@@ -72,7 +72,7 @@ typedef struct buffer {
 static void usage(FILE *f)
 {
   fputs("usage: " PROGNAME " [-o OUT] [--chunkname NAME] [--lua VERSION]"
-        " FILE|-\n"
+        " [--count-small[=N]] FILE|-\n"
         "Instrument a Lua chunk for profiling; the result goes to stdout or"
         " OUT.\n"
         "  -o OUT            write the result to OUT (replaced atomically);\n"
