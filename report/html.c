@@ -625,7 +625,7 @@ static const char script_core[] =
   "      var v = ST[c[q][2]][f], e = estErr(c[q][0], f);\n"
   "      if (fcounted[f] && mode === 'time' && c[q][0] !== 'calls' && c[q][0] !== 'errors') {\n"
   "        cell(tr, c[q][0] === 'self' ? 'counted' : '-', 'est',\n"
-  "             'counted, not timed (--count-small): its time is in its callers\u2019 self');\n"
+  "             'counted, not timed (option count_small, luaprof --count-small): its time is in its callers\u2019 self');\n"
   "        continue;\n"
   "      }\n"
   "      if (e > 0 && c[q][4] !== 'pct' && e * 4 > v)\n"

@@ -549,7 +549,7 @@ static void put_estimates(FILE *f, const li_pfunc *const *order, uint32_t n) {
   }
   for (uint32_t i = 0; i < n; i++)
     if (order[i]->counted) {
-      fputs("counted: its calls counted, not timed (--count-small): its time "
+      fputs("counted: its calls counted, not timed (option count_small): its time "
             "is in its callers' self\n", f);
       return;
     }
