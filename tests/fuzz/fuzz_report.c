@@ -341,7 +341,7 @@ static void check_csv(const li_profile *p, const char *s, size_t n) {
       if (fields == 1) slen = len;
       fields++;
     } while (end == ',');
-    FZ_CHECK(fields == 20, "csv: record %zu has %d fields", record, fields);
+    FZ_CHECK(fields == 21, "csv: record %zu has %d fields", record, fields);
     FZ_CHECK(end == '\n', "csv: record %zu does not end in a line break", record);
     if (record > 0) {
       const li_pfunc *f = record <= nrows ? order[record - 1] : NULL;

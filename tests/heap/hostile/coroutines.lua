@@ -1,10 +1,11 @@
--- Threads: 10^5 coroutines, suspended at depths 0 to 3 with locals, dead
--- after returning, dead after an error, never started; then snapshots
--- taken from inside running coroutines: one three resumes deep (its
--- resumers "normal"), one inside coroutine.wrap, one inside a pcall
--- inside a coroutine, one after the coroutine caught an error.
+-- Threads: 10^5 coroutines (H.scaled: 2*10^4 but on the main Lua),
+-- suspended at depths 0 to 3 with locals, dead after returning, dead after
+-- an error, never started; then snapshots taken from inside running
+-- coroutines: one three resumes deep (its resumers "normal"), one inside
+-- coroutine.wrap, one inside a pcall inside a coroutine, one after the
+-- coroutine caught an error.
 local H = require("heaphelp")
-local N = 100000
+local N = H.scaled(100000)
 
 local function body(depth, tag)
   local here = { tag = tag }
