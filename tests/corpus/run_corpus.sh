@@ -4,14 +4,17 @@
 # For every file of tests/corpus/list_corpus.sh (about 1,200 Lua and NSE
 # files from Debian packages), lua5.4's loadfile decides whether the file is
 # accepted (a BOM and a `#` first line skipped, as `lua5.4 FILE` does), and:
-#  - accepted: BIN_DIR/luainstr succeeds, its output loads too, and
-#    `luac5.4 -p -l` lists the same functions with the same line ranges, in
-#    the same order (the probe prologue's own two functions aside).  Output
+#  - accepted: BIN_DIR/luainstr succeeds, its output loads too, and it has
+#    the same functions with the same line ranges, in the same order, as
+#    `luac5.4 -p -l` would list them (the probe prologue's own two
+#    functions aside; loadcheck.lua reads them from string.dump).  Output
 #    identical to the input (nothing instrumented) passes only if luainstr
 #    printed a warning saying why.
 #  - rejected: luainstr exits 1, prints nothing on stdout, and its message
 #    is Lua's own: "luainstr: " followed by loadfile's error.
-# Ends with the line "N passed, N failed"; exits 1 if any failed.
+# Two workers (xargs -P 2), 25 files each time: luainstr once per file,
+# lua5.4 once per 25 files.  Ends with the line "N passed, N failed"; exits
+# 1 if any failed (a file with no result fails), 2 on bad usage.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -19,30 +22,35 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # --check BIN_DIR WORKDIR FILE...: the worker that xargs runs, one result
 # line per file ("PASS|FAIL<TAB>file<TAB>detail") appended to
 # WORKDIR/results; short lines appended with O_APPEND do not interleave.
+# Process start-up is most of the cost, so a worker starts luainstr once
+# per file but lua5.4 (loadcheck.lua) once for all its files, and the rest
+# is bash builtins.
 check_files() {
   local bin=$1 work=$2
   shift 2
-  local f w
-  w=$(mktemp -d "$work/w.XXXXXX")  # this worker's scratch, reused per file
+  local f i w
+  local -a verdicts
+  w=$(mktemp -d "$work/w.XXXXXX")  # this worker's scratch, files by number
+  i=0
   for f in "$@"; do
-    rm -f "$w"/*
-    check_one "$bin" "$w" "$f" >> "$work/results"
+    i=$((i + 1))
+    "$bin/luainstr" "$f" > "$w/$i.out" 2> "$w/$i.err" || echo $? > "$w/$i.status"
+  done
+  lua5.4 "$here/loadcheck.lua" "$w" "$@" > "$w/verdicts" || true
+  mapfile -t verdicts < "$w/verdicts"
+  i=0
+  for f in "$@"; do
+    i=$((i + 1))
+    check_one "$w" "$i" "$f" "${verdicts[i - 1]-}" >> "$work/results"
   done
   rm -rf "$w"
 }
 
-# The first line of a file, at most 300 bytes.
+# first_line VAR FILE: VAR= the first line of FILE, at most 300 bytes.
 first_line() {
   local line=
-  IFS= read -r line < "$1" || true
-  printf '%s' "${line:0:300}"
-}
-
-# The functions luac5.4 lists in a file, "first,last" line each, in order
-# (main first, then depth first as the functions appear).
-ranges() {
-  luac5.4 -p -l -- "$1" |
-    sed -nE 's/^(main|function) <.*:([0-9]+,[0-9]+)> .*/\2/p'
+  IFS= read -r line < "$2" || true
+  printf -v "$1" '%s' "${line:0:300}"
 }
 
 # Same functions with the same line ranges in both files?  The prologue the
@@ -51,63 +59,67 @@ ranges() {
 # adds two one-line functions to the output, right after main (the first
 # functions main defines): they are set aside when they are exactly that,
 # a pair of identical one-line ranges on a line that names __luainstr.
+# If not, says how in why.
 same_ranges() {  # orig.ranges out.ranges out.lua
-  local -a a b
+  local -a a b l
   local line
   mapfile -t a < "$1"
   mapfile -t b < "$2"
   if [[ ${#b[@]} -eq $((${#a[@]} + 2)) && ${b[1]} == "${b[2]}" &&
         ${b[1]%,*} == "${b[1]#*,}" ]]; then
     line=${b[1]%,*}
-    if sed -n "${line}{p;q}" -- "$3" | grep -qa __luainstr; then
+    mapfile -t -s $((line - 1)) -n 1 l < "$3"  # line $line of out.lua
+    if [[ ${l[0]-} == *__luainstr* ]]; then
       b=("${b[0]}" "${b[@]:3}")
     fi
   fi
   [[ ${#a[@]} -eq ${#b[@]} && "${a[*]}" == "${b[*]}" ]] && return 0
   local i=0
   while [[ $i -lt ${#a[@]} && ${a[i]} == "${b[i]-}" ]]; do i=$((i + 1)); done
-  printf '%d functions in, %d out; function %d at lines %s in, %s out' \
+  printf -v why '%d functions in, %d out; function %d at lines %s in, %s out' \
     "${#a[@]}" "${#b[@]}" "$((i + 1))" "${a[i]-none}" "${b[i]-none}"
   return 1
 }
 
-check_one() {
-  local bin=$1 w=$2 f=$3 status=0 verdict why
-  "$bin/luainstr" "$f" > "$w/instr.out" 2> "$w/instr.err" || status=$?
-  verdict=$(lua5.4 "$here/loadcheck.lua" "$f" "$w/instr.out" "$w") || {
-    printf 'FAIL\t%s\tloadcheck.lua failed\n' "$f"; return; }
+check_one() {  # WORK I FILE VERDICT: file number I of the worker's scratch
+  local w=$1 i=$2 f=$3 verdict=$4 status=0 msg why
+  local p=$w/$i
+  [[ -e $p.status ]] && read -r status < "$p.status"
   # shellcheck disable=SC2086
   set -- $verdict  # orig ok|fail, out ok|fail, same|differ
+  if [[ $# -ne 3 || $1 == error ]]; then
+    printf 'FAIL\t%s\tloadcheck.lua failed: %s\n' "$f" "${verdict:-no verdict}"
+    return
+  fi
   if [[ $1 == fail ]]; then
     if [[ $status -ne 1 ]]; then
       printf 'FAIL\t%s\trejected by Lua but luainstr exited %d\n' "$f" "$status"
-    elif [[ -s $w/instr.out ]]; then
+    elif [[ -s $p.out ]]; then
       printf 'FAIL\t%s\trejected by Lua but luainstr wrote output\n' "$f"
-    elif ! cmp -s "$w/expected.err" "$w/instr.err"; then
-      printf 'FAIL\t%s\tmessage differs from Lua'"'"'s: %s\n' "$f" \
-        "$(first_line "$w/instr.err")"
+    elif ! cmp -s "$p.expected.err" "$p.err"; then
+      first_line msg "$p.err"
+      printf 'FAIL\t%s\tmessage differs from Lua'"'"'s: %s\n' "$f" "$msg"
     else
       printf 'PASS\t%s\trejected\n' "$f"
     fi
     return
   fi
   if [[ $status -ne 0 ]]; then
-    printf 'FAIL\t%s\tluainstr exited %d: %s\n' "$f" "$status" \
-      "$(first_line "$w/instr.err")"
+    first_line msg "$p.err"
+    printf 'FAIL\t%s\tluainstr exited %d: %s\n' "$f" "$status" "$msg"
   elif [[ $2 != ok ]]; then
-    printf 'FAIL\t%s\toutput does not load: %s\n' "$f" \
-      "$(first_line "$w/out.err")"
-  elif ! ranges "$w/orig.lua" > "$w/orig.ranges" ||
-       ! ranges "$w/out.lua" > "$w/out.ranges"; then
-    printf 'FAIL\t%s\tluac5.4 -p -l failed\n' "$f"
-  elif ! why=$(same_ranges "$w/orig.ranges" "$w/out.ranges" "$w/out.lua"); then
+    first_line msg "$p.out.err"
+    printf 'FAIL\t%s\toutput does not load: %s\n' "$f" "$msg"
+  elif ! same_ranges "$p.orig.ranges" "$p.out.ranges" "$p.out"; then
     printf 'FAIL\t%s\tfunction line ranges differ: %s\n' "$f" "$why"
-  elif [[ $3 == same && ! -s $w/instr.err ]]; then
+  elif [[ $3 == same && ! -s $p.err ]]; then
     printf 'FAIL\t%s\toutput is the input, and no warning says why\n' "$f"
   elif [[ $3 == same ]]; then
-    printf 'PASS\t%s\tuninstrumented: %s\n' "$f" "$(first_line "$w/instr.err")"
-  elif [[ -s $w/instr.err ]]; then
-    printf 'PASS\t%s\twarned: %s\n' "$f" "$(first_line "$w/instr.err")"
+    first_line msg "$p.err"
+    printf 'PASS\t%s\tuninstrumented: %s\n' "$f" "$msg"
+  elif [[ -s $p.err ]]; then
+    first_line msg "$p.err"
+    printf 'PASS\t%s\twarned: %s\n' "$f" "$msg"
   else
     printf 'PASS\t%s\tinstrumented\n' "$f"
   fi

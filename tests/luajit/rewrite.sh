@@ -6,12 +6,15 @@
 # its test/ and bench/, and the real-world corpus (tests/corpus: Lua code of
 # Debian packages, much of it 5.1 code that luajit compiles).
 #
-# Each file is instrumented with `LUAINSTR --lua jit`, and lines.lua (run
-# by luajit) checks that every file luajit compiles still compiles
-# instrumented, with the same functions on the same lines and code on every
-# line that had code.  An output identical to its input passes only with a
-# warning saying why.  A missing SUITE is said and its files left out; with
-# CI set it is a failure (CI keeps it beside the project).
+# Each file is instrumented with `LUAINSTR --lua jit` (two at a time, into
+# a temporary folder), then one luajit runs lines.lua on all of them: every
+# file luajit compiles must still compile instrumented, with the same
+# functions on the same lines and code on every line that had code.  An
+# output identical to its input passes only with a warning saying why.  A
+# missing SUITE is said and its files left out; with CI set it is a failure
+# (CI keeps it beside the project).  Ends with the line "N passed, N failed
+# (...)"; exits 1 if any failed (a file lines.lua gave no verdict on
+# fails), 2 on bad usage.
 set -u
 prog=rewrite.sh
 [ $# -ge 1 ] && [ $# -le 2 ] || { echo "usage: $0 LUAINSTR [SUITE]" >&2; exit 2; }
@@ -44,21 +47,49 @@ while IFS= read -r f; do files+=("$f"); done <<< "$corpus"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/li-luajit-rewrite.XXXXXX") || exit 2
 trap 'rm -rf -- "$tmp"' EXIT
+n=${#files[@]}
+
+# File i instrumented to $tmp/i.lua, its stderr to $tmp/i.err and a
+# non-zero exit status to $tmp/i.st; two workers (CI has two cores), each
+# every other file.
+instrument() {
+  local i
+  for ((i = $1; i < n; i += 2)); do
+    "$luainstr" --lua jit "${files[i]}" > "$tmp/$i.lua" 2> "$tmp/$i.err" || echo $? > "$tmp/$i.st"
+  done
+}
+instrument 0 &
+instrument 1 &
+wait
+
+# One luajit checks every pair, one verdict a line in the files' order
+# (ORIG's chunk name its base name, so messages are short).
+for ((i = 0; i < n; i++)); do
+  printf '%s\t%s\n' "${files[i]}" "$tmp/$i.lua"
+done > "$tmp/pairs"
+lst=0
+luajit "$here/lines.lua" < "$tmp/pairs" > "$tmp/verdicts" 2> "$tmp/lines.err" || lst=$?
+mapfile -t verdicts < "$tmp/verdicts"
+
 pass=0 failed=0 rejected=0
-for f in "${files[@]}"; do
-  st=0
-  "$luainstr" --lua jit "$f" > "$tmp/out.lua" 2> "$tmp/err" || st=$?
-  # compiled from the file's folder, so chunk names are short
-  verdict=$(cd "$(dirname "$f")" && luajit "$here/lines.lua" "$(basename "$f")" "$tmp/out.lua" 2>&1)
+for ((i = 0; i < n; i++)); do
+  f=${files[i]}
+  if [ $i -lt ${#verdicts[@]} ]; then
+    verdict=${verdicts[i]}
+  else
+    verdict="lines.lua gave no verdict (it exited $lst: $(head -c 300 "$tmp/lines.err"))"
+  fi
   case $verdict in
     rejected*) rejected=$((rejected + 1)); continue ;;
   esac
+  st=0
+  [ -e "$tmp/$i.st" ] && read -r st < "$tmp/$i.st"
   why=
-  if [ $st -ne 0 ]; then
-    why="luainstr exited $st: $(head -c 300 "$tmp/err")"
+  if [ "$st" -ne 0 ]; then
+    why="luainstr exited $st: $(head -c 300 "$tmp/$i.err")"
   elif [ "${verdict%% *}" != ok ]; then
     why=$verdict
-  elif cmp -s "$f" "$tmp/out.lua" && [ ! -s "$tmp/err" ]; then
+  elif [ "${verdict##* }" = same ] && [ ! -s "$tmp/$i.err" ]; then
     why="output is the input, and no warning says why"
   fi
   if [ -n "$why" ]; then
@@ -68,5 +99,9 @@ for f in "${files[@]}"; do
     pass=$((pass + 1))
   fi
 done
+if [ $lst -ne 0 ]; then
+  echo "FAIL lines.lua exited $lst: $(head -c 300 "$tmp/lines.err")"
+  failed=$((failed + 1))
+fi
 echo "$pass passed, $failed failed ($rejected files luajit rejects itself left out)"
 [ $failed -eq 0 ]
