@@ -8,8 +8,9 @@
 #
 #   compare.sh LUAPROF_BIN [DIR] [KINDS]
 #     DIR    folder of *.lua programs (default tests/behaviour/lua54)
-#     KINDS  variants to compare with fast (default "direct api"; a build
-#            without Lua's headers has api only, and says so)
+#     KINDS  variants to compare with fast (default "direct api"; or
+#            "direct;api", a CMake list; a build without Lua's headers
+#            has api only, and says so)
 #
 # A program P.lua with a file P.calls beside it must also give, under
 # fast, the calls and errors that file lists: one line per function,
@@ -38,6 +39,12 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 prof=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 dir=${2:-$here/../behaviour/lua54}
 kinds=${3:-direct api}
+kinds=${kinds//;/ }     # (a CMake list, as tests/CMakeLists.txt passes it)
+for k in $kinds; do
+  case $k in api|direct|fast|ffi) ;;
+    *) echo "compare.sh: no probe '$k' (api, direct, fast, ffi)" >&2; exit 2 ;;
+  esac
+done
 [ -x "$prof" ] || { echo "compare.sh: no luaprof at $1" >&2; exit 2; }
 dir=$(cd "$dir" && pwd) || exit 2
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/li-probe-cmp.XXXXXX")
