@@ -53,6 +53,9 @@ if [[ ! -f $w/seeds/.done ]]; then
   done
   touch $w/seeds/.done
 fi
+# fuzz_report's regressions: inputs it once failed on (every run: a seed
+# directory from before them gets them too)
+cp tests/fuzz/regressions/report/* $w/seeds/fuzz_report/
 # fuzz_heapread: luaheap's hand-written snapshots, good and malformed
 if [[ ! -d $w/seeds/fuzz_heapread ]]; then
   mkdir -p $w/seeds/fuzz_heapread
