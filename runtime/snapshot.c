@@ -38,15 +38,21 @@ static int close_virtually(const li_prof *P, const li_stack *S, uint64_t t,
   return 1;
 }
 
+/* A double as whole ns, saturated (beyond 2^64 ns, 584 years, the
+** conversion is undefined: fuzz_figures found an uncertainty of 2e19). */
+static uint64_t sat_ns(double x) {
+  return x >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)x;
+}
+
 /* An uncertainty in whole ns, rounded up. */
 static uint64_t err_ns(double e) {
-  return e > 0 ? (uint64_t)ceil(e) : 0;
+  return e > 0 ? sat_ns(ceil(e)) : 0;
 }
 
 /* ns from ticks; a sum below zero (calls shorter than the probes' cost)
 ** shows as 0. */
 static uint64_t to_ns(int64_t ticks, double k) {
-  return ticks > 0 ? (uint64_t)((double)ticks * k + 0.5) : 0;
+  return ticks > 0 ? sat_ns((double)ticks * k + 0.5) : 0;
 }
 
 /* The header a host includes so that its loads and resumes reach the

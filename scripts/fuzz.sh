@@ -53,9 +53,6 @@ if [[ ! -f $w/seeds/.done ]]; then
   done
   touch $w/seeds/.done
 fi
-# fuzz_report's regressions: inputs it once failed on (every run: a seed
-# directory from before them gets them too)
-cp tests/fuzz/regressions/report/* $w/seeds/fuzz_report/
 # fuzz_heapread: luaheap's hand-written snapshots, good and malformed
 if [[ ! -d $w/seeds/fuzz_heapread ]]; then
   mkdir -p $w/seeds/fuzz_heapread
@@ -84,6 +81,10 @@ if [[ ! -d $w/seeds/fuzz_figures ]]; then
     head -c $((i * 64)) /dev/urandom > "$w/seeds/fuzz_figures/random-$i"
   done
 fi
+# fuzz_report's and fuzz_figures' regressions: inputs they once failed on
+# (every run: a seed directory from before them gets them too)
+cp tests/fuzz/regressions/report/* $w/seeds/fuzz_report/
+cp tests/fuzz/regressions/figures/* $w/seeds/fuzz_figures/
 
 # fuzz_live's seeds: clients' commands (a first byte 0: the parser) and
 # random records (a first byte 1: a view)

@@ -71,14 +71,18 @@ if [ "$what" != tsan ]; then
   #     behaviour programs on 5.1-5.3 (the version layer: their known
   #     answers, allocfail, heap_behaviour and 5.1's luaprof_cli run), and
   #     5.4's plainly (in memory mode it runs, and lua5.4 runs them
-  #     offline), LuaJIT's with the JIT off, the hostile heaps but 5.4's,
-  #     the snapshot at exit and with frames on 5.1-5.3;
+  #     offline), LuaJIT's with the JIT off, the hostile heaps (fuzz_heap
+  #     builds random heaps under ASan; heap_behaviour_* run here), the
+  #     snapshot at exit and with frames on 5.1-5.3, the known limits (the
+  #     behaviour programs' code), merge_reports (the readers and the merge:
+  #     fuzz_readjson and fuzz_report);
   #   - what runs no C of ours that the rest does not: installs, rocks,
   #     man pages, docs, benchmarks (callgrind cannot run under ASan),
   #     consumers of our files (go tool pprof, speedscope, DevTools' loader
   #     in node), the pages in Chromium (the game and the server they drive
   #     are sanitized by the live view's client tests, live_*, which run).
-  skip=(heap_devtools 'heap_exit_.*' 'heap_hostile_(lua5[123]|luajit)'
+  skip=(heap_devtools 'heap_exit_.*' 'heap_hostile_.*' behaviour_known_limits
+        merge_reports
         'heap_behaviour_lua5[123]_frames_memory' 'live_page_.*'
         'report_html.*chromium' 'probe_variants(_5\.[0-9])?' 'bytecode_lift'
         bytecode_lift_reference_jit lift_identity corpus luajit_rewrite

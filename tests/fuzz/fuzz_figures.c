@@ -94,7 +94,8 @@ static void calibration(li_cost *c, double k, fz_bytes *in) {
   li_report_cost(&P, k, c);
 }
 
-static uint64_t err_ns(double e) {
+static uint64_t err_ns(double e) {      /* (as runtime/snapshot.c's) */
+  if (e >= 18446744073709551616.0) return UINT64_MAX;
   return e > 0 ? (uint64_t)ceil(e) : 0;
 }
 

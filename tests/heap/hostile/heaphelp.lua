@@ -116,8 +116,8 @@ end
 
 -- N scaled by LI_HOSTILE_SCALE (run.sh's environment; default 1), the
 -- same under the stock interpreter and under luaprof, so that both runs
--- build the same heap: the suite runs the largest heaps at full size on
--- the main Lua only (tests/CMakeLists.txt).
+-- build the same heap: the suite runs the largest heaps (coroutines.lua,
+-- deep_chain.lua) at full size on the main Lua only (tests/CMakeLists.txt).
 function H.scaled(n)
   local s = tonumber(os.getenv("LI_HOSTILE_SCALE") or "") or 1
   return math.max(1, math.floor(n * s))

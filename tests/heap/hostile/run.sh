@@ -29,7 +29,7 @@
 # Environment: LI_TIMEOUT (seconds a run, default 300), LI_ONLY=GLOB,
 # LI_KEEP=1 (keep the scratch directory), LI_HEAP_FLAGS (more luaprof
 # options, split at spaces: --memory), LI_HOSTILE_SCALE (a factor for the
-# number of coroutines of coroutines.lua, heaphelp.lua's H.scaled).
+# largest heaps, coroutines.lua's and deep_chain.lua's: H.scaled).
 # The read-only directory: run as root, both sides run without root's
 # permission override (setpriv); without setpriv that case is skipped.
 # The full disk: a character device 1,7 (what /dev/full is) made with
