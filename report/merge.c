@@ -365,19 +365,13 @@ li_profile *li_merge(const li_profile *const *in, size_t n, char *err,
       m.funcs[i].min_err_ns = m.funcs[i].max_err_ns = 0;
     }
   if (merge_summary(&m, in, n) < 0) goto nomem;
-  /* A run's roots lie within its wall time together but for their
-  ** rounding (1 ns each, report/check.c), and a merged root is the sum of
-  ** some of the runs' roots: within as many ns of the walls' sum as there
-  ** were roots.  The wall time takes that rounding, not the roots (found
-  ** by fuzz_report: a root 4 ns over the walls' sum of its 2 runs). */
+  /* a merged root is the sum of some of the runs' roots, each rounded
+  ** (found by fuzz_report: a root 4 ns over the walls' sum of 2 runs) */
   uint64_t nroots = 0;
   for (size_t k = 0; k < n; k++)
     for (uint32_t i = 1; i < in[k]->nnodes; i++)
       nroots += in[k]->nodes[i].parent == 0;
-  for (uint32_t i = 1; i < m.tree.n && m.out->wall_ns > 0; i++)
-    if (m.tree.nodes[i].parent == 0 && m.tree.nodes[i].total_ns > m.out->wall_ns &&
-        m.tree.nodes[i].total_ns - m.out->wall_ns <= nroots)
-      m.out->wall_ns = m.tree.nodes[i].total_ns;
+  li_ptree_wall_rounding(&m.tree, &m.out->wall_ns, nroots);
   /* hand everything to the output */
   if (li_profile_own(m.out, m.funcs) < 0) {
     m.funcs = NULL;

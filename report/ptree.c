@@ -84,3 +84,13 @@ void li_ptree_free(li_ptree *t) {
   t->slot = NULL;
   t->n = t->cap = t->nslot = 0;
 }
+
+void li_ptree_wall_rounding(const li_ptree *t, uint64_t *wall,
+                            uint64_t rounding) {
+  for (uint32_t i = 1; i < t->n && *wall > 0; i++) {
+    const li_pnode *nd = &t->nodes[i];
+    if (nd->parent == 0 && nd->total_ns > *wall &&
+        nd->total_ns - *wall <= rounding)
+      *wall = nd->total_ns;
+  }
+}

@@ -29,5 +29,11 @@ int li_ptree_child(li_ptree *t, uint32_t parent, uint32_t func,
 
 /* Release the table and the nodes (after a hand-over: nodes NULL). */
 void li_ptree_free(li_ptree *t);
+/* Roots that t added up from several (a merge's runs, pprof's samples of
+** one function) lie within the wall time together but for their rounding,
+** 1 ns each: *wall (0: not known) takes a root's total when that is over
+** it by at most `rounding` ns (the roots added up), never the roots. */
+void li_ptree_wall_rounding(const li_ptree *t, uint64_t *wall,
+                            uint64_t rounding);
 
 #endif

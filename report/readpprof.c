@@ -507,16 +507,9 @@ static int read_all(reader *rd) {
     return -1;
   if (sum_up(rd) != 0) return -1;
   mark_counted(rd->p);
-  /* Roots of one function that the profile kept apart (a chunk loaded
-  ** twice) are one node here: within the wall time together but for
-  ** their rounding, 1 ns each, and there were at most as many as samples.
-  ** The wall time takes that rounding (as report/merge.c's does). */
-  for (uint32_t i = 1; i < rd->tree.n && rd->p->wall_ns > 0; i++) {
-    const li_pnode *nd = &rd->tree.nodes[i];
-    if (nd->parent == 0 && nd->total_ns > rd->p->wall_ns &&
-        nd->total_ns - rd->p->wall_ns <= (uint64_t)pr->n_sample)
-      rd->p->wall_ns = nd->total_ns;
-  }
+  /* roots of one function the profile kept apart (a chunk loaded twice)
+  ** are one node here: at most as many as samples were added up */
+  li_ptree_wall_rounding(&rd->tree, &rd->p->wall_ns, (uint64_t)pr->n_sample);
   /* the tree, handed to the profile */
   rd->p->nodes = rd->tree.nodes;
   rd->p->nnodes = rd->tree.n;
