@@ -1,12 +1,14 @@
 /*
 ** clock.c -- phaseclock, the truth's clock for bench/phases.sh: a Lua C
-** module with two functions, now(), the time of CLOCK_MONOTONIC in ns
+** module with three functions, now(), the time of CLOCK_MONOTONIC in ns
 ** since the module was opened, and cpu(), the calling thread's CPU time
 ** (CLOCK_THREAD_CPUTIME_ID) in ns, each as a number (a double holds every
 ** ns up to 104 days exactly).  C functions, so an instrumenting profiler
 ** neither rewrites nor times them: the same program reads them with and
 ** without one.  cpu() says how much of the wall time the process had a
-** core for, on a machine shared with other jobs.
+** core for, on a machine shared with other jobs.  nop() does nothing: the
+** empty C call bench/phases/floor.lua inserts (bench/floor.sh), and
+** phaseclock_nop() the same for LuaJIT's FFI.
 **
 ** Built by bench/phases.sh against each Lua's headers (5.4, 5.1, LuaJIT)
 ** into a temporary folder, and opened with package.loadlib(path,
@@ -20,6 +22,7 @@
 #include <lauxlib.h>
 
 int luaopen_phaseclock(lua_State *L);
+void phaseclock_nop(void *p, int id);
 
 static struct timespec base;   /* when the module was opened */
 
@@ -31,6 +34,19 @@ static int clock_now(lua_State *L) {
   return 1;
 }
 
+/* nop(...): nothing, returns nothing (bench/phases/floor.lua's insert) */
+static int clock_nop(lua_State *L) {
+  (void)L;
+  return 0;
+}
+
+/* The same for LuaJIT's FFI, called as luaprofjit's probe calls its C side
+** (through a Lua function: bench/phases/floor.lua) */
+void phaseclock_nop(void *p, int id) {
+  (void)p;
+  (void)id;
+}
+
 static int clock_cpu(lua_State *L) {
   struct timespec ts;
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
@@ -40,10 +56,12 @@ static int clock_cpu(lua_State *L) {
 
 int luaopen_phaseclock(lua_State *L) {
   clock_gettime(CLOCK_MONOTONIC, &base);
-  lua_createtable(L, 0, 2);
+  lua_createtable(L, 0, 3);
   lua_pushcfunction(L, clock_now);
   lua_setfield(L, -2, "now");
   lua_pushcfunction(L, clock_cpu);
   lua_setfield(L, -2, "cpu");
+  lua_pushcfunction(L, clock_nop);
+  lua_setfield(L, -2, "nop");
   return 1;
 }
