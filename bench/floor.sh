@@ -6,7 +6,8 @@
 # table's counter inserted; the table gives what each insert adds a call
 # in each shape, and whether one figure taken out of every call could put
 # every shape within 0.8-1.25x of its plain time (what a calibrated probe
-# cost is).  A benchmark: nothing is judged.
+# cost is).  A benchmark: nothing is judged; it fails only when a copy's
+# results differ from the plain one's, or no Lua could run it.
 #
 #   bench/floor.sh [--rounds R] [--scale S] [--lua "5.4 5.1 jit"] [--busy]
 #
@@ -40,6 +41,7 @@ declare -A pc=([5.4]=lua5.4 [5.1]=lua5.1 [jit]=luajit) bin=([5.4]=lua5.4 [5.1]=l
 if [[ $busy == 1 ]]; then
   for _ in 1 2; do ( while :; do :; done ) & spinners+=($!); done
 fi
+ran=0
 for lua in $luas; do
   [[ -n ${pc[$lua]+x} ]] || { echo "floor.sh: --lua $lua: one of 5.4 5.1 jit" >&2; exit 2; }
   flags=$(pkg-config --cflags "${pc[$lua]}" 2>/dev/null) && command -v "${bin[$lua]}" >/dev/null || {
@@ -51,4 +53,6 @@ for lua in $luas; do
   echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)$([[ $busy == 1 ]] && echo ', 2 busy spinners beside')"
   "${bin[$lua]}" "$here/phases/floor.lua" "$tmp/clock-$lua.so" "$rounds" "$scale"
   echo
+  ran=$((ran + 1))
 done
+[[ $ran -gt 0 ]] || { echo "floor.sh: no Lua could run it" >&2; exit 1; }
