@@ -2,7 +2,8 @@
 # fuzz.sh [SECONDS] -- build the libFuzzer targets of tests/fuzz/ into
 # build-fuzz/ (clang, -fsanitize=fuzzer,address,undefined), make their seed
 # corpora from the Debian corpus (tests/corpus/list_corpus.sh) and run each
-# target for SECONDS (default 60), one after the other.  Prints the
+# target for SECONDS (default 60), as many at a time as there are cores
+# (FUZZ_JOBS).  Prints the
 # executions of each target; exits 1 if any target found a crash, a leak,
 # undefined behaviour, a timeout or a failed property (the input is saved
 # under build-fuzz/fuzz/artifacts/ and the log beside it).
@@ -109,15 +110,13 @@ fi
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export LI_FUZZ_DEPTH_DIR=$root/$w/depth
-status=0
-summary=()
-for t in "${targets[@]}"; do
+# one target: its run, then its line of the summary in $w/logs/$t.result
+# and its status (0 or 1) in $w/logs/$t.status
+run_target() {
+  local t=$1 log=$w/logs/$1.log secs=$seconds rc=0 dict execs persec result
   mkdir -p $w/corpus/$t
-  log=$w/logs/$t.log
-  secs=$seconds
   [[ $t == fuzz_readjson ]] && secs=$(( (seconds + 2) / 3 ))
   echo "fuzz.sh: $t for ${secs}s (log $log)"
-  rc=0
   dict=tests/fuzz/lua.dict              # (a target's own, when it has one)
   [[ -f tests/fuzz/$t.dict ]] && dict=tests/fuzz/$t.dict
   $b/bin/$t -max_total_time="$secs" -timeout=30 -rss_limit_mb=2048 \
@@ -128,16 +127,34 @@ for t in "${targets[@]}"; do
   persec=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
   execs=${execs:-0}; persec=${persec:-0}
   if [[ $rc -ne 0 ]] || grep -qE '^(==[0-9]+==ERROR|SUMMARY: )' "$log"; then
-    status=1
+    echo 1 > $w/logs/$t.status
     result="FAILED (exit $rc)"
-    grep -E 'property failed|ERROR|SUMMARY|Test unit written' "$log" | head -5 >&2
+    grep -E 'property failed|ERROR|SUMMARY|Test unit written' "$log" | head -5 >&2 || true
   else
+    echo 0 > $w/logs/$t.status
     result=ok
   fi
-  summary+=("$(printf '%-13s %10s executions  %6s/s  %8s per 60 s  %s' \
-    "$t" "$execs" "$persec" $((persec * 60)) "$result")")
-done
+  printf '%-13s %10s executions  %6s/s  %8s per 60 s  %s\n' \
+    "$t" "$execs" "$persec" $((persec * 60)) "$result" > $w/logs/$t.result
+}
 
+# FUZZ_JOBS targets at a time (default: one a core; each libFuzzer process
+# is one thread), every target for its whole time
+jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
+status=0
+summary=()
+running=0
+for t in "${targets[@]}"; do
+  rm -f $w/logs/$t.result $w/logs/$t.status
+  if [[ $running -ge $jobs ]]; then wait -n || true; running=$((running - 1)); fi
+  run_target "$t" &
+  running=$((running + 1))
+done
+wait || true
+for t in "${targets[@]}"; do
+  if [[ -f $w/logs/$t.status && $(cat $w/logs/$t.status) == 0 ]]; then :; else status=1; fi
+  summary+=("$(cat $w/logs/$t.result 2>/dev/null || echo "$t: did not finish")")
+done
 echo
 echo "fuzz.sh: ${seconds}s per target"
 printf '  %s\n' "${summary[@]}"
