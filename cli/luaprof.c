@@ -848,6 +848,7 @@ static int pmain (lua_State *L) {
     if (!start_profiler(L, r->opts))
       return 0;
     li_run_report_hooks(L);
+    li_run_signals(L);
     heap_hooks(L);
   }
   if (!(r->args & has_E) && handle_luainit(L) != LUA_OK)

@@ -68,9 +68,16 @@ static LI_INLINE li_chunk *chunk_of(lua_State *L, int direct) {
 
 /* P->fast: the probe's fast path may run (probe_fast). */
 void li_prof_set_fast(li_prof *P) {
-  P->gate = P->on && !P->live_probe;
+  P->gate = P->on && !P->live_probe && !P->signal;
   P->fast = P->gate && LI_CLOCK_INLINE(&P->clock) && P->trace_cap == 0;
   li_set_cur(P, P->curL, P->cur);
+}
+
+void li_prof_signal(li_prof *P) {
+  P->signal = 1;
+  P->gate = 0;
+  P->fast = 0;
+  P->fastL = NULL;
 }
 
 /* The frames on top of S that an error unwound without our seeing it (it
@@ -225,6 +232,8 @@ static LI_INLINE int leave(li_prof *P, lua_State *L, const void *ci,
 ** frame mode off waits to be polled (its commands and tables come at
 ** probes then: live.c).  Is the profiler collecting (after the poll)? */
 static LI_NOINLINE int gate_closed(li_prof *P, lua_State *L) {
+  /* (a SIGTERM or SIGHUP: the report now, then the signal's own end) */
+  if (LI_UNLIKELY(P->signal)) li_run_signal_act(L);
   /* (a command is seen at the next probe, an atomic load; the table's
   ** time, a clock read, every 64 probes) */
   if (P->live_probe && (__atomic_load_n(P->live_flag, __ATOMIC_RELAXED) != 0 ||

@@ -16,6 +16,8 @@
 #ifndef LI_PROFILER_H
 #define LI_PROFILER_H
 
+#include <signal.h>   /* sig_atomic_t */
+
 #include "luainstr.h"
 #include "runtime.h"
 
@@ -341,9 +343,13 @@ struct li_prof {
   int *live_flag;       /* live_probe: the channel's command flag (live.c),
                            read at every probe... */
   uint32_t live_count;  /* ...and the clock every this many probes */
-  int gate;             /* on && !live_probe: the general path's one test
-                           (li_prof_set_fast keeps it), which costs what
-                           testing `on` did when live is off */
+  int gate;             /* on && !live_probe && !signal: the general
+                           path's one test (li_prof_set_fast keeps it),
+                           which costs what testing `on` did when live is
+                           off */
+  volatile sig_atomic_t signal;  /* a SIGTERM or SIGHUP waits for a probe
+                           (run.c, li_run_signals): set with gate and
+                           fastL cleared by the handler */
   void (*on_close)(lua_State *L, void *ud);  /* called as the state closes */
   void *on_close_ud;    /* its argument */
   char errmsg[512];     /* the last failed API call's message */

@@ -12,9 +12,23 @@
 #define _GNU_SOURCE      /* dladdr, RTLD_NODELETE */
 
 #include <dlfcn.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if !defined(__EMSCRIPTEN__)
+#include <time.h>
+#include <unistd.h>
+#define LI_RUN_SIGNALS 1
+#else
+#define LI_RUN_SIGNALS 0
+#endif
+/* (the grace period's timer: POSIX timers, as Linux has them) */
+#if LI_RUN_SIGNALS && defined(__linux__)
+#define LI_RUN_TIMER 1
+#else
+#define LI_RUN_TIMER 0
+#endif
 
 #include <lua.h>
 #include <lauxlib.h>
@@ -35,12 +49,161 @@ static struct {
 } report;
 
 
+/* ---- SIGTERM and SIGHUP: the report, then the signal's own end ------------
+** How timeout, systemd, docker and CI stop a program.  The handler may not
+** touch the state: it sets a hook on the main thread (as lua.c does for
+** SIGINT) and closes the probe's gate (P->signal), so that the next Lua
+** instruction of the main thread or the next probe in any coroutine writes
+** the report (li_run_signal_act) and ends the process by the same signal,
+** as if the program had not caught it (the same status a plain run gets).
+** Neither runs while the program is blocked in C: after SIGNAL_GRACE_S
+** seconds without either, a timer ends it by the signal without its report,
+** and says so; so does a second signal, unless the report is being
+** written, which no signal interrupts (li_run_report_write blocks them:
+** a report is written whole, or its temporary file removed, before a
+** signal ends the process).  Blocking reads are not restarted (as lua.c's
+** SIGINT): they return to Lua, where the hook runs at once. */
+#define SIGNAL_GRACE_S 5
+
+static struct {
+  lua_State *L;                   /* the main thread, hooked by the handler */
+  li_prof *P;                     /* its profiler, whose gate it closes */
+  volatile sig_atomic_t sig;      /* the signal caught; 0: none */
+  volatile sig_atomic_t writing;  /* the report is being written */
+#if LI_RUN_TIMER
+  timer_t timer;                  /* the grace period's */
+#endif
+  int timer_ok;
+  int set;                        /* the handlers are installed */
+} sg;
+
+#if LI_RUN_SIGNALS
+/* End the process by sig, as its default action does. */
+static void die_by(int sig) {
+  sigset_t set;
+  signal(sig, SIG_DFL);
+  sigemptyset(&set);
+  sigaddset(&set, sig);
+  sigprocmask(SIG_UNBLOCK, &set, NULL);
+  raise(sig);
+  _exit(128 + sig);             /* (not reached: the default action ends it) */
+}
+
+static void signal_hook(lua_State *L, lua_Debug *ar) {
+  (void)ar;
+  li_run_signal_act(L);
+}
+
+#if LI_RUN_TIMER
+/* The grace period is over: no Lua code ran since the signal. */
+static void on_grace(int s) {
+  static const char msg[] = ": no Lua code ran within 5 s of the signal "
+                            "(blocked in C code?): the profile is lost\n";
+  (void)s;
+  if (sg.writing) {             /* (it will end the process when done) */
+    struct itimerspec it = {{0, 0}, {1, 0}};
+    timer_settime(sg.timer, 0, &it, NULL);
+    return;
+  }
+  if (report.who != NULL && write(2, report.who, strlen(report.who)) < 0) _exit(128 + sg.sig);
+  if (write(2, msg, sizeof msg - 1) < 0) _exit(128 + sg.sig);
+  die_by(sg.sig);
+}
+#endif
+
+static void on_signal(int sig) {
+  if (sg.sig != 0 || sg.L == NULL) {  /* a second one, or the state gone: */
+    if (!sg.writing) die_by(sig);     /* what it does unprofiled */
+    return;
+  }
+  sg.sig = sig;
+  if (sg.P != NULL) li_prof_signal(sg.P);
+  lua_sethook(sg.L, signal_hook, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
+#if LI_RUN_TIMER
+  if (sg.timer_ok) {
+    struct itimerspec it = {{0, 0}, {SIGNAL_GRACE_S, 0}};
+    timer_settime(sg.timer, 0, &it, NULL);
+  }
+#endif
+}
+
+static void set_handler(int sig, void (*h)(int)) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = h;
+  sa.sa_flags = 0;              /* (no SA_RESTART: a blocked read returns) */
+  sigemptyset(&sa.sa_mask);
+  sigaddset(&sa.sa_mask, SIGTERM);
+  sigaddset(&sa.sa_mask, SIGHUP);
+  sigaction(sig, &sa, NULL);
+}
+#endif
+
+void li_run_signals(lua_State *L) {
+#if LI_RUN_SIGNALS
+  struct sigaction old;
+  sg.L = L;
+  sg.P = li_prof_get(L);
+  sg.sig = 0;
+  if (sg.set) return;
+  sg.set = 1;
+#if LI_RUN_TIMER
+  {
+    struct sigevent ev;
+    int rt = SIGRTMIN + 7;
+    memset(&ev, 0, sizeof ev);
+    ev.sigev_notify = SIGEV_SIGNAL;
+    ev.sigev_signo = rt;
+    if (rt <= SIGRTMAX && sigaction(rt, NULL, &old) == 0 &&
+        old.sa_handler == SIG_DFL && timer_create(CLOCK_MONOTONIC, &ev, &sg.timer) == 0) {
+      set_handler(rt, on_grace);
+      sg.timer_ok = 1;
+    }
+  }
+#endif
+  /* (a signal the parent left ignored stays ignored, as for a plain run) */
+  if (sigaction(SIGTERM, NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+    set_handler(SIGTERM, on_signal);
+  if (sigaction(SIGHUP, NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+    set_handler(SIGHUP, on_signal);
+#else
+  (void)L;
+#endif
+}
+
+void li_run_signal_act(lua_State *L) {
+  int sig = sg.sig;
+  (void)L;
+  if (sig == 0) return;
+#if LI_RUN_SIGNALS
+  if (sg.L != NULL) lua_sethook(sg.L, NULL, 0, 0);
+  li_run_report_write();
+  die_by(sig);
+#endif
+}
+
+
 int li_run_report_write(void) {
   lua_State *L = report.L;
+  int st;
+#if LI_RUN_SIGNALS
+  sigset_t block, old;
+#endif
   if (report.written || L == NULL) return 1;
   report.written = 1;
   fflush(stdout);  /* the program's output before a report on a terminal */
-  switch (luainstr_dump(L, report.format, report.path)) {
+#if LI_RUN_SIGNALS
+  /* (no signal ends it halfway: a report whole, or no temporary file) */
+  sigemptyset(&block);
+  sigaddset(&block, SIGINT);
+  sigaddset(&block, SIGTERM);
+  sigaddset(&block, SIGHUP);
+  sigaddset(&block, SIGQUIT);
+  sg.writing = 1;
+  sigprocmask(SIG_BLOCK, &block, &old);
+#endif
+  st = luainstr_dump(L, report.format, report.path);
+  switch (st) {
   case LUAINSTR_OK: break;
   case LUAINSTR_EEMPTY:         /* written: a warning, not a failure */
     fprintf(stderr, "%s: warning: %s\n", report.who, luainstr_errmsg(L));
@@ -48,14 +211,35 @@ int li_run_report_write(void) {
   default:
     fprintf(stderr, "%s: %s\n", report.who, luainstr_errmsg(L));
     fflush(stderr);
-    return 0;
+    break;
   }
-  return 1;
+#if LI_RUN_SIGNALS
+  sg.writing = 0;
+  sigprocmask(SIG_SETMASK, &old, NULL);   /* (a signal held ends it now) */
+#endif
+  return st == LUAINSTR_OK || st == LUAINSTR_EEMPTY;
+}
+
+
+/* The state closes: no handler may touch it now.  A signal that came
+** since the report was written ends the process now. */
+static void signals_off(void) {
+#if LI_RUN_SIGNALS
+  struct sigaction cur;
+  sg.L = NULL;
+  sg.P = NULL;
+  if (sigaction(SIGTERM, NULL, &cur) == 0 && cur.sa_handler == on_signal)
+    signal(SIGTERM, SIG_DFL);
+  if (sigaction(SIGHUP, NULL, &cur) == 0 && cur.sa_handler == on_signal)
+    signal(SIGHUP, SIG_DFL);
+  if (sg.sig != 0) die_by(sg.sig);
+#endif
 }
 
 
 void li_run_report_forget(void) {
   report.L = NULL;
+  signals_off();
 }
 
 
@@ -117,6 +301,7 @@ static void write_on_close(lua_State *L, void *ud) {
   (void)L;  (void)ud;
   li_run_report_write();
   report.L = NULL;
+  signals_off();
 }
 
 
@@ -420,6 +605,7 @@ int (luaopen_luainstr_run)(lua_State *L) {
   out_abs = li_report_abspath(out);
   li_run_report_setup(L, RUN, format, out_abs != NULL ? out_abs : out);
   li_run_report_hooks(L);
+  li_run_signals(L);
   status = li_loadfilex(L, fname, NULL);
   if (status == LUA_OK)
     status = li_run_docall(L, run_msghandler, li_run_pushargs(L), 0);

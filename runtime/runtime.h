@@ -172,6 +172,9 @@ void li_restore_loaders(lua_State *L);
 
 /* The profiler of L, or NULL. */
 li_prof *li_prof_get(lua_State *L);
+/* From a signal handler (run.c): every probe's next call acts on the
+** signal (li_run_signal_act), in any coroutine.  Plain stores only. */
+void li_prof_signal(li_prof *P);
 
 /* Create L's profiler if it has none (not started).  NULL: out of memory. */
 li_prof *li_prof_attach(lua_State *L);
@@ -217,6 +220,13 @@ void li_run_report_hooks(lua_State *L);
 int li_run_report_write(void);
 /* The state is about to close: nothing to write any more. */
 void li_run_report_forget(void);
+/* SIGTERM and SIGHUP write the report, then end the process by the same
+** signal (unless the parent left them ignored): L the main thread, after
+** luainstr_open and li_run_report_setup. */
+void li_run_signals(lua_State *L);
+/* At a safe point (a hook, a probe): the signal caught, if any, acted on:
+** the report written and the process ended.  Returns if there was none. */
+void li_run_signal_act(lua_State *L);
 /* lua.c's message handler, as the version's lua.c has it (luaver.h,
 ** LI_LUAC_MSGH): a string message gets a traceback. */
 int li_run_msghandler(lua_State *L);
