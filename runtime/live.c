@@ -35,6 +35,7 @@
 
 #include "profiler.h"
 #include "live.h"
+#include "writers.h"   /* li_utf8_len */
 #include "heapwalk.h"
 
 #define OUT_BYTES (2u << 20)    /* the out ring: about a second of a heavy
@@ -563,6 +564,18 @@ int li_live_set_token(li_prof *P, const char *token) {
   return LUAINSTR_OK;
 }
 
+void li_live_name(char *dst, size_t n, const char *src) {
+  size_t len = strlen(src), i = 0, k;
+  while (i < len) {
+    k = li_utf8_len((const unsigned char *)src + i, len - i);
+    if (k == 0) k = 1;
+    if (i + k > n - 1) break;
+    i += k;
+  }
+  memcpy(dst, src, i);
+  dst[i] = '\0';
+}
+
 int li_live_set_name(li_prof *P, const char *name) {
   li_live *V;
   if (name == NULL || name[0] == '\0')
@@ -571,7 +584,7 @@ int li_live_set_name(li_prof *P, const char *name) {
   if (V->mode != MODE_NONE)
     return fail(P, LUAINSTR_EORDER, "option 'live_name': set it before 'live' "
                 "(or set 'live' off first)%s", "");
-  snprintf(V->chan.name, sizeof V->chan.name, "%s", name);
+  li_live_name(V->chan.name, sizeof V->chan.name, name);
   V->named = 1;
   return LUAINSTR_OK;
 }
@@ -596,7 +609,7 @@ static void default_name(li_live *V, const li_prof *P) {
     if (!P->fn[i].zone && P->fn[i].line == 0) s = P->fn[i].source;
   if (s != NULL) {
     const char *slash = strrchr(s, '/');
-    snprintf(V->chan.name, sizeof V->chan.name, "%s", slash ? slash + 1 : s);
+    li_live_name(V->chan.name, sizeof V->chan.name, slash ? slash + 1 : s);
   } else {
     snprintf(V->chan.name, sizeof V->chan.name, "state %u",
              __atomic_add_fetch(&states, 1, __ATOMIC_RELAXED));

@@ -316,6 +316,10 @@ int li_live_set(struct li_prof *P, struct lua_State *L, const char *addr);
 /* Options "live_token", "live_name" (before "live"). */
 int li_live_set_token(struct li_prof *P, const char *token);
 int li_live_set_name(struct li_prof *P, const char *name);
+/* src copied into dst (n bytes, n > 0) as a state's name: cut, when it is
+** longer, at a character, never inside a UTF-8 sequence (a byte that is
+** not UTF-8 counts as one: messages escape it as its Latin-1 \u00XX). */
+void li_live_name(char *dst, size_t n, const char *src);
 /* At the end of each frame mark (frames.c), with its summary. */
 void li_live_frame(struct li_prof *P, struct lua_State *L,
                    const li_lrec_frame *fr);

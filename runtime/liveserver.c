@@ -470,18 +470,29 @@ static void sb_printf(li_sbuf *b, const char *fmt, ...) {
   if (n > 0) sb_put(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
 }
 
-/* A JSON string (a state's name: anything the host gave). */
+/* A JSON string (a state's name: anything the host gave), as
+** li_json_lstring writes one: valid UTF-8 as it is, any other byte as its
+** Latin-1 \u00XX (a text frame that is not UTF-8 makes a browser close the
+** connection). */
 static void sb_str(li_sbuf *b, const char *s) {
+  const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
   sb_put(b, "\"", 1);
-  for (; *s; s++) {
-    unsigned char ch = (unsigned char)*s;
-    if (ch == '"' || ch == '\\') {
+  while (p < end) {
+    unsigned ch = *p;
+    size_t n = li_utf8_len(p, (size_t)(end - p));
+    if (n > 1) {
+      sb_put(b, (const char *)p, n);
+      p += n;
+      continue;
+    }
+    p++;
+    if (n == 0 || ch < 0x20 || ch == 0x7f) {
+      sb_printf(b, "\\u%04x", ch);
+    } else if (ch == '"' || ch == '\\') {
       char e[2] = { '\\', (char)ch };
       sb_put(b, e, 2);
-    } else if (ch < 0x20 || ch == 0x7f) {
-      sb_printf(b, "\\u%04x", ch);
     } else {
-      sb_put(b, s, 1);
+      sb_put(b, (const char *)p - 1, 1);
     }
   }
   sb_put(b, "\"", 1);
@@ -1442,7 +1453,7 @@ int li_live_server_attach(li_live_chan *c, const char *addr,
   }
   ch->c = c;
   ch->id = c->id;
-  if (c->name[0]) snprintf(ch->name, sizeof ch->name, "%s", c->name);
+  if (c->name[0]) li_live_name(ch->name, sizeof ch->name, c->name);
   else snprintf(ch->name, sizeof ch->name, "state %" PRIu32, c->id);
   c->server_ = ch;
   /* at the end: the first attached stays the default one */

@@ -335,6 +335,36 @@ def case_token_given(exe, _multi):
     print("ok: a given token; a bad one refused clearly")
 
 
+def case_names(exe, _multi):
+    """A state's name is anything the host gave: one that is not UTF-8 (a
+    script named in Latin-1) and one longer than a name holds (63 bytes of
+    Cyrillic) must still make UTF-8 messages (a browser closes the
+    connection on a text frame that is not: "no state" on the page), a
+    byte that is not UTF-8 reading as its Latin-1 character, a long name
+    cut at a character, never inside one: in `states` and in `hello`."""
+    def cut(name):      # what fits in 63 bytes, whole characters only
+        return name.encode()[:63].decode("utf-8", "ignore")
+    cases = (("caf\udce9.lua", "caf\u00e9.lua"),      # (b"caf\xe9.lua" as argv)
+             ("\u0416" * 40, "\u0416" * 31),           # 80 bytes: 31 whole characters fit
+             ("ab\u20ac" * 30, cut("ab\u20ac" * 30)))
+    check(cut("ab\u20ac" * 30) == "ab\u20ac" * 12 + "ab", "the test's own cut")
+    for arg, want in cases:
+        h = Host(host_argv(exe, "--name", arg, "--frames", "100000", "--wait"))
+        base, tok = h.url()
+        ws = connect(base, tok)
+        m = recv_until(ws, lambda m: m["type"] == "states" and m["states"], "the state listed")
+        name = m["states"][0]["name"]
+        check(name == want, "states names it %r, not %r" % (name, want))
+        subscribe(ws)
+        hello = recv_until(ws, lambda m: m["type"] == "hello", "its hello")
+        check(hello.get("name") == want, "hello names it %r, not %r" % (hello.get("name"), want))
+        ws.close()
+        h.send("quit")
+        check(h.finish() == 0, "host exit status %d:\n%s" % (h.rc, h.stderr()))
+    print("ok: %d names: Latin-1 bytes as their characters, long names cut at a "
+          "character; every message UTF-8" % len(cases))
+
+
 def case_origin(exe, _multi):
     """An upgrade from another origin is refused (403); no Origin (not a
     browser) and the server's own origin, by any loopback name, are not."""
