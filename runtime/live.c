@@ -541,17 +541,25 @@ void li_live_update(li_prof *P) {
   li_prof_set_fast(P);
 }
 
+const char *li_live_token_wrong(const char *t, int off) {
+  size_t n = t != NULL ? strlen(t) : 0;
+  if (n == 0 || n > LI_LIVE_TOKEN_MAX)
+    return "a token is 1 to 128 letters, digits or - . _ ~ (it travels in URLs)";
+  if (strspn(t, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                "0123456789-._~") != n)
+    return "a token has letters, digits or - . _ ~ only (it travels in URLs)";
+  if (off && n < LI_LIVE_TOKEN_OPEN)
+    return "beyond loopback a token has at least 16 characters (anyone on "
+           "the network may try it; the generated one has 32)";
+  return NULL;
+}
+
 int li_live_set_token(li_prof *P, const char *token) {
   li_live *V;
   char *t;
-  if (token == NULL || token[0] == '\0' || strlen(token) > 256)
-    return fail(P, LUAINSTR_EARG, "option 'live_token' takes a token of 1 to "
-                "256 characters%s", "");
-  for (const char *p = token; *p; p++)
-    if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') ||
-          (*p >= 'A' && *p <= 'Z') || *p == '-' || *p == '_' || *p == '.' || *p == '~'))
-      return fail(P, LUAINSTR_EARG, "option 'live_token': '%s' has a character "
-                  "a URL would have to escape (letters, digits, -_.~ only)", token);
+  const char *wrong = li_live_token_wrong(token, 0);
+  if (wrong != NULL)
+    return fail(P, LUAINSTR_EARG, "option 'live_token': %s", wrong);
   if ((V = live_of(P)) == NULL || (t = li_dup_bytes(token, strlen(token))) == NULL)
     return fail(P, LUAINSTR_EMEM, "not enough memory%s", "");
   if (V->mode != MODE_NONE) {
@@ -655,6 +663,7 @@ static void live_free(li_prof *P) {
 int li_live_set(li_prof *P, lua_State *L, const char *addr) {
   li_live *V;
   char err[256];
+  const char *token;
   int page;
   (void)L;
   if (addr == NULL || !(strcmp(addr, "off") == 0 || strcmp(addr, "page") == 0 ||
@@ -689,7 +698,13 @@ int li_live_set(li_prof *P, lua_State *L, const char *addr) {
   post_hello(V, P);
   post_status(V, P, 1);
   post_funcs(V, P);
-  if (!page && li_live_server_attach(&V->chan, addr, V->token, err, sizeof err) != 0) {
+  /* (the token from the environment: a command line is anyone's to read
+  ** in /proc, a process's environment its owner's only) */
+  token = V->token;
+  if (token == NULL && (token = getenv("LUAINSTR_LIVE_TOKEN")) != NULL &&
+      token[0] == '\0')
+    token = NULL;
+  if (!page && li_live_server_attach(&V->chan, addr, token, err, sizeof err) != 0) {
     free_rings(V);
     return fail(P, LUAINSTR_EIO, "live: %s", err);
   }

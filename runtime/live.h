@@ -315,6 +315,14 @@ typedef struct li_live li_live;
 int li_live_set(struct li_prof *P, struct lua_State *L, const char *addr);
 /* Options "live_token", "live_name" (before "live"). */
 int li_live_set_token(struct li_prof *P, const char *token);
+/* The live view's token: at most LI_LIVE_TOKEN_MAX letters, digits or
+** - . _ ~ (it travels in URLs), and at least LI_LIVE_TOKEN_OPEN where the
+** server listens beyond loopback (the generated one: 32 hex digits). */
+#define LI_LIVE_TOKEN_MAX 128
+#define LI_LIVE_TOKEN_OPEN 16
+/* NULL if t is a token by those rules (off: where the server listens is
+** not loopback), else what is wrong with it. */
+const char *li_live_token_wrong(const char *t, int off);
 int li_live_set_name(struct li_prof *P, const char *name);
 /* src copied into dst (n bytes, n > 0) as a state's name: cut, when it is
 ** longer, at a character, never inside a UTF-8 sequence (a byte that is

@@ -105,7 +105,6 @@ int li_live_server_available(void) { return 0; }
 #define LI_SRV_END_WAIT_US 1000000  /* a closing state's END: at most 1 s */
 #define LI_SRV_STOP_WAIT_US 1000000 /* clients' close handshakes at stop */
 #define LI_SRV_RECS_PER_TICK 20000  /* records taken from one ring a tick */
-#define LI_SRV_TOKEN_MAX 128
 
 #ifndef LI_LWS_SONAME
 #error "LI_LWS_SONAME: the libwebsockets to open (CMakeLists.txt gives it)"
@@ -269,7 +268,7 @@ typedef struct li_srv {
   char bindhost[INET6_ADDRSTRLEN];  /* numeric, as bound */
   int port;
   int loopback, wildcard;
-  char token[LI_SRV_TOKEN_MAX + 1];
+  char token[LI_LIVE_TOKEN_MAX + 1];
   size_t toklen;
   char url[512];
   /* shared with attach/detach: under mu */
@@ -282,6 +281,8 @@ typedef struct li_srv {
   li_sclient *clients;
   unsigned nclients;
   uint64_t refused, malformed, dropped;
+  uint64_t guess_second;    /* the second of the wrong tokens counted... */
+  unsigned guesses;         /* ...and how many (guessing) */
   unsigned ticks;
   int stopping;             /* clients asked to close */
   int64_t stop_deadline;
@@ -666,10 +667,31 @@ static void tick(lws_sorted_usec_list_t *sul) {
 ** Requests: the token, the Origin, the page, downloads
 ** ====================================================================== */
 
+/* Wrong tokens are limited to LI_SRV_GUESSES a second: past that, every
+** request is refused (429) until the second is over, the right token too
+** (a guesser cannot tell), so that a short token given by the user cannot
+** be tried at network speed. */
+#define LI_SRV_GUESSES 30
+#define LI_HTTP_TOO_MANY 429   /* (libwebsockets names no 429) */
+
+static int guessing(const li_srv *s) {
+  return s->guesses >= LI_SRV_GUESSES &&
+         (uint64_t)time(NULL) == s->guess_second;
+}
+
+static void wrong_token(li_srv *s) {
+  uint64_t now = (uint64_t)time(NULL);
+  if (now != s->guess_second) {
+    s->guess_second = now;
+    s->guesses = 0;
+  }
+  s->guesses++;
+}
+
 /* The request's token against the server's, in time independent of where
 ** they differ. */
 static int token_ok(li_srv *s, struct lws *wsi) {
-  char buf[LI_SRV_TOKEN_MAX + 16];
+  char buf[LI_LIVE_TOKEN_MAX + 16];
   const char *t = li_lws.lws_get_urlarg_by_name(wsi, "token=", buf,
                                                 (int)sizeof buf);
   size_t n, i;
@@ -891,8 +913,13 @@ static void free_body(li_spss *pss) {
 static int on_http(li_srv *s, struct lws *wsi, li_spss *pss, const char *uri) {
   if (li_lws.lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI) <= 0)
     return refuse(wsi, HTTP_STATUS_METHOD_NOT_ALLOWED, NULL);
+  if (guessing(s)) {
+    s->refused++;
+    return refuse(wsi, LI_HTTP_TOO_MANY, "too many wrong tokens");
+  }
   if (!token_ok(s, wsi)) {
     s->refused++;
+    wrong_token(s);
     return refuse(wsi, HTTP_STATUS_FORBIDDEN, "token required");
   }
   if (strcmp(uri, "/") == 0) return serve_page(s, wsi, pss);
@@ -914,8 +941,15 @@ static int on_upgrade(li_srv *s, struct lws *wsi, const char *proto) {
     li_lws.lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL);
     return 1;
   }
+  if (guessing(s)) {
+    s->refused++;
+    li_lws.lws_return_http_status(wsi, LI_HTTP_TOO_MANY,
+                                  "too many wrong tokens");
+    return 1;
+  }
   if (!token_ok(s, wsi)) {
     s->refused++;
+    wrong_token(s);
     li_lws.lws_return_http_status(wsi, HTTP_STATUS_FORBIDDEN,
                                   "token required");
     return 1;
@@ -1149,14 +1183,12 @@ static int make_token(char *out, char *err, size_t errlen) {
   return 0;
 }
 
-/* A token given by the user: it travels in URLs, so URL-safe bytes only. */
-static int check_token(const char *t, char *err, size_t errlen) {
-  size_t n = strlen(t);
-  if (n == 0 || n > LI_SRV_TOKEN_MAX ||
-      strspn(t, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                "0123456789-._~") != n) {
-    snprintf(err, errlen, "live_token: 1 to %d letters, digits or - . _ ~ "
-             "(it travels in URLs)", LI_SRV_TOKEN_MAX);
+/* A token given by the user, by the rules of li_live_token_wrong (off:
+** the server listens beyond loopback). */
+static int check_token(const char *t, int off, char *err, size_t errlen) {
+  const char *wrong = li_live_token_wrong(t, off);
+  if (wrong != NULL) {
+    snprintf(err, errlen, "live_token: %s", wrong);
     return -1;
   }
   return 0;
@@ -1306,14 +1338,14 @@ static int li_srv_start(li_srv *s, const char *addr, const char *token,
   if (li_lws_load(err, errlen) != 0) return -1;
   if (parse_addr(addr, host, sizeof host, &port, err, errlen) != 0)
     return -1;
+  if (resolve_and_probe(s, host, port, &sa, err, errlen) != 0) return -1;
   if (token != NULL) {
-    if (check_token(token, err, errlen) != 0) return -1;
+    if (check_token(token, !s->loopback, err, errlen) != 0) return -1;
     snprintf(s->token, sizeof s->token, "%s", token);
   } else if (make_token(s->token, err, errlen) != 0) {
     return -1;
   }
   s->toklen = strlen(s->token);
-  if (resolve_and_probe(s, host, port, &sa, err, errlen) != 0) return -1;
   s->scratch = malloc(LWS_PRE + LI_SRV_FRAG);
   if (s->scratch == NULL) {
     snprintf(err, errlen, "no memory");
@@ -1467,6 +1499,11 @@ int li_live_server_attach(li_live_chan *c, const char *addr,
   ** soon as it reads the line finds the state listed) */
   if (started) {
     fprintf(stderr, "luainstr: live view at %s\n", s->url);
+    if (!s->loopback)
+      fprintf(stderr, "luainstr: warning: the live view listens beyond "
+              "loopback (%s): what it sends and receives, the token too, is "
+              "not encrypted; on a network you do not trust, keep it on "
+              "127.0.0.1 and reach it through an SSH tunnel\n", s->bindhost);
     fflush(stderr);
   }
   pthread_mutex_unlock(&li_srv_life);

@@ -335,6 +335,63 @@ def case_token_given(exe, _multi):
     print("ok: a given token; a bad one refused clearly")
 
 
+def case_token_rules(exe, _multi):
+    """One rule for a token everywhere (1 to 128 URL-safe characters); at
+    least 16 beyond loopback, where the traffic is not encrypted and a
+    warning says so; the token from the environment, which other users
+    cannot read (a command line they can); wrong tokens at most 30 a
+    second, then 429 until the second is over."""
+    for tok, ok in (("t" * 128, True), ("t" * 129, False), ("t" * 200, False)):
+        h = Host(host_argv(exe, "--token", tok, "--frames", "100000", "--wait"))
+        if ok:
+            base, got = h.url()
+            check(got == tok, "a %d-character token: the URL carries %r" % (len(tok), got))
+            h.send("quit")
+            check(h.finish() == 0, "host exit status %d" % h.rc)
+        else:
+            h.wait_err(lambda l: "1 to 128" in l, "the error for a %d-character token" % len(tok))
+            h.send("quit")
+            h.finish()
+            check("live view at" not in h.stderr(), "a %d-character token was taken" % len(tok))
+    # beyond loopback: a short token refused, a long one taken with a warning
+    h = Host([exe, "--live", "0.0.0.0:0", "--token", "short-token", "--frames", "5"])
+    check(h.finish() == 0, "host exit status %d" % h.rc)
+    check("at least 16" in h.stderr() and "live view at" not in h.stderr(),
+          "a short token beyond loopback:\n" + h.stderr())
+    h = Host([exe, "--live", "0.0.0.0:0", "--token", "a-long-enough-token-17", "--frames",
+              "100000", "--wait"])
+    h.url()
+    h.wait_err(lambda l: "not encrypted" in l, "the warning beyond loopback")
+    h.send("quit")
+    check(h.finish() == 0, "host exit status %d" % h.rc)
+    h = Host(host_argv(exe, "--frames", "100000", "--wait"))
+    h.url()
+    h.send("quit")
+    check(h.finish() == 0 and "not encrypted" not in h.stderr(), "a warning on loopback")
+    # from the environment
+    env = dict(os.environ, LUAINSTR_LIVE_TOKEN="from-the-environment")
+    h = Host(host_argv(exe, "--frames", "100000", "--wait"), env=env)
+    base, tok = h.url()
+    check(tok == "from-the-environment", "LUAINSTR_LIVE_TOKEN not used: %r" % tok)
+    # wrong tokens: 30 a second, then 429 whatever the token (tried until
+    # one comes: on a busy machine a second may hold fewer than 30 tries)
+    statuses = []
+    t0 = time.monotonic()
+    while 429 not in statuses and len(statuses) < 3000:
+        statuses.append(http_get(base + "/?token=wrong%d" % len(statuses))[0])
+    secs = time.monotonic() - t0
+    check(429 in statuses, "%d wrong tokens in %.1f s, none refused with 429"
+          % (len(statuses), secs))
+    check(set(statuses) <= {403, 429} and statuses.count(403) >= 30,
+          "wrong tokens: %r" % sorted(set(statuses)))
+    time.sleep(2.1)
+    check(http_get(base + "/?token=" + tok)[0] == 200, "the right token after the pause")
+    h.send("quit")
+    check(h.finish() == 0, "host exit status %d" % h.rc)
+    print("ok: tokens of 128 taken, 129 and 200 refused; beyond loopback 16 at least and a "
+          "warning; the environment's; wrong ones %d x 403 then 429" % statuses.count(403))
+
+
 def case_names(exe, _multi):
     """A state's name is anything the host gave: one that is not UTF-8 (a
     script named in Latin-1) and one longer than a name holds (63 bytes of
