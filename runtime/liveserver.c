@@ -98,6 +98,7 @@ int li_live_server_available(void) { return 0; }
 #define LI_SRV_STATES_TICKS 40    /* `states` every 40 ticks: a second */
 #define LI_SRV_MAX_CLIENTS 32     /* WebSocket clients at once */
 #define LI_SRV_FRAG 16384         /* bytes of a message written at once */
+#define LI_SRV_FDS 128            /* file descriptors the server may hold */
 #define LI_SRV_SLOW_MSGS 64       /* a client with more queued is slow... */
 #define LI_SRV_SLOW_BYTES (512u * 1024u)  /* ...or with more bytes queued */
 #define LI_SRV_BACKLOG_MAX (8u * 1024u * 1024u) /* undroppable: then 1008 */
@@ -1360,6 +1361,11 @@ static int li_srv_start(li_srv *s, const char *addr, const char *token,
   info.user = s;
   info.gid = -1;
   info.uid = -1;
+  /* the server's file descriptors, whatever peers do (half-finished
+  ** requests, never ended, took all 1024 of the process's in 0.4 s: the
+  ** program's own io.open failed, its report could not be written) */
+  info.fd_limit_per_thread = LI_SRV_FDS;
+  info.timeout_secs = 5;        /* (an unfinished request: closed then) */
   info.options = LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND |
                  LWS_SERVER_OPTION_DISABLE_OS_CA_CERTS;
   if (sa.ss_family == AF_INET)

@@ -392,6 +392,54 @@ def case_token_rules(exe, _multi):
           "warning; the environment's; wrong ones %d x 403 then 429" % statuses.count(403))
 
 
+def case_half_open(exe, _multi):
+    """Requests begun and never ended, as fast as a peer can open them, no
+    token needed: the server holds at most its 128 file descriptors (they
+    took all 1024 of the process's in 0.4 s), says nothing per refusal
+    (stderr got 2,000 "accept: errno 24" lines), the program runs on, and
+    once the peer is gone a client gets in again."""
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = 1500 if hard == resource.RLIM_INFINITY else min(1500, hard - 64)
+    if soft < want + 64:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (want + 64, hard))
+    h = Host(host_argv(exe, "--frames", "100000", "--wait"))
+    base, tok = h.url()
+    before = len(os.listdir("/proc/%d/fd" % h.p.pid))
+    socks = []
+    for _ in range(want):
+        try:
+            c = socket.create_connection(("127.0.0.1", h.port), timeout=5)
+            c.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")
+            socks.append(c)
+        except OSError:
+            break
+    time.sleep(1.0)
+    held = len(os.listdir("/proc/%d/fd" % h.p.pid))
+    check(held <= before + 130, "the host holds %d file descriptors with %d half-open "
+          "requests (%d before)" % (held, len(socks), before))
+    for c in socks:
+        c.close()
+    # a client gets in again (the half-open ones time out, 5 s each round)
+    deadline = time.monotonic() + 120
+    st = None
+    while time.monotonic() < deadline:
+        try:
+            st = http_get(base + "/?token=" + tok)[0]
+            if st == 200:
+                break
+        except OSError:
+            pass
+        time.sleep(0.5)
+    check(st == 200, "no page after the peer left: %r" % st)
+    h.send("quit")
+    check(h.finish() == 0, "host exit status %d:\n%s" % (h.rc, h.stderr()[-2000:]))
+    noise = [l for l in h.stderr().split("\n") if "accept" in l or "errno" in l]
+    check(len(noise) <= 5, "%d lines of refusals on stderr, e.g. %r" % (len(noise), noise[:2]))
+    print("ok: %d half-open requests: the host held %d file descriptors (%d before); "
+          "the page again after" % (len(socks), held, before))
+
+
 def case_names(exe, _multi):
     """A state's name is anything the host gave: one that is not UTF-8 (a
     script named in Latin-1) and one longer than a name holds (63 bytes of
