@@ -69,10 +69,9 @@ tree() {
       -DLUAINSTR_LUA_SOURCE="$lua_src" >/dev/null &&
     cmake --build "$build" -j2 "${targets[@]}" &&
     { [[ $version != 5.4 ]] || "$root/web/build.sh" "$build"; } &&  # the page, by its module
-    # (two at a time; the page's and the browser's tests in headless
-    # Chromium, whose timed known answers failed beside the behaviour
-    # test, run alone: RUN_SERIAL, tests/wasm/CMakeLists.txt)
-    ctest --test-dir "$build" -L wasm --output-on-failure -j2 || st=$?
+    # (one at a time: two at a time, the page's and the browser's timed
+    # known answers in headless Chromium failed beside the behaviour test)
+    ctest --test-dir "$build" -L wasm --output-on-failure || st=$?
   echo "== wasm.sh: Lua $version: $([ $st -eq 0 ] && echo passed || echo FAILED)" \
        "in $((SECONDS - start)) s" >&2
   return $st
