@@ -535,6 +535,10 @@ int li_js_read_fd(int fd, unsigned char **data, size_t *size)
   if (b == NULL) return ENOMEM;
   for (;;) {
     ssize_t got;
+    if (n >= LI_JS_READ_MAX) {        /* (/dev/zero: until memory ran out) */
+      free(b);
+      return EFBIG;
+    }
     if (n == cap) {
       unsigned char *nb = cap > SIZE_MAX / 2 ? NULL : realloc(b, cap * 2);
       if (nb == NULL) {

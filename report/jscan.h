@@ -145,7 +145,11 @@ static inline int li_js_next_element(li_jscan *s) {
 }
 
 /* Read the whole of fd into *data (malloc'd), its length in *size, for
-** the readers of files: 0, or an errno value (nothing allocated). */
+** the readers of files: 0, or an errno value (nothing allocated): EFBIG
+** past LI_JS_READ_MAX bytes (a device that never ends, /dev/zero, was
+** read until memory ran out; a heap snapshot that is a regular file is
+** mapped, not read). */
+#define LI_JS_READ_MAX ((size_t)1 << 30)
 int li_js_read_fd(int fd, unsigned char **data, size_t *size);
 
 #endif

@@ -75,14 +75,16 @@ if [ "$what" != tsan ]; then
   #     builds random heaps under ASan; heap_behaviour_* run here), the
   #     snapshot at exit and with frames on 5.1-5.3, the known limits (the
   #     behaviour programs' code), merge_reports (the readers and the merge:
-  #     fuzz_readjson and fuzz_report);
+  #     fuzz_readjson and fuzz_report), readers_hostile (which measures
+  #     peak memory, what ASan's shadow and quarantine change; the same
+  #     readers' bounds: fuzz_readjson, fuzz_report, fuzz_heapread);
   #   - what runs no C of ours that the rest does not: installs, rocks,
   #     man pages, docs, benchmarks (callgrind cannot run under ASan),
   #     consumers of our files (go tool pprof, speedscope, DevTools' loader
   #     in node), the pages in Chromium (the game and the server they drive
   #     are sanitized by the live view's client tests, live_*, which run).
   skip=(heap_devtools 'heap_exit_.*' 'heap_hostile_.*' behaviour_known_limits
-        merge_reports
+        merge_reports readers_hostile
         'heap_behaviour_lua5[123]_frames_memory' 'live_page_.*'
         'report_html.*chromium' 'probe_variants(_5\.[0-9])?' 'bytecode_lift'
         bytecode_lift_reference_jit lift_identity corpus luajit_rewrite
