@@ -176,6 +176,34 @@ const li_pfunc **li_report_order(const li_profile *p, uint32_t *n) {
   return v;
 }
 
+/* ---- keyed hashing -------------------------------------------------------- */
+
+uint64_t li_hash_keyed(uint64_t x) {
+  static uint64_t key;                  /* 0: not drawn yet */
+  if (key == 0) {
+    uint64_t k = 0;
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+      if (read(fd, &k, sizeof k) != (ssize_t)sizeof k) k = 0;
+      close(fd);
+    }
+    if (k == 0) {                       /* (no urandom: what differs by run) */
+      struct timespec ts;
+      clock_gettime(CLOCK_REALTIME, &ts);
+      k = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 32) ^
+          ((uint64_t)getpid() << 16) ^ (uint64_t)(uintptr_t)&key;
+    }
+    key = k | 1;
+  }
+  x ^= key;                             /* murmur3's finalizer */
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  x ^= x >> 33;
+  return x;
+}
+
 /* ---- text from any bytes ---------------------------------------------- */
 
 size_t li_utf8_len(const unsigned char *s, size_t n) {

@@ -82,6 +82,10 @@ const li_pfunc **li_report_order(const li_profile *p, uint32_t *n);
 /* Length of the well-formed UTF-8 sequence at s, of at most n bytes (RFC
 ** 3629: no overlong forms, no surrogates, nothing above U+10FFFF), or 0. */
 size_t li_utf8_len(const unsigned char *s, size_t n);
+/* x mixed with this process's random key (drawn once): what the readers'
+** hash tables index by, so that input cannot be made to collide in them
+** (ids, lines and names crafted to one slot made them quadratic). */
+uint64_t li_hash_keyed(uint64_t x);
 
 /* Print s (NULL: nothing) as one line of text: control characters become
 ** \n, \r, \t or \xNN, as do bytes that are not UTF-8 and every byte
