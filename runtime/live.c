@@ -379,6 +379,10 @@ static void remove_files(li_live *V) {
   V->dir = NULL;
 }
 
+void li_live_remove_files(li_prof *P) {
+  if (P != NULL && P->live != NULL) remove_files(P->live);
+}
+
 /* What a report of this format is called (its extension). */
 static const char *extension(const char *format) {
   static const char *const ext[][2] = {

@@ -324,6 +324,9 @@ int li_live_set_token(struct li_prof *P, const char *token);
 ** not loopback), else what is wrong with it. */
 const char *li_live_token_wrong(const char *t, int off);
 int li_live_set_name(struct li_prof *P, const char *name);
+/* Remove the files the live view's commands wrote (snapshots, reports) and
+** their directory, now: the process is ending by a signal (run.c). */
+void li_live_remove_files(struct li_prof *P);
 /* src copied into dst (n bytes, n > 0) as a state's name: cut, when it is
 ** longer, at a character, never inside a UTF-8 sequence (a byte that is
 ** not UTF-8 counts as one: messages escape it as its Latin-1 \u00XX). */

@@ -37,6 +37,7 @@
 
 #include "luainstr.h"
 #include "runtime.h"
+#include "live.h"         /* li_live_remove_files */
 
 /* Where and how the report goes, and whether it went. */
 static struct {
@@ -178,6 +179,9 @@ void li_run_signal_act(lua_State *L) {
 #if LI_RUN_SIGNALS
   if (sg.L != NULL) lua_sethook(sg.L, NULL, 0, 0);
   li_run_report_write();
+  /* (the live view's downloads, which only the state's close removed: a
+  ** burst of snapshots left 907 MB in TMPDIR after a SIGTERM) */
+  li_live_remove_files(sg.P);
   die_by(sig);
 #endif
 }

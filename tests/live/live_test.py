@@ -440,6 +440,44 @@ def case_half_open(exe, _multi):
           "the page again after" % (len(socks), held, before))
 
 
+def case_term_cleanup(exe, _multi):
+    """luaprof stopped by SIGTERM (timeout, systemd, CI) while it serves the
+    live view: its report is written, it ends by the signal, and the files
+    the view's commands wrote (a report to download, in TMPDIR) are removed
+    as at a normal end (907 MB of snapshots stayed after a SIGTERM)."""
+    luaprof = os.path.join(os.path.dirname(exe), "luaprof")
+    d = tempfile.mkdtemp()
+    tmpdir = os.path.join(d, "tmp")
+    os.mkdir(tmpdir)
+    script = os.path.join(d, "spin.lua")
+    with open(script, "w") as f:
+        f.write("local function work(i) return i * 2 end\n"
+                "while true do for i = 1, 1000 do work(i) end end\n")
+    report = os.path.join(d, "report.json")
+    h = Host([luaprof, "-f", "json", "-o", report, "--live", "127.0.0.1:0", script],
+             env=dict(os.environ, TMPDIR=tmpdir))
+    base, tok = h.url()
+    ws = connect(base, tok)
+    keep = []
+    recv(ws)
+    subscribe(ws)
+    recv_until(ws, lambda m: m["type"] == "hello", "its hello", keep)
+    a = ack(ws, {"cmd": "report", "format": "text", "id": 1}, keep)
+    check(a["ok"] and a.get("download"), "report: %r" % a)
+    check([n for n in os.listdir(tmpdir) if n.startswith("luainstr-live-")],
+          "no folder for the downloads in TMPDIR: %r" % os.listdir(tmpdir))
+    ws.close()
+    h.p.terminate()
+    rc = h.finish()
+    check(rc == -15, "status %r, not ended by SIGTERM" % rc)
+    with open(report) as f:
+        rep = json.load(f)
+    check(any(fn["name"] == "local work" for fn in rep["functions"]),
+          "the report does not name work")
+    check(os.listdir(tmpdir) == [], "left in TMPDIR: %r" % os.listdir(tmpdir))
+    print("ok: SIGTERM: the report written, the downloads' folder removed")
+
+
 def case_names(exe, _multi):
     """A state's name is anything the host gave: one that is not UTF-8 (a
     script named in Latin-1) and one longer than a name holds (63 bytes of
