@@ -56,27 +56,34 @@ fi
 [ -e "$t/out.json" ] && { echo "FAIL: a report was written"; failed=1; }
 
 # Input crafted for the readers' hash tables and scans, each against a
-# control of the same size that is not (tests/merge/gen_hostile.py): the
-# merge's functions (lines differing in high bits only) and warnings (40,000
-# distinct, each scanned against all before: 27 s against 0.33 for the
-# same one repeated), luaheap diff's ids (in one slot of an unkeyed hash:
-# 5.8 s against 0.27).  Time is judged against the control in the same
-# run, median of 3: crafted at most 5 times it (quadratic was 20-80).
+# control of the same size that is not (tests/merge/gen_hostile.py), 20,000
+# of each: the merge's functions (lines differing in high bits only) and
+# warnings (distinct, each scanned against all before: at 40,000, 27 s
+# against 0.33 for the same one repeated), luaheap diff's ids (in one slot
+# of an unkeyed hash: at 40,000, 5.8 s against 0.27).  Time is judged against the control in the same
+# run, the least of 5 runs of each in turn: crafted at most 5 times it
+# (quadratic was 20-80).
 printf 'local function f(x) return x end\nfor i = 1, 3 do f(i) end\n' >"$t/small.lua"
 "$bin/luaprof" -f json -o "$t/small.json" "$t/small.lua" || { echo "FAIL: luaprof"; exit 1; }
-python3 "$(dirname "${BASH_SOURCE[0]}")/gen_hostile.py" "$t/small.json" "$t" 40000 || exit 1
+python3 "$(dirname "${BASH_SOURCE[0]}")/gen_hostile.py" "$t/small.json" "$t" 20000 || exit 1
 python3 - "$bin" "$t" <<'PY' || failed=1
-import statistics, subprocess, sys, time
+import subprocess, sys, time
 bin, t = sys.argv[1], sys.argv[2]
-def secs(cmd):
-    runs = []
-    for _ in range(3):
-        t0 = time.monotonic()
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-        runs.append(time.monotonic() - t0)
-        if r.returncode != 0:
-            sys.exit("FAIL %s: status %d: %s" % (cmd, r.returncode, r.stderr[:300]))
-    return statistics.median(runs)
+def once(cmd):
+    t0 = time.monotonic()
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    if r.returncode != 0:
+        sys.exit("FAIL %s: status %d: %s" % (cmd, r.returncode, r.stderr[:300]))
+    return time.monotonic() - t0
+def pair(cmd):
+    # control and crafted in turn, 5 times; the least of each (other work
+    # on the machine only ever adds time, while a quadratic table costs
+    # its time in every run)
+    c, k = [], []
+    for _ in range(5):
+        c.append(once(cmd("control")))
+        k.append(once(cmd("crafted")))
+    return min(c), min(k)
 cases = [("merge's functions", lambda v: [bin + "/luainstr", "merge", "-f", "json", "-o",
           t + "/o.json", t + "/funcs_%s.json" % v, t + "/funcs_%s.json" % v]),
          ("merge's warnings", lambda v: [bin + "/luainstr", "merge", "-f", "json", "-o",
@@ -85,7 +92,7 @@ cases = [("merge's functions", lambda v: [bin + "/luainstr", "merge", "-f", "jso
           t + "/ids_%s.heapsnapshot" % v, t + "/ids_%s.heapsnapshot" % v])]
 bad = 0
 for name, cmd in cases:
-    c, k = secs(cmd("control")), secs(cmd("crafted"))
+    c, k = pair(cmd)
     ok = k <= 5 * c
     bad += not ok
     print("%s %s: crafted %.2f s, control %.2f s (x%.1f)" % ("ok  " if ok else "FAIL", name, k, c, k / c))
