@@ -25,6 +25,20 @@ def functions(lines, path):
         r["tree"].append(dict(node0, id=nid + k, parent=0, function=fid + k, calls=1,
                               errors=0, total_ns=0, self_ns=0, total_err_ns=0,
                               self_err_ns=0))
+    # (the removed nodes' time goes to their parents' self: LUAINSTR_CHECK)
+    kids = {}
+    for x in r["tree"]:
+        if x["parent"] is not None:
+            kids[x["parent"]] = kids.get(x["parent"], 0) + x["total_ns"]
+    for x in r["tree"]:
+        if x["id"] != 0:
+            x["self_ns"] = x["total_ns"] - kids.get(x["id"], 0)
+            x["self_err_ns"] = x["total_err_ns"]
+    for f in r["functions"]:
+        if f["line"] == 0:
+            own = [x for x in r["tree"] if x["function"] == f["id"]]
+            f["self_ns"] = sum(x["self_ns"] for x in own)
+            f["self_err_ns"] = sum(x["self_err_ns"] for x in own)
     json.dump(r, open(path, "w"))
 
 
